@@ -1,0 +1,45 @@
+//! What every command gets: the output mode, the working directory, and the config and store,
+//! each loaded at most once and only when a command asks for it.
+
+use crate::config::{self, Config, Loaded};
+use crate::error::Result;
+use crate::output::Mode;
+use crate::store::Store;
+use once_cell::unsync::OnceCell;
+use std::path::PathBuf;
+
+pub struct Ctx {
+    pub mode: Mode,
+    pub cwd: PathBuf,
+    loaded: OnceCell<Loaded>,
+    store: OnceCell<Store>,
+}
+
+impl Ctx {
+    pub fn new(mode: Mode) -> Self {
+        Ctx {
+            mode,
+            cwd: crate::paths::cwd(),
+            loaded: OnceCell::new(),
+            store: OnceCell::new(),
+        }
+    }
+
+    pub fn json(&self) -> bool {
+        self.mode == Mode::Json
+    }
+
+    /// The merged configuration (warnings are printed to stderr on first load).
+    pub fn loaded(&self) -> Result<&Loaded> {
+        self.loaded.get_or_try_init(|| config::load(&self.cwd))
+    }
+
+    pub fn config(&self) -> Result<&Config> {
+        Ok(&self.loaded()?.config)
+    }
+
+    /// The store, opened and migrated on first use.
+    pub fn store(&self) -> Result<&Store> {
+        self.store.get_or_try_init(Store::open_default)
+    }
+}

@@ -1,0 +1,227 @@
+//! `cm doctor`: self-checks a user (or `install.sh --verify`) can trust.
+//!
+//! Each check says ok, warn or fail, with a hint. The command exits 1 when any check fails, so
+//! scripts can rely on the exit code; the JSON still carries every check (`data.healthy`).
+
+use super::Ctx;
+use crate::error::Result;
+use crate::output::{Report, Style, paint};
+use crate::paths;
+use serde::Serialize;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {}
+
+#[derive(Serialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+#[derive(Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub status: Status,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+fn check(
+    name: &'static str,
+    status: Status,
+    message: impl Into<String>,
+    hint: Option<&str>,
+) -> Check {
+    Check {
+        name,
+        status,
+        message: message.into(),
+        hint: hint.map(str::to_string),
+    }
+}
+
+/// The hook links that must sit beside the binary (or on PATH).
+pub const LINKS: &[&str] = &["cm-pretool", "cm-postsession", "cm-precommit"];
+
+pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
+    let mut checks = Vec::new();
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("cm"));
+    checks.push(check(
+        "binary",
+        Status::Ok,
+        format!("cm {} at {}", crate::output::VERSION, exe.display()),
+        None,
+    ));
+    for link in LINKS {
+        checks.push(check_link(&exe, link));
+    }
+    checks.push(check_data_dir());
+    match crate::config::load_quiet(&ctx.cwd) {
+        Ok(l) if l.warnings.is_empty() => {
+            checks.push(check("config", Status::Ok, describe_config(&l), None))
+        }
+        Ok(l) => checks.push(check(
+            "config",
+            Status::Warn,
+            l.warnings.join("; "),
+            Some("remove those keys from the repository config"),
+        )),
+        Err(e) => checks.push(check(
+            "config",
+            Status::Fail,
+            e.message.clone(),
+            e.hint.as_deref(),
+        )),
+    }
+    match ctx.store() {
+        Ok(store) => {
+            let count = crate::store::bullets::count(&store.conn).unwrap_or(-1);
+            checks.push(check(
+                "store",
+                Status::Ok,
+                format!(
+                    "{} (schema v{}, {count} rules)",
+                    store.path.display(),
+                    crate::store::migrations::latest_version()
+                ),
+                None,
+            ));
+        }
+        Err(e) => checks.push(check(
+            "store",
+            Status::Fail,
+            e.message.clone(),
+            e.hint.as_deref(),
+        )),
+    }
+    let healthy = checks.iter().all(|c| c.status != Status::Fail);
+    let mut human = String::new();
+    for c in &checks {
+        let tag = match c.status {
+            Status::Ok => paint("ok  ", Style::Green),
+            Status::Warn => paint("warn", Style::Yellow),
+            Status::Fail => paint("FAIL", Style::Red),
+        };
+        human.push_str(&format!("{tag}  {:<16} {}\n", c.name, c.message));
+        if let (Some(h), true) = (&c.hint, c.status != Status::Ok) {
+            human.push_str(&format!("      {:<16} hint: {h}\n", ""));
+        }
+    }
+    human.push_str(if healthy {
+        "All checks passed.\n"
+    } else {
+        "Some checks failed.\n"
+    });
+    let mut report = Report::new(json!({"healthy": healthy, "checks": checks})).human(human);
+    report.quiet = if healthy { "ok".into() } else { "fail".into() };
+    if !healthy {
+        report.exit = 1;
+    }
+    Ok(report)
+}
+
+fn describe_config(l: &crate::config::Loaded) -> String {
+    let mut s = if l.global_path.exists() {
+        format!("{} parses", l.global_path.display())
+    } else {
+        format!("defaults ({} absent)", l.global_path.display())
+    };
+    if let Some(r) = &l.repo_path {
+        s.push_str(&format!("; repo {}", r.display()));
+    }
+    s
+}
+
+/// A link passes when it exists beside the binary (or on PATH) and dispatches to its hook:
+/// fed an empty payload it must exit 0 and print nothing.
+fn check_link(exe: &Path, name: &'static str) -> Check {
+    let beside = exe.with_file_name(name);
+    let path = if beside.exists() {
+        Some(beside)
+    } else {
+        which(name)
+    };
+    let Some(path) = path else {
+        return check(
+            name,
+            Status::Warn,
+            "not installed",
+            Some("run ./install.sh to create the hook links"),
+        );
+    };
+    let out = Command::new(&path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .output();
+    match out {
+        Ok(o) if o.status.success() && o.stdout.is_empty() => check(
+            name,
+            Status::Ok,
+            format!("{} dispatches", path.display()),
+            None,
+        ),
+        Ok(o) => check(
+            name,
+            Status::Fail,
+            format!(
+                "{} did not behave as a hook (exit {:?})",
+                path.display(),
+                o.status.code()
+            ),
+            Some("reinstall with ./install.sh"),
+        ),
+        Err(e) => check(
+            name,
+            Status::Fail,
+            format!("cannot run {}: {e}", path.display()),
+            Some("reinstall with ./install.sh"),
+        ),
+    }
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .find(|c| c.is_file())
+        })
+        .unwrap_or(None)
+}
+
+fn check_data_dir() -> Check {
+    let dir = paths::data_dir();
+    if !dir.exists() {
+        return check(
+            "data dir",
+            Status::Warn,
+            format!("{} does not exist yet", dir.display()),
+            Some("run `cm init`"),
+        );
+    }
+    let probe = dir.join(format!(".doctor-{}", std::process::id()));
+    match std::fs::write(&probe, b"ok") {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&probe);
+            check(
+                "data dir",
+                Status::Ok,
+                format!("{} is writable", dir.display()),
+                None,
+            )
+        }
+        Err(e) => check(
+            "data dir",
+            Status::Fail,
+            format!("{} is not writable: {e}", dir.display()),
+            Some("fix its permissions or set CASS_MEMORY_HOME"),
+        ),
+    }
+}

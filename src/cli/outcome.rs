@@ -1,0 +1,147 @@
+//! `cm outcome STATUS IDS`, `cm outcome-apply`, `cm outcome-clear`.
+//!
+//! An outcome records which rules a session used and how it went; applying it turns `success`
+//! into helpful feedback and `failure` into harmful feedback (source `outcome`). A `mixed`
+//! outcome is kept for the record but changes no score: it says nothing about any one rule.
+
+use super::Ctx;
+use crate::clock;
+use crate::error::{CmError, Result};
+use crate::memory::bullet::{FeedbackSource, FeedbackType};
+use crate::memory::feedback::{self, FeedbackInput};
+use crate::memory::playbook::Playbook;
+use crate::output::Report;
+use crate::store::outcomes::{self, Outcome};
+use serde_json::json;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// success, failure or mixed.
+    pub status: String,
+    /// Comma-separated rule ids the session used.
+    pub ids: String,
+    #[arg(long)]
+    pub summary: Option<String>,
+    #[arg(long)]
+    pub session: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ApplyArgs {}
+
+#[derive(clap::Args, Debug)]
+pub struct ClearArgs {}
+
+pub fn record(args: &Args, ctx: &Ctx) -> Result<Report> {
+    let status = args.status.trim().to_ascii_lowercase();
+    if !["success", "failure", "mixed"].contains(&status.as_str()) {
+        return Err(CmError::usage(
+            "INVALID_ARGUMENT",
+            format!("unknown outcome \"{}\"", args.status),
+        )
+        .hint("use success, failure or mixed"));
+    }
+    let store = ctx.store()?;
+    let playbook = Playbook::open(store, &ctx.cwd);
+    let mut ids = Vec::new();
+    for raw in args.ids.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (id, _) = playbook.resolve(raw)?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    if ids.is_empty() {
+        return Err(CmError::usage("INVALID_ARGUMENT", "no rule ids given")
+            .hint("cm outcome success b-abc,b-def"));
+    }
+    let o = Outcome {
+        id: format!("o-{}", &crate::fsutil::unique_suffix()[..12]),
+        timestamp: clock::now_rfc3339(),
+        status: status.clone(),
+        rules_used: ids.clone(),
+        summary: args.summary.as_deref().map(|s| crate::redact::redact(s).0),
+        session_path: args.session.clone(),
+        applied: false,
+        applied_at: None,
+    };
+    store.write(|tx| outcomes::insert(tx, &o))?;
+    Ok(Report::new(json!({"outcome": o}))
+        .human(format!(
+            "Recorded {status} for {}; `cm outcome-apply` applies it.",
+            ids.join(", ")
+        ))
+        .quiet(o.id.clone()))
+}
+
+pub fn apply(_args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
+    let cfg = ctx.config()?;
+    let store = ctx.store()?;
+    let playbook = Playbook::open(store, &ctx.cwd);
+    let pending = outcomes::pending(&store.conn)?;
+    let mut applied = Vec::new();
+    let mut missing = Vec::new();
+    let mut inverted = Vec::new();
+    for o in &pending {
+        let kind = match o.status.as_str() {
+            "success" => Some(FeedbackType::Helpful),
+            "failure" => Some(FeedbackType::Harmful),
+            _ => None,
+        };
+        let now = clock::now_rfc3339();
+        if let Some(kind) = kind {
+            for id in &o.rules_used {
+                let reason = o
+                    .summary
+                    .clone()
+                    .unwrap_or_else(|| format!("session outcome: {}", o.status));
+                let result = playbook.change(id, "outcome", |b| {
+                    let effect = feedback::apply(
+                        b,
+                        FeedbackInput {
+                            kind,
+                            source: FeedbackSource::Outcome,
+                            reason: Some(&reason),
+                            session_path: o.session_path.as_deref(),
+                            now: &now,
+                        },
+                        &cfg.scoring,
+                    );
+                    Ok(effect.inverted_to.into_iter().collect())
+                });
+                match result {
+                    Ok((_, created, _)) => inverted.extend(created.into_iter().map(|c| c.id)),
+                    Err(e) if e.code == "RULE_NOT_FOUND" => missing.push(id.clone()),
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        store.write(|tx| outcomes::mark_applied(tx, &o.id, &now))?;
+        applied.push(json!({"id": o.id, "status": o.status, "rules": o.rules_used}));
+    }
+    let human = if pending.is_empty() {
+        "No recorded outcomes to apply.".to_string()
+    } else {
+        let mut s = format!("Applied {} outcome(s).", pending.len());
+        if !missing.is_empty() {
+            s.push_str(&format!(
+                " Skipped rules that no longer exist: {}.",
+                missing.join(", ")
+            ));
+        }
+        if !inverted.is_empty() {
+            s.push_str(&format!(" New anti-patterns: {}.", inverted.join(", ")));
+        }
+        s
+    };
+    Ok(Report::new(json!({"applied": applied, "count": pending.len(), "missingRules": missing, "invertedTo": inverted}))
+        .human(human)
+        .quiet(pending.len().to_string()))
+}
+
+pub fn clear(_args: &ClearArgs, ctx: &Ctx) -> Result<Report> {
+    let store = ctx.store()?;
+    let n = store.write(|tx| outcomes::clear_pending(tx))?;
+    Ok(Report::new(json!({"cleared": n}))
+        .human(format!("Discarded {n} recorded outcome(s)."))
+        .quiet(n.to_string()))
+}

@@ -1,0 +1,145 @@
+//! `cm stats [--trace-decay]`: playbook health in numbers.
+
+use super::Ctx;
+use crate::clock;
+use crate::error::Result;
+use crate::memory::bullet::{FeedbackType, maturity_name, type_name};
+use crate::memory::playbook::Playbook;
+use crate::memory::scoring::{decay_factor, effective_score, round3};
+use crate::output::Report;
+use chrono::Duration;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Show each rule's decay: every event's age, factor and contribution.
+    #[arg(long)]
+    pub trace_decay: bool,
+}
+
+pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
+    let cfg = ctx.config()?;
+    let now = clock::now();
+    let entries = Playbook::open(ctx.store()?, &ctx.cwd).load_all()?;
+    let mut by_category: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_maturity: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_type: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_location: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut sum, mut live, mut stale, mut anti) = (0.0, 0usize, 0usize, 0usize);
+    let cutoff = now - Duration::days(cfg.stale_days as i64);
+    let mut traces = Vec::new();
+    for e in &entries {
+        let b = &e.bullet;
+        *by_maturity.entry(maturity_name(b.maturity)).or_default() += 1;
+        *by_location.entry(e.location.name()).or_default() += 1;
+        if !b.is_live() {
+            continue;
+        }
+        live += 1;
+        *by_category.entry(b.category.clone()).or_default() += 1;
+        *by_type.entry(type_name(b.bullet_type)).or_default() += 1;
+        if b.is_anti_pattern() {
+            anti += 1;
+        }
+        let score = effective_score(b, &cfg.scoring, now);
+        sum += score;
+        if clock::parse(b.last_activity()).is_some_and(|t| t <= cutoff) {
+            stale += 1;
+        }
+        if args.trace_decay {
+            let events: Vec<Value> = b
+                .feedback_events
+                .iter()
+                .filter_map(|ev| {
+                    let t = clock::parse(&ev.timestamp)?;
+                    let age = clock::age_days(t, now);
+                    let f = decay_factor(age, cfg.scoring.decay_half_life_days);
+                    let w = if ev.kind == FeedbackType::Harmful { -cfg.scoring.harmful_multiplier * f } else { f };
+                    Some(json!({"type": ev.kind, "timestamp": ev.timestamp, "ageDays": round3(age), "decayFactor": round3(f), "contribution": round3(w)}))
+                })
+                .collect();
+            traces.push(json!({"id": b.id, "effectiveScore": round3(score), "events": events}));
+        }
+    }
+    let avg = if live > 0 { sum / live as f64 } else { 0.0 };
+    let to_map = |m: &BTreeMap<&str, usize>| {
+        m.iter()
+            .map(|(k, v)| (k.to_string(), json!(v)))
+            .collect::<Map<_, _>>()
+    };
+    let mut data = json!({
+        "total": entries.len(),
+        "live": live,
+        "byCategory": by_category,
+        "byMaturity": to_map(&by_maturity),
+        "byType": to_map(&by_type),
+        "byLocation": to_map(&by_location),
+        "averageScore": round3(avg),
+        "staleCount": stale,
+        "staleDays": cfg.stale_days,
+        "antiPatternCount": anti,
+    });
+    let mut human = format!(
+        "Rules: {} ({} live)  average score {:.2}  stale {} (>{}d)  anti-patterns {}\n",
+        entries.len(),
+        live,
+        avg,
+        stale,
+        cfg.stale_days,
+        anti
+    );
+    let line = |title: &str, m: Vec<(String, usize)>| {
+        let parts: Vec<String> = m.into_iter().map(|(k, v)| format!("{k} {v}")).collect();
+        format!(
+            "{title}: {}\n",
+            if parts.is_empty() {
+                "-".into()
+            } else {
+                parts.join(", ")
+            }
+        )
+    };
+    human.push_str(&line(
+        "By category",
+        by_category.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+    ));
+    human.push_str(&line(
+        "By maturity",
+        by_maturity
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+    ));
+    human.push_str(&line(
+        "By type",
+        by_type.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+    ));
+    if args.trace_decay {
+        data["decayTrace"] = json!(traces);
+        human.push_str(&format!(
+            "\nDecay (half-life {} days, harmful x{}):\n",
+            cfg.scoring.decay_half_life_days, cfg.scoring.harmful_multiplier
+        ));
+        for t in &traces {
+            human.push_str(&format!(
+                "  {}  score {}\n",
+                t["id"].as_str().unwrap_or(""),
+                t["effectiveScore"]
+            ));
+            for ev in t["events"].as_array().into_iter().flatten() {
+                human.push_str(&format!(
+                    "    {} {}  age {}d  factor {}  {:+}\n",
+                    ev["timestamp"].as_str().unwrap_or(""),
+                    ev["type"].as_str().unwrap_or(""),
+                    ev["ageDays"],
+                    ev["decayFactor"],
+                    ev["contribution"].as_f64().unwrap_or(0.0)
+                ));
+            }
+        }
+    }
+    Ok(Report::new(data)
+        .human(human.clone())
+        .quiet(entries.len().to_string()))
+}

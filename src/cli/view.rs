@@ -1,0 +1,96 @@
+//! How bullets look in command output: the JSON object (the stored fields plus
+//! `effectiveScore` and `location`) and the one-line human form.
+
+use crate::config::Scoring;
+use crate::memory::bullet::{Bullet, maturity_name, type_name};
+use crate::memory::playbook::{Entry, Location};
+use crate::memory::scoring::{effective_score, round3};
+use crate::output::{Style, paint, truncate};
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+/// The bullet as JSON with its score and where it lives.
+pub fn bullet_json(b: &Bullet, location: &Location, cfg: &Scoring, now: DateTime<Utc>) -> Value {
+    let mut v = serde_json::to_value(b).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut v {
+        map.insert(
+            "effectiveScore".into(),
+            json!(round3(effective_score(b, cfg, now))),
+        );
+        map.insert("location".into(), json!(location.name()));
+        if let Location::Repo(path) = location {
+            map.insert("locationPath".into(), json!(path.display().to_string()));
+        }
+    }
+    v
+}
+
+pub fn entry_json(e: &Entry, cfg: &Scoring, now: DateTime<Utc>) -> Value {
+    bullet_json(&e.bullet, &e.location, cfg, now)
+}
+
+/// Rows for `output::table`: id, score, maturity, category, content.
+pub fn table_row(e: &Entry, cfg: &Scoring, now: DateTime<Utc>, width: usize) -> Vec<String> {
+    let b = &e.bullet;
+    let mut id = b.id.clone();
+    if matches!(e.location, Location::Repo(_)) {
+        id.push_str(" (repo)");
+    }
+    let content = if b.is_anti_pattern() {
+        paint(&truncate(&b.content, width), Style::Yellow)
+    } else {
+        truncate(&b.content, width)
+    };
+    vec![
+        id,
+        format!("{:.2}", effective_score(b, cfg, now)),
+        maturity_name(b.maturity).to_string(),
+        b.category.clone(),
+        content,
+    ]
+}
+
+pub const TABLE_HEADERS: [&str; 5] = ["ID", "SCORE", "MATURITY", "CATEGORY", "RULE"];
+
+/// A multi-line human description of one bullet.
+pub fn describe(e: &Entry, cfg: &Scoring, now: DateTime<Utc>) -> String {
+    let b = &e.bullet;
+    let mut s = format!("{}  {}\n", paint(&b.id, Style::Bold), b.content);
+    s.push_str(&format!(
+        "  type {}  category {}  scope {}{}  maturity {}  state {:?}\n",
+        type_name(b.bullet_type),
+        b.category,
+        crate::memory::bullet::scope_name(b.scope),
+        b.scope_key
+            .as_deref()
+            .map(|k| format!(":{k}"))
+            .unwrap_or_default(),
+        maturity_name(b.maturity),
+        b.state
+    ));
+    s.push_str(&format!(
+        "  score {:.3}  helpful {}  harmful {}{}{}\n",
+        effective_score(b, cfg, now),
+        b.helpful_count,
+        b.harmful_count,
+        if b.pinned { "  pinned" } else { "" },
+        match &e.location {
+            Location::Personal => String::new(),
+            Location::Repo(p) => format!("  in {}", p.display()),
+        }
+    ));
+    if !b.tags.is_empty() {
+        s.push_str(&format!("  tags {}\n", b.tags.join(", ")));
+    }
+    if let Some(r) = &b.reasoning {
+        s.push_str(&format!("  why {r}\n"));
+    }
+    if let Some(r) = &b.deprecation_reason {
+        s.push_str(&format!("  deprecated: {r}\n"));
+    }
+    s.push_str(&format!(
+        "  created {}  updated {}\n",
+        b.created_at, b.updated_at
+    ));
+    s
+}

@@ -1,0 +1,247 @@
+//! Configuration: defaults < global `<data dir>/config.json` < repo `.cass/config.json` < flags.
+//!
+//! Keys follow the original cass-memory names (camelCase, `scoring.*`). Each area of the program
+//! may read its own section through [`Config::section`] so adding a feature never means editing
+//! this file. A repository's file is untrusted: it cannot move where data is stored or change a
+//! privacy consent, and such keys are dropped with a warning. A malformed file is an error that
+//! names the file and the position (exit 3); it is never rewritten.
+
+mod merge;
+
+use crate::error::{CmError, Result};
+use crate::paths;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Keys a repository config may not set: storage locations and consent-like settings (anything
+/// that would send or keep data somewhere the user did not choose).
+pub const REPO_FORBIDDEN_KEYS: &[&str] = &[
+    "dataDir",
+    "cassPath",
+    "playbookPath",
+    "diaryDir",
+    "crossAgent",
+    "remoteCass",
+    "privacy",
+    "redaction",
+    "embeddingProvider",
+    "llm",
+];
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Scoring {
+    pub decay_half_life_days: f64,
+    pub harmful_multiplier: f64,
+    pub min_feedback_for_active: u32,
+    pub min_helpful_for_proven: u32,
+    pub max_harmful_ratio_for_proven: f64,
+}
+
+impl Default for Scoring {
+    fn default() -> Self {
+        Scoring {
+            decay_half_life_days: 90.0,
+            harmful_multiplier: 4.0,
+            min_feedback_for_active: 3,
+            min_helpful_for_proven: 10,
+            max_harmful_ratio_for_proven: 0.1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Config {
+    pub scoring: Scoring,
+    pub max_bullets_in_context: usize,
+    pub max_history_in_context: usize,
+    pub session_lookback_days: u32,
+    pub min_relevance_score: f64,
+    /// Days without feedback after which a rule counts as stale.
+    pub stale_days: u32,
+    /// Rules whose effective score falls below this are reported by `cm stale --project`.
+    pub min_score: f64,
+    pub semantic_search_enabled: bool,
+    pub semantic_weight: f64,
+    pub dedup_similarity_threshold: f64,
+    /// Categories accepted in addition to the built-in ones.
+    pub custom_categories: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            scoring: Scoring::default(),
+            max_bullets_in_context: 50,
+            max_history_in_context: 10,
+            session_lookback_days: 7,
+            min_relevance_score: 0.1,
+            stale_days: 90,
+            min_score: 0.1,
+            semantic_search_enabled: false,
+            semantic_weight: 0.6,
+            dedup_similarity_threshold: 0.85,
+            custom_categories: Vec::new(),
+        }
+    }
+}
+
+/// The merged configuration plus where it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub config: Config,
+    /// The merged JSON (defaults, global, repo) for sections owned by other modules.
+    pub raw: Value,
+    pub global_path: PathBuf,
+    pub repo_path: Option<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+impl Loaded {
+    /// Deserialize one top-level section (e.g. `"guard"`), defaulting when absent.
+    pub fn section<T: DeserializeOwned + Default>(&self, key: &str) -> Result<T> {
+        match self.raw.get(key) {
+            None | Some(Value::Null) => Ok(T::default()),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+                CmError::config(
+                    "CONFIG_INVALID",
+                    format!("invalid \"{key}\" section in configuration: {e}"),
+                )
+                .hint(format!("fix \"{key}\" in {}", self.global_path.display()))
+            }),
+        }
+    }
+}
+
+/// Load the configuration that applies in `cwd`. Warnings are printed to stderr once here.
+pub fn load(cwd: &Path) -> Result<Loaded> {
+    let loaded = load_quiet(cwd)?;
+    for w in &loaded.warnings {
+        eprintln!("cm: warning: {w}");
+    }
+    Ok(loaded)
+}
+
+/// Like [`load`] but leaves the warnings to the caller.
+pub fn load_quiet(cwd: &Path) -> Result<Loaded> {
+    let global_path = paths::global_config_path();
+    let mut merged = serde_json::to_value(Config::default()).expect("defaults serialize");
+    let mut warnings = Vec::new();
+
+    if let Some(global) = read_json_file(&global_path)? {
+        check_types(&global, &global_path)?;
+        merge::deep_merge(&mut merged, global);
+    }
+
+    let repo_path = paths::repo_cass_dir(cwd)
+        .map(|d| d.join(paths::CONFIG_FILE))
+        .filter(|p| p.is_file());
+    if let Some(path) = &repo_path
+        && let Some(mut repo) = read_json_file(path)?
+    {
+        if let Value::Object(map) = &mut repo {
+            for key in REPO_FORBIDDEN_KEYS {
+                if map.remove(*key).is_some() {
+                    warnings.push(format!(
+                            "{}: ignoring \"{key}\": a repository config cannot change where data is stored or privacy consent",
+                            path.display()
+                        ));
+                }
+            }
+        }
+        check_types(&repo, path)?;
+        merge::deep_merge(&mut merged, repo);
+    }
+
+    let config: Config = serde_json::from_value(merged.clone())
+        .map_err(|e| CmError::config("CONFIG_INVALID", format!("invalid configuration: {e}")))?;
+    Ok(Loaded {
+        config,
+        raw: merged,
+        global_path,
+        repo_path,
+        warnings,
+    })
+}
+
+/// Read a JSON config file. Missing is `None`; unreadable or malformed is an error naming the
+/// file and, for syntax errors, the line and column.
+pub fn read_json_file(path: &Path) -> Result<Option<Value>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(CmError::config(
+                "CONFIG_UNREADABLE",
+                format!("cannot read config file {}: {e}", path.display()),
+            )
+            .hint("check the file's permissions"));
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        CmError::config(
+            "CONFIG_INVALID",
+            format!(
+                "malformed config file {} at line {}, column {}: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            ),
+        )
+        .hint("fix the JSON by hand; cm never rewrites a config file it cannot parse")
+    })?;
+    if !value.is_object() {
+        return Err(CmError::config(
+            "CONFIG_INVALID",
+            format!("config file {} must hold a JSON object", path.display()),
+        )
+        .hint("wrap the settings in { ... }"));
+    }
+    Ok(Some(value))
+}
+
+/// Check one file's values against the typed config so a wrong type names its file.
+fn check_types(value: &Value, path: &Path) -> Result<()> {
+    let mut probe = serde_json::to_value(Config::default()).expect("defaults serialize");
+    merge::deep_merge(&mut probe, value.clone());
+    serde_json::from_value::<Config>(probe)
+        .map(|_| ())
+        .map_err(|e| {
+            CmError::config(
+                "CONFIG_INVALID",
+                format!("invalid value in config file {}: {e}", path.display()),
+            )
+            .hint("see README.md, section Configuration, for the keys and their types")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_documented_numbers() {
+        let c = Config::default();
+        assert_eq!(c.scoring.decay_half_life_days, 90.0);
+        assert_eq!(c.scoring.harmful_multiplier, 4.0);
+        assert_eq!(c.scoring.min_feedback_for_active, 3);
+        assert_eq!(c.scoring.min_helpful_for_proven, 10);
+        assert_eq!(c.scoring.max_harmful_ratio_for_proven, 0.1);
+        assert_eq!(c.max_bullets_in_context, 50);
+        assert_eq!(c.max_history_in_context, 10);
+        assert_eq!(c.min_relevance_score, 0.1);
+    }
+
+    #[test]
+    fn camel_case_keys_round_trip() {
+        let v = serde_json::to_value(Config::default()).unwrap();
+        assert!(v["scoring"].get("decayHalfLifeDays").is_some());
+        assert!(v.get("maxBulletsInContext").is_some());
+    }
+}

@@ -1,0 +1,116 @@
+//! Small filesystem helpers shared by every writer: atomic replace and advisory locks.
+//!
+//! Files other tools or people read (`.cass/playbook.yaml`, settings files, exports) are written
+//! to a temporary file in the same directory, synced, then renamed over the target, so a reader
+//! never sees half a file and a crash never leaves one behind.
+
+use crate::error::{CmError, Result};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Replace `path` with `bytes` atomically. The parent directory is created if missing.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| CmError::io(dir, "create directory", &e))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(
+        ".{name}.tmp-{}-{}",
+        std::process::id(),
+        unique_suffix()
+    ));
+    let result = (|| {
+        let mut f = File::create(&tmp).map_err(|e| CmError::io(&tmp, "create", &e))?;
+        f.write_all(bytes)
+            .map_err(|e| CmError::io(&tmp, "write", &e))?;
+        f.sync_all().map_err(|e| CmError::io(&tmp, "sync", &e))?;
+        // Keep the permissions of the file we replace (a settings file may be private).
+        if let Ok(meta) = std::fs::metadata(path) {
+            let _ = std::fs::set_permissions(&tmp, meta.permissions());
+        }
+        std::fs::rename(&tmp, path).map_err(|e| CmError::io(path, "replace", &e))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// An exclusive advisory lock held for the guard's lifetime. Used to serialise read-modify-write
+/// cycles on plain files (repo playbook, trauma lists) across processes.
+pub struct FileLock {
+    file: File,
+    pub path: PathBuf,
+}
+
+impl FileLock {
+    pub fn acquire(path: &Path) -> Result<FileLock> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| CmError::io(dir, "create directory", &e))?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(|e| CmError::io(path, "open lock file", &e))?;
+        file.lock().map_err(|e| CmError::io(path, "lock", &e))?;
+        Ok(FileLock {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Non-blocking variant: `Ok(None)` when another process holds the lock.
+    pub fn try_acquire(path: &Path) -> Result<Option<FileLock>> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| CmError::io(dir, "create directory", &e))?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(|e| CmError::io(path, "open lock file", &e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(FileLock {
+                file,
+                path: path.to_path_buf(),
+            })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(CmError::io(path, "lock", &e)),
+        }
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// A short random-enough suffix: process-seeded SipHash of time, pid and a counter.
+pub fn unique_suffix() -> String {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    h.write_u32(std::process::id());
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("{:016x}", h.finish())
+}
+
+/// Read a whole file to a string with a path-bearing error.
+pub fn read_to_string(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| CmError::io(path, "read", &e))
+}

@@ -1,0 +1,64 @@
+//! Hook entry points, reached through a link name (`cm-pretool`) or `cm hook <name>`.
+//!
+//! These run on every tool call of an agent, so they stay cheap: no argument parser, no config
+//! file, no database unless the input needs it, no regex unless a keyword matched. Each reads at
+//! most [`MAX_STDIN`] bytes of payload, decides, prints the agent's protocol JSON (or nothing)
+//! and returns the exit code. On an internal error a hook falls back to its safe policy and says
+//! so on stderr, never on stdout.
+
+pub mod postsession;
+pub mod precommit;
+pub mod pretool;
+pub mod prompt;
+pub mod session_start;
+
+use std::io::Read;
+
+/// Payloads larger than this are not read further (and are treated as malformed).
+pub const MAX_STDIN: usize = 1 << 20;
+
+/// The hook names `cm hook NAME` accepts.
+pub const NAMES: &[&str] = &[
+    "pretool",
+    "postsession",
+    "precommit",
+    "session-start",
+    "prompt",
+];
+
+/// Run hook `name` with the remaining command-line arguments. Returns the exit code.
+pub fn run(name: &str, args: &[String]) -> i32 {
+    match name {
+        "pretool" | "pre-tool" | "pretooluse" => pretool::run(args),
+        "postsession" | "post-session" | "session-end" | "stop" => postsession::run(args),
+        "precommit" | "pre-commit" => precommit::run(args),
+        "session-start" | "sessionstart" => session_start::run(args),
+        "prompt" | "user-prompt" | "userpromptsubmit" => prompt::run(args),
+        _ => {
+            eprintln!(
+                "cm: unknown hook \"{name}\"; expected one of: {}",
+                NAMES.join(", ")
+            );
+            2
+        }
+    }
+}
+
+/// Stdin as read by a hook: at most [`MAX_STDIN`] bytes, and whether it was cut short.
+pub struct Payload {
+    pub bytes: Vec<u8>,
+    pub truncated: bool,
+}
+
+/// Read stdin up to the limit. A terminal or closed stdin yields an empty payload.
+pub fn read_stdin() -> Payload {
+    let mut bytes = Vec::with_capacity(4096);
+    let stdin = std::io::stdin();
+    let mut handle = stdin.lock().take(MAX_STDIN as u64 + 1);
+    let _ = handle.read_to_end(&mut bytes);
+    let truncated = bytes.len() > MAX_STDIN;
+    if truncated {
+        bytes.truncate(MAX_STDIN);
+    }
+    Payload { bytes, truncated }
+}

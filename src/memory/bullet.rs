@@ -1,0 +1,252 @@
+//! The playbook's data model: bullets (rules and anti-patterns) and their feedback events.
+//!
+//! Field names follow the seed data model in camelCase, so our JSON export and the original
+//! cass-memory `playbook.yaml` read into the same struct. Every field has a default so partial or
+//! older files import instead of failing.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum BulletType {
+    #[default]
+    Rule,
+    AntiPattern,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    #[default]
+    Global,
+    Workspace,
+    Language,
+    Framework,
+    Task,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    ProjectConvention,
+    StackPattern,
+    #[default]
+    WorkflowRule,
+    AntiPattern,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    Draft,
+    #[default]
+    Active,
+    Retired,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default, Hash,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Maturity {
+    #[default]
+    Candidate,
+    Established,
+    Proven,
+    Deprecated,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum FeedbackType {
+    Helpful,
+    Harmful,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum FeedbackSource {
+    Inline,
+    #[default]
+    Manual,
+    Outcome,
+    Audit,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackEvent {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: FeedbackType,
+    pub timestamp: String,
+    #[serde(default)]
+    pub source: FeedbackSource,
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "session")]
+    pub session_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Bullet {
+    pub id: String,
+    pub content: String,
+    pub category: String,
+    pub scope: Scope,
+    /// What the scope applies to: a workspace path, a language or framework name, a task tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope_key: Option<String>,
+    #[serde(rename = "type")]
+    pub bullet_type: BulletType,
+    pub kind: Kind,
+    pub is_negative: bool,
+    pub state: State,
+    pub maturity: Maturity,
+    pub helpful_count: u32,
+    pub harmful_count: u32,
+    pub feedback_events: Vec<FeedbackEvent>,
+    pub source_sessions: Vec<String>,
+    pub source_agents: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    pub tags: Vec<String>,
+    pub pinned: bool,
+    pub deprecated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deprecation_reason: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Default for Bullet {
+    fn default() -> Self {
+        Bullet {
+            id: String::new(),
+            content: String::new(),
+            category: "general".into(),
+            scope: Scope::Global,
+            scope_key: None,
+            bullet_type: BulletType::Rule,
+            kind: Kind::WorkflowRule,
+            is_negative: false,
+            state: State::Active,
+            maturity: Maturity::Candidate,
+            helpful_count: 0,
+            harmful_count: 0,
+            feedback_events: Vec::new(),
+            source_sessions: Vec::new(),
+            source_agents: Vec::new(),
+            reasoning: None,
+            tags: Vec::new(),
+            pinned: false,
+            deprecated: false,
+            deprecation_reason: None,
+            created_at: String::new(),
+            updated_at: String::new(),
+        }
+    }
+}
+
+impl Bullet {
+    pub fn is_anti_pattern(&self) -> bool {
+        self.bullet_type == BulletType::AntiPattern
+    }
+
+    /// Shown as a rule: not deprecated, not retired.
+    pub fn is_live(&self) -> bool {
+        !self.deprecated && self.maturity != Maturity::Deprecated && self.state != State::Retired
+    }
+
+    /// The timestamp of the most recent feedback, else creation.
+    pub fn last_activity(&self) -> &str {
+        self.feedback_events
+            .iter()
+            .map(|e| e.timestamp.as_str())
+            .max()
+            .unwrap_or(self.created_at.as_str())
+    }
+}
+
+/// The categories cm knows, after the seed's gap analysis, plus `general`. Users may add their
+/// own with the `customCategories` config key.
+pub const CATEGORIES: &[&str] = &[
+    "debugging",
+    "testing",
+    "architecture",
+    "workflow",
+    "documentation",
+    "integration",
+    "collaboration",
+    "git",
+    "security",
+    "performance",
+    "general",
+];
+
+/// The ten categories gap analysis reports on (everything but `general`).
+pub const GAP_CATEGORIES: &[&str] = &[
+    "debugging",
+    "testing",
+    "architecture",
+    "workflow",
+    "documentation",
+    "integration",
+    "collaboration",
+    "git",
+    "security",
+    "performance",
+];
+
+pub fn parse_scope(s: &str) -> Option<(Scope, Option<String>)> {
+    let (name, key) = match s.split_once(':') {
+        Some((n, k)) if !k.trim().is_empty() => (n, Some(k.trim().to_string())),
+        Some(_) => return None,
+        None => (s, None),
+    };
+    let scope = match name.trim().to_ascii_lowercase().as_str() {
+        "global" => Scope::Global,
+        "workspace" => Scope::Workspace,
+        "language" => Scope::Language,
+        "framework" => Scope::Framework,
+        "task" => Scope::Task,
+        _ => return None,
+    };
+    Some((scope, key))
+}
+
+pub fn scope_name(s: Scope) -> &'static str {
+    match s {
+        Scope::Global => "global",
+        Scope::Workspace => "workspace",
+        Scope::Language => "language",
+        Scope::Framework => "framework",
+        Scope::Task => "task",
+    }
+}
+
+pub fn maturity_name(m: Maturity) -> &'static str {
+    match m {
+        Maturity::Candidate => "candidate",
+        Maturity::Established => "established",
+        Maturity::Proven => "proven",
+        Maturity::Deprecated => "deprecated",
+    }
+}
+
+pub fn type_name(t: BulletType) -> &'static str {
+    match t {
+        BulletType::Rule => "rule",
+        BulletType::AntiPattern => "anti-pattern",
+    }
+}
+
+/// A new id: `b-` followed by 12 hex digits.
+pub fn new_bullet_id() -> String {
+    format!("b-{}", &crate::fsutil::unique_suffix()[..12])
+}
+
+pub fn new_event_id() -> String {
+    format!("fb-{}", &crate::fsutil::unique_suffix()[..12])
+}

@@ -1,0 +1,9 @@
+//! Procedural memory: the playbook's bullets, their scoring and the curation operations.
+
+pub mod bullet;
+pub mod feedback;
+pub mod formats;
+pub mod new_rule;
+pub mod playbook;
+pub mod repo_file;
+pub mod scoring;

@@ -1,0 +1,46 @@
+//! The repository's shared playbook, `.cass/playbook.yaml`, committed with the code so a team
+//! shares rules through git. Read-modify-write happens under an advisory lock and the file is
+//! replaced atomically; a file that does not parse is reported with its path and never rewritten.
+
+use super::bullet::Bullet;
+use super::formats::{self, Format, PlaybookDoc};
+use crate::error::{CmError, Result};
+use crate::fsutil::{self, FileLock};
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAME: &str = "playbook.yaml";
+
+pub fn path_in(cass_dir: &Path) -> PathBuf {
+    cass_dir.join(FILE_NAME)
+}
+
+/// The bullets in `path`; a missing file is an empty playbook.
+pub fn load(path: &Path) -> Result<Vec<Bullet>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(CmError::io(path, "read", &e)),
+    };
+    formats::parse(&text, Format::Yaml).map_err(|msg| {
+        CmError::config("REPO_PLAYBOOK_INVALID", format!("{}: {msg}", path.display()))
+            .hint("fix the file by hand (cm never rewrites a file it cannot parse), or check it out again from git")
+    })
+}
+
+/// Load, change and write back `path` while holding its lock.
+pub fn modify<T>(path: &Path, f: impl FnOnce(&mut Vec<Bullet>) -> Result<T>) -> Result<T> {
+    let lock_path = path.with_file_name(".playbook.lock");
+    let _lock = FileLock::acquire(&lock_path)?;
+    let mut bullets = load(path)?;
+    let value = f(&mut bullets)?;
+    let doc = PlaybookDoc {
+        schema_version: 2,
+        name: Some("repository".into()),
+        description: Some("Rules shared through git; managed by `cm playbook add --repo`.".into()),
+        bullets,
+    };
+    let text = serde_norway::to_string(&doc)
+        .map_err(|e| CmError::internal(format!("serialize playbook: {e}")))?;
+    fsutil::write_atomic(path, text.as_bytes())?;
+    Ok(value)
+}

@@ -1,0 +1,424 @@
+//! Scoring: decayed effective score, maturity transitions and anti-pattern inversion.
+//!
+//! Pure functions of a bullet, the scoring config and "now", so every number is testable with a
+//! pinned clock. The formulas are the seed's:
+//! `effectiveScore = Σ_helpful 0.5^(age/halfLife) − harmfulMultiplier · Σ_harmful 0.5^(age/halfLife)`;
+//! maturity from raw counts and the harmful ratio; inversion at ≥3 harmful with ratio > 50%.
+
+use super::bullet::{Bullet, BulletType, FeedbackType, Kind, Maturity, State};
+use crate::clock;
+use crate::config::Scoring;
+use chrono::{DateTime, Duration, Utc};
+
+/// Weight of one event of age `age_days` under a half-life.
+pub fn decay_factor(age_days: f64, half_life_days: f64) -> f64 {
+    if half_life_days <= 0.0 {
+        return 1.0;
+    }
+    0.5f64.powf(age_days / half_life_days)
+}
+
+/// Decayed helpful and harmful sums (before the harmful multiplier).
+pub fn decayed_sums(bullet: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> (f64, f64) {
+    let mut helpful = 0.0;
+    let mut harmful = 0.0;
+    for e in &bullet.feedback_events {
+        let Some(t) = clock::parse(&e.timestamp) else {
+            continue;
+        };
+        let w = decay_factor(clock::age_days(t, now), cfg.decay_half_life_days);
+        match e.kind {
+            FeedbackType::Helpful => helpful += w,
+            FeedbackType::Harmful => harmful += w,
+        }
+    }
+    // Counts imported without their events (older files) still count, undecayed from creation.
+    let missing_h = bullet
+        .helpful_count
+        .saturating_sub(count(bullet, FeedbackType::Helpful)) as f64;
+    let missing_x = bullet
+        .harmful_count
+        .saturating_sub(count(bullet, FeedbackType::Harmful)) as f64;
+    if missing_h > 0.0 || missing_x > 0.0 {
+        let w = clock::parse(&bullet.created_at)
+            .map(|t| decay_factor(clock::age_days(t, now), cfg.decay_half_life_days))
+            .unwrap_or(1.0);
+        helpful += missing_h * w;
+        harmful += missing_x * w;
+    }
+    (helpful, harmful)
+}
+
+fn count(bullet: &Bullet, kind: FeedbackType) -> u32 {
+    bullet
+        .feedback_events
+        .iter()
+        .filter(|e| e.kind == kind)
+        .count() as u32
+}
+
+pub fn effective_score(bullet: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> f64 {
+    let (h, x) = decayed_sums(bullet, cfg, now);
+    h - cfg.harmful_multiplier * x
+}
+
+/// Share of harmful feedback among all feedback (raw counts); 0 without feedback.
+pub fn harmful_ratio(helpful: u32, harmful: u32) -> f64 {
+    let total = helpful + harmful;
+    if total == 0 {
+        0.0
+    } else {
+        harmful as f64 / total as f64
+    }
+}
+
+/// The harmful ratio above which a rule is deprecated (with enough feedback).
+pub const DEPRECATE_RATIO: f64 = 0.25;
+/// Helpful marks needed for `established`.
+pub const ESTABLISHED_MIN_HELPFUL: u32 = 3;
+
+/// The maturity a bullet should have after its counts changed.
+///
+/// Deprecation is sticky (only `undo` or an explicit un-deprecate brings a rule back). Pinned
+/// rules never auto-deprecate.
+pub fn next_maturity(bullet: &Bullet, cfg: &Scoring) -> Maturity {
+    if bullet.deprecated || bullet.maturity == Maturity::Deprecated {
+        return Maturity::Deprecated;
+    }
+    let (h, x) = (bullet.helpful_count, bullet.harmful_count);
+    let ratio = harmful_ratio(h, x);
+    if !bullet.pinned && h + x >= cfg.min_feedback_for_active && ratio > DEPRECATE_RATIO {
+        return Maturity::Deprecated;
+    }
+    if h >= cfg.min_helpful_for_proven && ratio < cfg.max_harmful_ratio_for_proven {
+        return Maturity::Proven;
+    }
+    if h >= ESTABLISHED_MIN_HELPFUL && ratio < DEPRECATE_RATIO {
+        return Maturity::Established;
+    }
+    Maturity::Candidate
+}
+
+/// Whether a rule has hurt often enough to be inverted into an anti-pattern.
+pub fn should_invert(bullet: &Bullet) -> bool {
+    bullet.bullet_type == BulletType::Rule
+        && !bullet.pinned
+        && bullet.harmful_count >= 3
+        && harmful_ratio(bullet.helpful_count, bullet.harmful_count) > 0.5
+}
+
+/// The anti-pattern wording: "Always X" becomes "PITFALL: Don't X"; anything else
+/// "PITFALL: Avoid - X".
+pub fn invert_wording(content: &str) -> String {
+    let text = content.trim();
+    if let Some(rest) = strip_prefix_ci(text, "always ") {
+        let rest = rest.trim_start();
+        return format!("PITFALL: Don't {}", lower_first(rest));
+    }
+    format!("PITFALL: Avoid - {text}")
+}
+
+fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+}
+
+/// Lower-case the first letter unless the word is an acronym ("API", "CI").
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if a.is_uppercase() && b.is_uppercase() => s.to_string(),
+        (Some(a), _) => {
+            let mut out: String = a.to_lowercase().collect();
+            out.push_str(&s[a.len_utf8()..]);
+            out
+        }
+        _ => String::new(),
+    }
+}
+
+/// Build the anti-pattern that replaces `original`. The caller deprecates the original.
+pub fn make_anti_pattern(original: &Bullet, new_id: String, now: &str) -> Bullet {
+    let why = original
+        .reasoning
+        .as_deref()
+        .unwrap_or("no recorded reasoning");
+    Bullet {
+        id: new_id,
+        content: invert_wording(&original.content),
+        category: original.category.clone(),
+        scope: original.scope,
+        scope_key: original.scope_key.clone(),
+        bullet_type: BulletType::AntiPattern,
+        kind: Kind::AntiPattern,
+        is_negative: true,
+        state: State::Active,
+        maturity: Maturity::Candidate,
+        helpful_count: 0,
+        harmful_count: 0,
+        feedback_events: Vec::new(),
+        source_sessions: original.source_sessions.clone(),
+        source_agents: original.source_agents.clone(),
+        reasoning: Some(format!(
+            "Inverted from harmful rule {} ({} harmful / {} helpful): {why}",
+            original.id, original.harmful_count, original.helpful_count
+        )),
+        tags: original.tags.clone(),
+        pinned: false,
+        deprecated: false,
+        deprecation_reason: None,
+        created_at: now.to_string(),
+        updated_at: now.to_string(),
+    }
+}
+
+/// Days from `now` until a score that decays from `score` falls below `min`. Every term decays by
+/// the same factor, so `score(now + d) = score(now) · 0.5^(d/halfLife)`. `Some(0)` when already
+/// below; `None` when the score never decays (non-positive half-life).
+pub fn days_until_below(score: f64, min: f64, half_life_days: f64) -> Option<f64> {
+    if score < min || score <= 0.0 {
+        return Some(0.0);
+    }
+    if half_life_days <= 0.0 || min <= 0.0 {
+        return None;
+    }
+    Some(half_life_days * (score / min).log2())
+}
+
+/// The score at several instants, for `cm why`: each feedback event, now, and 30/90/180 days on.
+pub fn trajectory(
+    bullet: &Bullet,
+    cfg: &Scoring,
+    now: DateTime<Utc>,
+) -> Vec<(String, String, f64)> {
+    let mut points: Vec<(String, DateTime<Utc>)> = Vec::new();
+    if let Some(t) = clock::parse(&bullet.created_at) {
+        points.push(("created".into(), t));
+    }
+    for e in &bullet.feedback_events {
+        if let Some(t) = clock::parse(&e.timestamp) {
+            let label = match e.kind {
+                FeedbackType::Helpful => "helpful",
+                FeedbackType::Harmful => "harmful",
+            };
+            points.push((label.into(), t));
+        }
+    }
+    points.push(("now".into(), now));
+    for d in [30, 90, 180] {
+        points.push((format!("+{d}d"), now + Duration::days(d)));
+    }
+    points.sort_by_key(|(_, t)| *t);
+    points
+        .into_iter()
+        .map(|(label, t)| {
+            if t >= now {
+                return (
+                    label,
+                    clock::to_rfc3339(t),
+                    round3(effective_score(bullet, cfg, t)),
+                );
+            }
+            // The score as it stood at `t`: only events up to `t` count.
+            let mut past = bullet.clone();
+            past.feedback_events
+                .retain(|e| clock::parse(&e.timestamp).is_some_and(|et| et <= t));
+            past.helpful_count = past
+                .feedback_events
+                .iter()
+                .filter(|e| e.kind == FeedbackType::Helpful)
+                .count() as u32;
+            past.harmful_count = past
+                .feedback_events
+                .iter()
+                .filter(|e| e.kind == FeedbackType::Harmful)
+                .count() as u32;
+            (
+                label,
+                clock::to_rfc3339(t),
+                round3(effective_score(&past, cfg, t)),
+            )
+        })
+        .collect()
+}
+
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::bullet::{FeedbackEvent, FeedbackSource};
+
+    fn at(s: &str) -> DateTime<Utc> {
+        clock::parse(s).unwrap()
+    }
+
+    fn event(kind: FeedbackType, ts: &str) -> FeedbackEvent {
+        FeedbackEvent {
+            id: "fb-1".into(),
+            kind,
+            timestamp: ts.into(),
+            source: FeedbackSource::Manual,
+            session_path: None,
+            reason: None,
+        }
+    }
+
+    fn bullet_with(events: Vec<FeedbackEvent>) -> Bullet {
+        let helpful = events
+            .iter()
+            .filter(|e| e.kind == FeedbackType::Helpful)
+            .count() as u32;
+        let harmful = events.len() as u32 - helpful;
+        Bullet {
+            id: "b-test".into(),
+            content: "Always run the tests".into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+            helpful_count: helpful,
+            harmful_count: harmful,
+            feedback_events: events,
+            ..Bullet::default()
+        }
+    }
+
+    #[test]
+    fn helpful_event_decays_with_a_90_day_half_life() {
+        let cfg = Scoring::default();
+        let b = bullet_with(vec![event(FeedbackType::Helpful, "2026-01-01T00:00:00Z")]);
+        let cases = [(0, 1.0), (45, 0.5f64.sqrt()), (90, 0.5), (180, 0.25)];
+        for (days, expected) in cases {
+            let now = at("2026-01-01T00:00:00Z") + Duration::days(days);
+            let got = effective_score(&b, &cfg, now);
+            assert!(
+                (got - expected).abs() < 1e-9,
+                "day {days}: got {got}, want {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn one_harmful_outweighs_four_helpful_minus_epsilon() {
+        let cfg = Scoring::default();
+        let ts = "2026-01-01T00:00:00Z";
+        let mut events: Vec<_> = (0..4).map(|_| event(FeedbackType::Helpful, ts)).collect();
+        events.push(event(FeedbackType::Harmful, ts));
+        let b = bullet_with(events);
+        assert!((effective_score(&b, &cfg, at(ts)) - 0.0).abs() < 1e-9);
+        let custom = Scoring {
+            harmful_multiplier: 2.0,
+            ..Scoring::default()
+        };
+        assert!((effective_score(&b, &custom, at(ts)) - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn harmful_weight_also_decays() {
+        let cfg = Scoring::default();
+        let b = bullet_with(vec![event(FeedbackType::Harmful, "2026-01-01T00:00:00Z")]);
+        let now = at("2026-01-01T00:00:00Z") + Duration::days(90);
+        assert!((effective_score(&b, &cfg, now) + 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn configurable_half_life() {
+        let cfg = Scoring {
+            decay_half_life_days: 30.0,
+            ..Scoring::default()
+        };
+        let b = bullet_with(vec![event(FeedbackType::Helpful, "2026-01-01T00:00:00Z")]);
+        let now = at("2026-01-31T00:00:00Z");
+        assert!((effective_score(&b, &cfg, now) - 0.5).abs() < 1e-9);
+    }
+
+    fn counts(h: u32, x: u32) -> Bullet {
+        Bullet {
+            helpful_count: h,
+            harmful_count: x,
+            ..Bullet::default()
+        }
+    }
+
+    #[test]
+    fn maturity_transitions() {
+        let cfg = Scoring::default();
+        let cases = [
+            ((0, 0), Maturity::Candidate),
+            ((2, 0), Maturity::Candidate),
+            ((3, 0), Maturity::Established),
+            ((3, 1), Maturity::Candidate), // exactly 25%: not deprecated, not established (< 25%)
+            ((9, 0), Maturity::Established),
+            ((10, 0), Maturity::Proven),
+            ((10, 1), Maturity::Proven),      // 9.1% < 10%
+            ((10, 2), Maturity::Established), // 16.7%: not proven, still < 25%
+            ((2, 1), Maturity::Deprecated),   // 33% with 3 events
+            ((1, 1), Maturity::Candidate),    // 50% but below minFeedbackForActive
+        ];
+        for ((h, x), want) in cases {
+            let got = next_maturity(&counts(h, x), &cfg);
+            assert_eq!(got, want, "helpful {h} harmful {x}");
+        }
+    }
+
+    #[test]
+    fn pinned_rules_never_auto_deprecate_and_deprecation_is_sticky() {
+        let cfg = Scoring::default();
+        let mut b = counts(0, 5);
+        b.pinned = true;
+        assert_ne!(next_maturity(&b, &cfg), Maturity::Deprecated);
+        assert!(!should_invert(&b));
+        let mut d = counts(20, 0);
+        d.deprecated = true;
+        assert_eq!(next_maturity(&d, &cfg), Maturity::Deprecated);
+    }
+
+    #[test]
+    fn inversion_threshold() {
+        assert!(!should_invert(&counts(0, 2)));
+        assert!(should_invert(&counts(0, 3)));
+        assert!(should_invert(&counts(2, 3)));
+        assert!(!should_invert(&counts(3, 3))); // exactly 50% is not > 50%
+    }
+
+    #[test]
+    fn inversion_wording() {
+        assert_eq!(
+            invert_wording("Always cache auth tokens"),
+            "PITFALL: Don't cache auth tokens"
+        );
+        assert_eq!(
+            invert_wording("always Use mocks"),
+            "PITFALL: Don't use mocks"
+        );
+        assert_eq!(
+            invert_wording("Always API-first design"),
+            "PITFALL: Don't API-first design"
+        );
+        assert_eq!(
+            invert_wording("Use global state for config"),
+            "PITFALL: Avoid - Use global state for config"
+        );
+        assert_eq!(invert_wording("  Prefer X  "), "PITFALL: Avoid - Prefer X");
+    }
+
+    #[test]
+    fn anti_pattern_links_back() {
+        let mut b = counts(0, 3);
+        b.id = "b-orig".into();
+        b.content = "Always cache tokens".into();
+        let a = make_anti_pattern(&b, "b-new".into(), "2026-01-01T00:00:00.000Z");
+        assert_eq!(a.bullet_type, BulletType::AntiPattern);
+        assert!(a.is_negative);
+        assert_eq!(a.helpful_count + a.harmful_count, 0);
+        assert!(a.reasoning.unwrap().contains("b-orig"));
+    }
+
+    #[test]
+    fn projection_to_minimum() {
+        assert_eq!(days_until_below(0.05, 0.1, 90.0), Some(0.0));
+        let d = days_until_below(0.4, 0.1, 90.0).unwrap();
+        assert!((d - 180.0).abs() < 1e-9);
+    }
+}

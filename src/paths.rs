@@ -1,0 +1,88 @@
+//! Where things live on disk.
+//!
+//! The data directory is `$CASS_MEMORY_HOME`, else `~/.cass-memory`. A repository's shared files
+//! live in `<repo>/.cass/`, where `<repo>` is found by walking up from the working directory to
+//! the nearest directory holding `.cass/` or `.git`, never past the git root.
+
+use std::path::{Path, PathBuf};
+
+pub const DATA_DIR_ENV: &str = "CASS_MEMORY_HOME";
+pub const DB_FILE: &str = "cm.db";
+pub const CONFIG_FILE: &str = "config.json";
+
+/// The data directory (not created here).
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    home_dir().join(".cass-memory")
+}
+
+/// `$HOME`, falling back to the platform's idea of it. Tests set `HOME`, so read it first.
+pub fn home_dir() -> PathBuf {
+    std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(dirs::home_dir)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+pub fn db_path() -> PathBuf {
+    data_dir().join(DB_FILE)
+}
+
+pub fn global_config_path() -> PathBuf {
+    data_dir().join(CONFIG_FILE)
+}
+
+/// The repository root for `start`: the nearest ancestor holding `.git` (a directory or a
+/// worktree file). Returns `None` outside a repository.
+pub fn git_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The `.cass` directory that applies to `start`: the nearest `.cass/` between `start` and the
+/// git root (inclusive). Outside a repository only `start` itself is considered, so a stray
+/// `~/.cass` is never picked up by accident.
+pub fn repo_cass_dir(start: &Path) -> Option<PathBuf> {
+    let root = git_root(start);
+    for dir in start.ancestors() {
+        let candidate = dir.join(".cass");
+        if candidate.is_dir() && candidate != data_dir() {
+            return Some(candidate);
+        }
+        match &root {
+            Some(r) if dir == r.as_path() => break,
+            None => break,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where `.cass/` should be created for writes (`--repo`): the git root, else the working dir.
+pub fn repo_cass_dir_for_write(start: &Path) -> PathBuf {
+    repo_cass_dir(start).unwrap_or_else(|| {
+        git_root(start)
+            .unwrap_or_else(|| start.to_path_buf())
+            .join(".cass")
+    })
+}
+
+pub fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+/// Replace a leading `~` with the home directory.
+pub fn expand_tilde(p: &str) -> PathBuf {
+    if p == "~" {
+        return home_dir();
+    }
+    if let Some(rest) = p.strip_prefix("~/") {
+        return home_dir().join(rest);
+    }
+    PathBuf::from(p)
+}

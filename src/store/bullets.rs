@@ -1,0 +1,320 @@
+//! Bullet rows, their feedback events and their undo history.
+
+use crate::error::{CmError, Result};
+use crate::memory::bullet::{Bullet, FeedbackEvent, FeedbackSource, FeedbackType};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::collections::HashMap;
+
+fn sql(e: rusqlite::Error) -> CmError {
+    crate::store::map_err(e, &crate::paths::db_path())
+}
+
+fn doc_of(b: &Bullet) -> Result<String> {
+    let mut copy = b.clone();
+    copy.feedback_events.clear();
+    serde_json::to_string(&copy)
+        .map_err(|e| CmError::internal(format!("serialize bullet {}: {e}", b.id)))
+}
+
+fn parse_doc(id: &str, doc: &str) -> Result<Bullet> {
+    serde_json::from_str(doc)
+        .map_err(|e| CmError::internal(format!("stored bullet {id} is unreadable: {e}")))
+}
+
+fn type_str(t: FeedbackType) -> &'static str {
+    match t {
+        FeedbackType::Helpful => "helpful",
+        FeedbackType::Harmful => "harmful",
+    }
+}
+
+fn source_str(s: FeedbackSource) -> &'static str {
+    match s {
+        FeedbackSource::Inline => "inline",
+        FeedbackSource::Manual => "manual",
+        FeedbackSource::Outcome => "outcome",
+        FeedbackSource::Audit => "audit",
+    }
+}
+
+fn parse_event(row: &rusqlite::Row) -> rusqlite::Result<(String, FeedbackEvent)> {
+    let kind: String = row.get(2)?;
+    let source: String = row.get(4)?;
+    Ok((
+        row.get(0)?,
+        FeedbackEvent {
+            id: row.get(1)?,
+            kind: if kind == "harmful" {
+                FeedbackType::Harmful
+            } else {
+                FeedbackType::Helpful
+            },
+            timestamp: row.get(3)?,
+            source: match source.as_str() {
+                "inline" => FeedbackSource::Inline,
+                "outcome" => FeedbackSource::Outcome,
+                "audit" => FeedbackSource::Audit,
+                _ => FeedbackSource::Manual,
+            },
+            session_path: row.get(5)?,
+            reason: row.get(6)?,
+        },
+    ))
+}
+
+const EVENT_COLS: &str = "bullet_id, id, type, timestamp, source, session_path, reason";
+
+/// Every bullet with its feedback events, in creation order.
+pub fn load_all(conn: &Connection) -> Result<Vec<Bullet>> {
+    let mut events: HashMap<String, Vec<FeedbackEvent>> = HashMap::new();
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {EVENT_COLS} FROM feedback_events ORDER BY seq"
+        ))
+        .map_err(sql)?;
+    let rows = stmt.query_map([], parse_event).map_err(sql)?;
+    for row in rows {
+        let (bullet_id, event) = row.map_err(sql)?;
+        events.entry(bullet_id).or_default().push(event);
+    }
+    let mut stmt = conn
+        .prepare_cached("SELECT id, doc FROM bullets ORDER BY created_at, rowid")
+        .map_err(sql)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map_err(sql)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, doc) = row.map_err(sql)?;
+        let mut b = parse_doc(&id, &doc)?;
+        b.feedback_events = events.remove(&id).unwrap_or_default();
+        out.push(b);
+    }
+    Ok(out)
+}
+
+pub fn get(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
+    let doc: Option<String> = conn
+        .query_row("SELECT doc FROM bullets WHERE id = ?1", [id], |r| r.get(0))
+        .optional()
+        .map_err(sql)?;
+    let Some(doc) = doc else { return Ok(None) };
+    let mut b = parse_doc(id, &doc)?;
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {EVENT_COLS} FROM feedback_events WHERE bullet_id = ?1 ORDER BY seq"
+        ))
+        .map_err(sql)?;
+    let rows = stmt.query_map([id], parse_event).map_err(sql)?;
+    for row in rows {
+        b.feedback_events.push(row.map_err(sql)?.1);
+    }
+    Ok(Some(b))
+}
+
+pub fn exists(conn: &Connection, id: &str) -> Result<bool> {
+    conn.query_row("SELECT 1 FROM bullets WHERE id = ?1", [id], |_| Ok(()))
+        .optional()
+        .map(|o| o.is_some())
+        .map_err(sql)
+}
+
+/// Ids starting with `prefix` (for unambiguous short ids).
+pub fn ids_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT id FROM bullets WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 10")
+        .map_err(sql)?;
+    let upper = format!("{prefix}\u{10FFFF}");
+    let rows = stmt
+        .query_map(params![prefix, upper], |r| r.get(0))
+        .map_err(sql)?;
+    rows.collect::<rusqlite::Result<Vec<String>>>().map_err(sql)
+}
+
+/// The id of a bullet with the same text (case-insensitive), if any.
+pub fn find_by_content(conn: &Connection, content: &str) -> Result<Option<String>> {
+    conn.query_row(
+        "SELECT id FROM bullets WHERE lower(content) = lower(?1) LIMIT 1",
+        [content],
+        |r| r.get(0),
+    )
+    .optional()
+    .map_err(sql)
+}
+
+pub fn count(conn: &Connection) -> Result<i64> {
+    conn.query_row("SELECT count(*) FROM bullets", [], |r| r.get(0))
+        .map_err(sql)
+}
+
+/// Insert a new bullet with its events.
+pub fn insert(conn: &Connection, b: &Bullet) -> Result<()> {
+    let doc = doc_of(b)?;
+    conn.prepare_cached(
+        "INSERT INTO bullets (id, content, category, type, maturity, deprecated, created_at, updated_at, doc)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            b.id,
+            b.content,
+            b.category,
+            crate::memory::bullet::type_name(b.bullet_type),
+            crate::memory::bullet::maturity_name(b.maturity),
+            b.deprecated,
+            b.created_at,
+            b.updated_at,
+            doc
+        ])
+    })
+    .map_err(sql)?;
+    insert_events(conn, b)
+}
+
+/// Write the bullet's fields and append any events not yet stored. Events are append-only here;
+/// [`replace`] is the only way to drop one (undo).
+pub fn save(conn: &Connection, b: &Bullet) -> Result<()> {
+    let doc = doc_of(b)?;
+    let n = conn
+        .prepare_cached(
+            "UPDATE bullets SET content = ?2, category = ?3, type = ?4, maturity = ?5, deprecated = ?6,
+             created_at = ?7, updated_at = ?8, doc = ?9 WHERE id = ?1",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                b.id,
+                b.content,
+                b.category,
+                crate::memory::bullet::type_name(b.bullet_type),
+                crate::memory::bullet::maturity_name(b.maturity),
+                b.deprecated,
+                b.created_at,
+                b.updated_at,
+                doc
+            ])
+        })
+        .map_err(sql)?;
+    if n == 0 {
+        return insert(conn, b);
+    }
+    insert_events(conn, b)
+}
+
+fn insert_events(conn: &Connection, b: &Bullet) -> Result<()> {
+    let mut stmt = conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO feedback_events (bullet_id, id, type, timestamp, source, session_path, reason)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .map_err(sql)?;
+    for e in &b.feedback_events {
+        stmt.execute(params![
+            b.id,
+            e.id,
+            type_str(e.kind),
+            e.timestamp,
+            source_str(e.source),
+            e.session_path,
+            e.reason
+        ])
+        .map_err(sql)?;
+    }
+    Ok(())
+}
+
+/// Replace a bullet wholesale, events included (undo, import --replace).
+pub fn replace(conn: &Connection, b: &Bullet) -> Result<()> {
+    delete(conn, &b.id)?;
+    insert(conn, b)
+}
+
+pub fn delete(conn: &Connection, id: &str) -> Result<bool> {
+    conn.execute("DELETE FROM feedback_events WHERE bullet_id = ?1", [id])
+        .map_err(sql)?;
+    let n = conn
+        .execute("DELETE FROM bullets WHERE id = ?1", [id])
+        .map_err(sql)?;
+    Ok(n > 0)
+}
+
+pub fn delete_all(conn: &Connection) -> Result<usize> {
+    conn.execute("DELETE FROM feedback_events", [])
+        .map_err(sql)?;
+    conn.execute("DELETE FROM bullets", []).map_err(sql)
+}
+
+/// A change that `cm undo` can revert.
+#[derive(Debug)]
+pub struct Revision {
+    pub seq: i64,
+    pub action: String,
+    pub at: String,
+    pub before: Option<Bullet>,
+    pub created: Vec<String>,
+}
+
+/// Remember `before` (the bullet as it was, `None` if the change created it) under `action`.
+pub fn record_revision(
+    conn: &Connection,
+    bullet_id: &str,
+    action: &str,
+    before: Option<&Bullet>,
+    created: &[String],
+) -> Result<()> {
+    let doc = match before {
+        Some(b) => Some(serde_json::to_string(b).map_err(|e| CmError::internal(e.to_string()))?),
+        None => None,
+    };
+    let created = serde_json::to_string(created).unwrap_or_else(|_| "[]".into());
+    conn.prepare_cached("INSERT INTO bullet_revisions (bullet_id, action, at, before_doc, created) VALUES (?1, ?2, ?3, ?4, ?5)")
+        .and_then(|mut s| s.execute(params![bullet_id, action, crate::clock::now_rfc3339(), doc, created]))
+        .map_err(sql)?;
+    Ok(())
+}
+
+/// The newest revision of `bullet_id`, removed from the history.
+pub fn pop_revision(conn: &Connection, bullet_id: &str) -> Result<Option<Revision>> {
+    let row = conn
+        .query_row(
+            "SELECT seq, action, at, before_doc, created FROM bullet_revisions WHERE bullet_id = ?1 ORDER BY seq DESC LIMIT 1",
+            [bullet_id],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, String>(4)?,
+                ))
+            },
+        )
+        .optional()
+        .map_err(sql)?;
+    let Some((seq, action, at, before, created)) = row else {
+        return Ok(None);
+    };
+    conn.execute("DELETE FROM bullet_revisions WHERE seq = ?1", [seq])
+        .map_err(sql)?;
+    let before = match before {
+        Some(doc) => Some(parse_doc(bullet_id, &doc)?),
+        None => None,
+    };
+    Ok(Some(Revision {
+        seq,
+        action,
+        at,
+        before,
+        created: serde_json::from_str(&created).unwrap_or_default(),
+    }))
+}
+
+/// The revision history of a bullet, oldest first, as (action, at).
+pub fn revisions(conn: &Connection, bullet_id: &str) -> Result<Vec<(String, String)>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT action, at FROM bullet_revisions WHERE bullet_id = ?1 ORDER BY seq")
+        .map_err(sql)?;
+    let rows = stmt
+        .query_map([bullet_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(sql)?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
+}

@@ -1,0 +1,84 @@
+//! Recorded session outcomes, waiting for `cm outcome-apply`.
+
+use crate::error::{CmError, Result};
+use rusqlite::{Connection, params};
+use serde::Serialize;
+
+fn sql(e: rusqlite::Error) -> CmError {
+    crate::store::map_err(e, &crate::paths::db_path())
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub id: String,
+    pub timestamp: String,
+    pub status: String,
+    pub rules_used: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_path: Option<String>,
+    pub applied: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied_at: Option<String>,
+}
+
+pub fn insert(conn: &Connection, o: &Outcome) -> Result<()> {
+    conn.execute(
+        "INSERT INTO outcomes (id, timestamp, status, rules_used, summary, session_path, applied, applied_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            o.id,
+            o.timestamp,
+            o.status,
+            serde_json::to_string(&o.rules_used).unwrap_or_else(|_| "[]".into()),
+            o.summary,
+            o.session_path,
+            o.applied,
+            o.applied_at
+        ],
+    )
+    .map_err(sql)?;
+    Ok(())
+}
+
+pub fn pending(conn: &Connection) -> Result<Vec<Outcome>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT id, timestamp, status, rules_used, summary, session_path, applied, applied_at
+             FROM outcomes WHERE applied = 0 ORDER BY seq",
+        )
+        .map_err(sql)?;
+    let rows = stmt
+        .query_map([], |r| {
+            let rules: String = r.get(3)?;
+            Ok(Outcome {
+                id: r.get(0)?,
+                timestamp: r.get(1)?,
+                status: r.get(2)?,
+                rules_used: serde_json::from_str(&rules).unwrap_or_default(),
+                summary: r.get(4)?,
+                session_path: r.get(5)?,
+                applied: r.get(6)?,
+                applied_at: r.get(7)?,
+            })
+        })
+        .map_err(sql)?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
+}
+
+pub fn mark_applied(conn: &Connection, id: &str, at: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE outcomes SET applied = 1, applied_at = ?2 WHERE id = ?1",
+        params![id, at],
+    )
+    .map_err(sql)?;
+    Ok(())
+}
+
+/// Delete every outcome not yet applied; returns how many.
+pub fn clear_pending(conn: &Connection) -> Result<usize> {
+    conn.execute("DELETE FROM outcomes WHERE applied = 0", [])
+        .map_err(sql)
+}
