@@ -211,9 +211,16 @@ fn usage_error(e: clap::Error, json: bool, args: &[String]) -> i32 {
         return 2;
     }
     // The command path: the first word, and the second for commands with subcommands.
-    let words: Vec<&str> = args.iter().skip(1).filter(|a| !a.starts_with('-')).map(String::as_str).collect();
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
     let command = match words.as_slice() {
-        [first, second, ..] if ["playbook", "trauma", "history", "hooks"].contains(first) => format!("{first} {second}"),
+        [first, second, ..] if ["playbook", "trauma", "history", "hooks"].contains(first) => {
+            format!("{first} {second}")
+        }
         [first, ..] => first.to_string(),
         [] => String::new(),
     };
@@ -225,8 +232,9 @@ fn usage_error(e: clap::Error, json: bool, args: &[String]) -> i32 {
         .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
         .collect::<Vec<_>>()
         .join(" ");
-    let err = CmError::usage("INVALID_ARGUMENT", message)
-        .hint(format!("run `cm {command} --help` for the accepted arguments"));
+    let err = CmError::usage("INVALID_ARGUMENT", message).hint(format!(
+        "run `cm {command} --help` for the accepted arguments"
+    ));
     println!("{}", output::error_json(&command, &err));
     2
 }

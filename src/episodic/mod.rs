@@ -1,0 +1,5 @@
+//! Episodic memory: agents' session logs, read by one connector per agent and indexed in the
+//! store with full-text search.
+
+pub mod model;
+pub mod search;
