@@ -10,6 +10,7 @@ pub mod config;
 pub mod episodic;
 pub mod error;
 pub mod fsutil;
+pub mod guard;
 pub mod hooks;
 pub mod memory;
 pub mod output;

@@ -1,5 +1,6 @@
 //! Episodic memory: agents' session logs, read by one connector per agent and indexed in the
 //! store with full-text search.
 
+pub mod connectors;
 pub mod model;
 pub mod search;

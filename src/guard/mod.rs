@@ -1,0 +1,3 @@
+//! The trauma guard: recognising destructive commands before an agent runs them.
+
+pub mod user_traumas;

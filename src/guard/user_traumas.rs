@@ -1,0 +1,127 @@
+//! User-defined traumas: patterns the user taught the guard, on top of the built-in packs.
+//!
+//! Stored as JSON Lines, one [`Trauma`] per line: global ones in `<data dir>/traumas.jsonl`,
+//! project ones in `<repo>/.cass/traumas.jsonl` (committed, so a team shares them). The CLI
+//! writes these files (atomically, under a lock); the pre-tool hook only reads them. A line
+//! that does not parse is skipped and reported, never rewritten.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAME: &str = "traumas.jsonl";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Blocked; a human can allow it (allow-list, heal).
+    #[default]
+    Critical,
+    /// Blocked; allow-lists do not apply, only healing or removing the trauma does.
+    Fatal,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TraumaScope {
+    #[default]
+    Global,
+    Project,
+}
+
+/// A temporary disablement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Healed {
+    pub at: String,
+    /// RFC 3339; `None` means until un-healed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Trauma {
+    /// `t-` followed by hex digits.
+    pub id: String,
+    /// A regular expression (Rust `regex` syntax) matched against each normalised command segment;
+    /// for `files`-scoped traumas, against added lines of the staged diff.
+    pub pattern: String,
+    #[serde(default)]
+    pub severity: Severity,
+    #[serde(default)]
+    pub scope: TraumaScope,
+    /// What the agent is told when the pattern matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Glob of files this trauma applies to in the pre-commit scan; `None` = commands only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<String>,
+    /// user | scan | import.
+    #[serde(default = "default_source")]
+    pub source: String,
+    pub created_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub healed: Option<Healed>,
+}
+
+fn default_source() -> String {
+    "user".into()
+}
+
+impl Trauma {
+    /// Active unless healed (and the heal has not expired at `now`, RFC 3339).
+    pub fn is_active(&self, now: &str) -> bool {
+        match &self.healed {
+            None => true,
+            Some(h) => h.until.as_deref().is_some_and(|until| until <= now),
+        }
+    }
+}
+
+pub fn global_path() -> PathBuf {
+    crate::paths::data_dir().join(FILE_NAME)
+}
+
+pub fn project_path(cass_dir: &Path) -> PathBuf {
+    cass_dir.join(FILE_NAME)
+}
+
+/// A line that could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadLine {
+    pub path: PathBuf,
+    pub line: usize,
+    pub error: String,
+}
+
+/// Parse a traumas file's text. Blank lines and `#` comments are ignored.
+pub fn parse(path: &Path, text: &str) -> (Vec<Trauma>, Vec<BadLine>) {
+    let mut good = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        match serde_json::from_str::<Trauma>(t) {
+            Ok(tr) => good.push(tr),
+            Err(e) => bad.push(BadLine {
+                path: path.to_path_buf(),
+                line: i + 1,
+                error: e.to_string(),
+            }),
+        }
+    }
+    (good, bad)
+}
+
+/// Read a traumas file; a missing file is empty.
+pub fn load(path: &Path) -> std::io::Result<(Vec<Trauma>, Vec<BadLine>)> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(parse(path, &text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Vec::new(), Vec::new())),
+        Err(e) => Err(e),
+    }
+}
