@@ -225,16 +225,30 @@ fn usage_error(e: clap::Error, json: bool, args: &[String]) -> i32 {
         [] => String::new(),
     };
     let text = e.to_string();
-    let message = text
+    let mut message = text
         .lines()
         .take_while(|l| !l.starts_with("Usage:"))
         .map(|l| l.trim_start_matches("error:").trim())
         .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
         .collect::<Vec<_>>()
         .join(" ");
-    let err = CmError::usage("INVALID_ARGUMENT", message).hint(format!(
-        "run `cm {command} --help` for the accepted arguments"
-    ));
+    let mut hint = format!("run `cm {command} --help` for the accepted arguments");
+    match e.kind() {
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            message = format!("`cm {command}` needs a subcommand");
+        }
+        ErrorKind::InvalidSubcommand => {
+            // The unknown word is not a command, so point at the level above it.
+            let parent = command.rsplit_once(' ').map(|(p, _)| p).unwrap_or("");
+            hint = if parent.is_empty() {
+                "run `cm --help` for the list of commands".into()
+            } else {
+                format!("run `cm {parent} --help` for its subcommands")
+            };
+        }
+        _ => {}
+    }
+    let err = CmError::usage("INVALID_ARGUMENT", message).hint(hint);
     println!("{}", output::error_json(&command, &err));
     2
 }

@@ -18,6 +18,9 @@ pub struct Args {
     /// Project when each stale rule's score falls below the minimum.
     #[arg(long)]
     pub project: bool,
+    /// Show at most N rules (the longest idle first); `total` still counts all.
+    #[arg(long)]
+    pub limit: Option<usize>,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
@@ -25,8 +28,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let now = clock::now();
     let days = args.days.unwrap_or(cfg.stale_days);
     let cutoff = now - Duration::days(days as i64);
-    let mut items = Vec::new();
-    let mut rows = Vec::new();
+    let mut found = Vec::new();
     for e in Playbook::open(ctx.store()?, &ctx.cwd).load_all()? {
         let b = &e.bullet;
         if !b.is_live() {
@@ -71,9 +73,13 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             row.push(projected);
         }
         row.push(truncate(&b.content, 70));
-        rows.push(row);
-        items.push(item);
+        found.push((idle, item, row));
     }
+    // Longest idle first, so `--limit` keeps the stalest.
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let total = found.len();
+    found.truncate(args.limit.unwrap_or(total));
+    let (items, rows): (Vec<_>, Vec<_>) = found.into_iter().map(|(_, i, r)| (i, r)).unzip();
     let headers: Vec<&str> = if args.project {
         vec!["ID", "IDLE", "SCORE", "BELOW MIN", "RULE"]
     } else {
@@ -90,7 +96,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         .collect::<Vec<_>>()
         .join("\n");
     Ok(
-        Report::new(json!({"days": days, "count": items.len(), "bullets": items}))
+        Report::new(json!({"days": days, "count": items.len(), "total": total, "bullets": items}))
             .human(human)
             .quiet(quiet),
     )

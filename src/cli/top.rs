@@ -15,6 +15,9 @@ pub struct Args {
     pub n: usize,
     #[arg(long)]
     pub category: Option<String>,
+    /// Same as N (wins over it when both are given).
+    #[arg(long)]
+    pub limit: Option<usize>,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
@@ -38,7 +41,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         b.0.total_cmp(&a.0)
             .then_with(|| a.1.bullet.id.cmp(&b.1.bullet.id))
     });
-    entries.truncate(args.n);
+    entries.truncate(args.limit.unwrap_or(args.n));
     let rows: Vec<_> = entries
         .iter()
         .map(|(_, e)| view::table_row(e, &cfg.scoring, now, 80))

@@ -2,6 +2,7 @@
 
 use super::Ctx;
 use crate::error::Result;
+use crate::memory::bullet::maturity_name;
 use crate::memory::playbook::Playbook;
 use crate::output::Report;
 use serde_json::json;
@@ -15,26 +16,27 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
     let now = crate::clock::now();
-    let (action, restored, removed) = Playbook::open(store, &ctx.cwd).undo(&args.id)?;
-    let mut human = format!("Undid \"{action}\" on {}", args.id);
-    match &restored {
+    let u = Playbook::open(store, &ctx.cwd).undo(&args.id)?;
+    let mut human = format!("Undid \"{}\" on {}", u.action, u.id);
+    match &u.bullet {
         Some(b) => human.push_str(&format!(
             ": back to {} helpful / {} harmful, {}",
             b.helpful_count,
             b.harmful_count,
-            crate::memory::bullet::maturity_name(b.maturity)
+            maturity_name(b.maturity)
         )),
         None => human.push_str(": the rule is removed again"),
     }
-    if !removed.is_empty() {
-        human.push_str(&format!("; removed {}", removed.join(", ")));
+    if !u.removed.is_empty() {
+        human.push_str(&format!("; removed {}", u.removed.join(", ")));
     }
     Ok(Report::new(json!({
-        "id": args.id,
-        "undone": action,
-        "bullet": restored.as_ref().map(|b| super::view::bullet_json(b, &crate::memory::playbook::Location::Personal, &cfg.scoring, now)),
-        "removedBullets": removed,
+        "id": u.id,
+        "undone": u.action,
+        "bullet": u.bullet.as_ref().map(|b| super::view::bullet_json(b, &u.location, &cfg.scoring, now)),
+        "removedBullets": u.removed,
+        "location": u.location.name(),
     }))
     .human(human)
-    .quiet(args.id.clone()))
+    .quiet(u.id.clone()))
 }

@@ -57,7 +57,7 @@ pub fn describe(e: &Entry, cfg: &Scoring, now: DateTime<Utc>) -> String {
     let b = &e.bullet;
     let mut s = format!("{}  {}\n", paint(&b.id, Style::Bold), b.content);
     s.push_str(&format!(
-        "  type {}  category {}  scope {}{}  maturity {}  state {:?}\n",
+        "  type {}  category {}  scope {}{}  maturity {}  state {}\n",
         type_name(b.bullet_type),
         b.category,
         crate::memory::bullet::scope_name(b.scope),
@@ -66,7 +66,7 @@ pub fn describe(e: &Entry, cfg: &Scoring, now: DateTime<Utc>) -> String {
             .map(|k| format!(":{k}"))
             .unwrap_or_default(),
         maturity_name(b.maturity),
-        b.state
+        crate::memory::bullet::state_name(b.state)
     ));
     s.push_str(&format!(
         "  score {:.3}  helpful {}  harmful {}{}{}\n",

@@ -5,6 +5,7 @@ use super::Ctx;
 use super::view;
 use crate::clock;
 use crate::error::Result;
+use crate::memory::bullet::{feedback_source_name, feedback_type_name};
 use crate::memory::playbook::Playbook;
 use crate::memory::scoring::trajectory;
 use crate::output::Report;
@@ -44,10 +45,10 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     }
     for e in &b.feedback_events {
         human.push_str(&format!(
-            "  {}  {:?}  {:?}{}{}\n",
+            "  {}  {:<7}  {:<7}{}{}\n",
             e.timestamp,
-            e.kind,
-            e.source,
+            feedback_type_name(e.kind),
+            feedback_source_name(e.source),
             e.reason
                 .as_deref()
                 .map(|r| format!("  \"{r}\""))

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 pub enum BulletType {
     #[default]
     Rule,
+    #[serde(alias = "anti_pattern", alias = "antipattern")]
     AntiPattern,
 }
 
@@ -49,9 +50,13 @@ pub enum State {
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Maturity {
+    // The aliases are the state names of an older command reference, so its files import.
     #[default]
+    #[serde(alias = "proposed")]
     Candidate,
+    #[serde(alias = "validated")]
     Established,
+    #[serde(alias = "mature")]
     Proven,
     Deprecated,
 }
@@ -232,6 +237,30 @@ pub fn maturity_name(m: Maturity) -> &'static str {
         Maturity::Established => "established",
         Maturity::Proven => "proven",
         Maturity::Deprecated => "deprecated",
+    }
+}
+
+pub fn state_name(s: State) -> &'static str {
+    match s {
+        State::Draft => "draft",
+        State::Active => "active",
+        State::Retired => "retired",
+    }
+}
+
+pub fn feedback_type_name(t: FeedbackType) -> &'static str {
+    match t {
+        FeedbackType::Helpful => "helpful",
+        FeedbackType::Harmful => "harmful",
+    }
+}
+
+pub fn feedback_source_name(s: FeedbackSource) -> &'static str {
+    match s {
+        FeedbackSource::Inline => "inline",
+        FeedbackSource::Manual => "manual",
+        FeedbackSource::Outcome => "outcome",
+        FeedbackSource::Audit => "audit",
     }
 }
 

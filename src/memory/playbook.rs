@@ -224,52 +224,86 @@ impl<'a> Playbook<'a> {
         Ok((entry.bullet, entry.location))
     }
 
-    /// Revert the newest recorded change of `id`. Returns (action undone, bullet now, removed ids).
-    pub fn undo(&self, id: &str) -> Result<(String, Option<Bullet>, Vec<String>)> {
-        let id = id.trim().to_string();
-        let rev = self
-            .store
-            .write(|tx| rows::pop_revision(tx, &id))?
-            .ok_or_else(|| {
-                CmError::usage(
-                    "NOTHING_TO_UNDO",
-                    format!("no recorded change to undo for {id}"),
-                )
-                .hint("`cm why ID` shows a rule's history")
-            })?;
-        // Repository changes are recorded with a prefix, so a hard-removed repo rule goes back
-        // into the repository file, not the personal store.
-        let in_repo = rev.action.starts_with(REPO_PREFIX);
-        let restored = rev.before.clone();
-        if in_repo {
-            let path = self.repo_file.clone().ok_or_else(|| {
-                CmError::usage(
-                    "REPO_PLAYBOOK_MISSING",
-                    format!("{id} lived in a repository playbook that is not here"),
-                )
-                .hint("run `cm undo` from inside that repository")
-            })?;
-            repo_file::modify(&path, |list| {
-                list.retain(|b| b.id != id && !rev.created.contains(&b.id));
-                if let Some(b) = &restored {
-                    list.push(b.clone());
+    /// Revert the newest recorded change of `id`. Returns what was undone, the bullet as it is
+    /// now (`None` when the change created it), the ids of bullets the change had created (now
+    /// removed again) and where the bullet lives.
+    pub fn undo(&self, id: &str) -> Result<Undone> {
+        // A live rule may be named by a prefix; a hard-deleted one only by its full id.
+        let (id, exists) = match self.resolve(id) {
+            Ok((full, _)) => (full, true),
+            Err(e) if e.code == "RULE_NOT_FOUND" => (id.trim().to_string(), false),
+            Err(e) => return Err(e),
+        };
+        // Pop the revision and restore in one transaction: a mark landing in between cannot be
+        // clobbered, and a failed restore keeps the revision for the next attempt.
+        let rev = self.store.write(|tx| {
+            let rev = rows::pop_revision(tx, &id)?.ok_or_else(|| {
+                if exists {
+                    CmError::usage(
+                        "NOTHING_TO_UNDO",
+                        format!("no recorded change to undo for {id}"),
+                    )
+                    .hint("`cm why ID` shows a rule's history")
+                } else {
+                    not_found(&id)
                 }
-                Ok(())
             })?;
-        } else {
-            self.store.write(|tx| {
+            // Repository changes are recorded with a prefix, so a hard-removed repo rule goes
+            // back into the repository file, not the personal store.
+            if rev.action.starts_with(REPO_PREFIX) {
+                let path = self.repo_file.clone().ok_or_else(|| {
+                    CmError::usage(
+                        "REPO_PLAYBOOK_MISSING",
+                        format!("{id} lived in a repository playbook that is not here"),
+                    )
+                    .hint("run `cm undo` from inside that repository")
+                })?;
+                repo_file::modify(&path, |list| {
+                    let at = list.iter().position(|b| b.id == id).unwrap_or(list.len());
+                    list.retain(|b| b.id != id && !rev.created.contains(&b.id));
+                    if let Some(b) = &rev.before {
+                        list.insert(at.min(list.len()), b.clone());
+                    }
+                    Ok(())
+                })?;
+            } else {
                 for c in &rev.created {
                     rows::delete(tx, c)?;
                 }
-                match &restored {
-                    Some(b) => rows::replace(tx, b),
-                    None => rows::delete(tx, &id).map(|_| ()),
+                match &rev.before {
+                    Some(b) => rows::replace(tx, b)?,
+                    None => {
+                        rows::delete(tx, &id)?;
+                    }
                 }
-            })?;
-        }
+            }
+            Ok(rev)
+        })?;
+        let in_repo = rev.action.starts_with(REPO_PREFIX);
+        let restored = rev.before.clone();
         let action = rev.action.trim_start_matches(REPO_PREFIX).to_string();
-        Ok((action, restored, rev.created))
+        let location = match (in_repo, &self.repo_file) {
+            (true, Some(p)) => Location::Repo(p.clone()),
+            _ => Location::Personal,
+        };
+        Ok(Undone {
+            id,
+            action,
+            bullet: restored,
+            removed: rev.created,
+            location,
+        })
     }
+}
+
+/// What `Playbook::undo` reverted.
+#[derive(Debug)]
+pub struct Undone {
+    pub id: String,
+    pub action: String,
+    pub bullet: Option<Bullet>,
+    pub removed: Vec<String>,
+    pub location: Location,
 }
 
 const REPO_PREFIX: &str = "repo:";

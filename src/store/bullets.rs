@@ -22,19 +22,11 @@ fn parse_doc(id: &str, doc: &str) -> Result<Bullet> {
 }
 
 fn type_str(t: FeedbackType) -> &'static str {
-    match t {
-        FeedbackType::Helpful => "helpful",
-        FeedbackType::Harmful => "harmful",
-    }
+    crate::memory::bullet::feedback_type_name(t)
 }
 
 fn source_str(s: FeedbackSource) -> &'static str {
-    match s {
-        FeedbackSource::Inline => "inline",
-        FeedbackSource::Manual => "manual",
-        FeedbackSource::Outcome => "outcome",
-        FeedbackSource::Audit => "audit",
-    }
+    crate::memory::bullet::feedback_source_name(s)
 }
 
 fn parse_event(row: &rusqlite::Row) -> rusqlite::Result<(String, FeedbackEvent)> {

@@ -40,8 +40,12 @@ impl Store {
                 .map_err(|e| CmError::io(dir, "create data directory", &e))?;
         }
         let conn = Connection::open(path).map_err(|e| map_err(e, path))?;
-        configure(&conn, path)?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| map_err(e, path))?;
+        // Identity first: switching to WAL rewrites the file header, and a file that is not
+        // ours must be left byte-for-byte untouched.
         check_identity(&conn, path)?;
+        configure(&conn, path)?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -78,17 +82,7 @@ impl Store {
     /// Run `f` inside a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so two
     /// processes doing read-modify-write never interleave. Busy errors are retried.
     pub fn write<T>(&self, f: impl FnOnce(&rusqlite::Transaction) -> Result<T>) -> Result<T> {
-        let mut attempts = 0;
-        let tx = loop {
-            match rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate) {
-                Ok(tx) => break tx,
-                Err(e) if is_busy(&e) && attempts < 20 => {
-                    attempts += 1;
-                    std::thread::sleep(Duration::from_millis(5 * attempts));
-                }
-                Err(e) => return Err(map_err(e, &self.path)),
-            }
-        };
+        let tx = begin_immediate(&self.conn, &self.path)?;
         let value = f(&tx)?;
         tx.commit().map_err(|e| map_err(e, &self.path))?;
         Ok(value)
@@ -100,8 +94,6 @@ impl Store {
 }
 
 fn configure(conn: &Connection, path: &Path) -> Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)
-        .map_err(|e| map_err(e, path))?;
     // journal_mode returns a row; query it rather than execute.
     let mode: String = conn
         .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
@@ -117,32 +109,65 @@ fn configure(conn: &Connection, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Refuse databases that are not ours. A brand-new file gets our application id.
+/// Refuse databases that are not ours. A brand-new (empty) file gets our application id.
+///
+/// The id and the table count are read in one statement (one snapshot), and an empty file is
+/// claimed inside a write transaction that checks again, so processes opening a fresh store at
+/// the same time never mistake each other's freshly created tables for a foreign database.
 fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
-    let app: i64 = conn
-        .query_row("PRAGMA application_id", [], |r| r.get(0))
-        .map_err(|e| map_err(e, path))?;
+    let (app, tables) = identity(conn, path)?;
     if app == APPLICATION_ID {
         return Ok(());
     }
-    let tables: i64 = conn
-        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-        .map_err(|e| map_err(e, path))?;
     if app != 0 || tables > 0 {
-        return Err(CmError::new(
-            "STORE_FOREIGN",
-            ExitCode::Filesystem,
-            format!(
-                "{} is a SQLite database that does not belong to cm",
-                path.display()
-            ),
-        )
-        .hint(
-            "move it aside or set CASS_MEMORY_HOME to another directory; cm will not modify it",
-        ));
+        return Err(foreign(path));
     }
-    conn.execute_batch(&format!("PRAGMA application_id={APPLICATION_ID}"))
-        .map_err(|e| map_err(e, path))
+    let tx = begin_immediate(conn, path)?;
+    let (app, tables) = identity(&tx, path)?;
+    if app == 0 && tables == 0 {
+        tx.execute_batch(&format!("PRAGMA application_id={APPLICATION_ID}"))
+            .map_err(|e| map_err(e, path))?;
+    } else if app != APPLICATION_ID {
+        return Err(foreign(path));
+    }
+    tx.commit().map_err(|e| map_err(e, path))
+}
+
+fn identity(conn: &Connection, path: &Path) -> Result<(i64, i64)> {
+    conn.query_row(
+        "SELECT (SELECT application_id FROM pragma_application_id()), \
+                (SELECT count(*) FROM sqlite_master)",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .map_err(|e| map_err(e, path))
+}
+
+fn foreign(path: &Path) -> CmError {
+    CmError::new(
+        "STORE_FOREIGN",
+        ExitCode::Filesystem,
+        format!(
+            "{} is a SQLite database that does not belong to cm",
+            path.display()
+        ),
+    )
+    .hint("move it aside or set CASS_MEMORY_HOME to another directory; cm will not modify it")
+}
+
+/// `BEGIN IMMEDIATE`, retrying while another process holds the write lock.
+fn begin_immediate<'c>(conn: &'c Connection, path: &Path) -> Result<rusqlite::Transaction<'c>> {
+    let mut attempts = 0;
+    loop {
+        match rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
+            Ok(tx) => return Ok(tx),
+            Err(e) if is_busy(&e) && attempts < 20 => {
+                attempts += 1;
+                std::thread::sleep(Duration::from_millis(5 * attempts));
+            }
+            Err(e) => return Err(map_err(e, path)),
+        }
+    }
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {
@@ -193,6 +218,43 @@ pub fn map_err(e: rusqlite::Error, path: &Path) -> CmError {
         )
         .hint("another cm process holds a long write; retry in a moment")
         .retryable(),
+        // SQLite reports a full disk as a plain I/O error when it cannot grow its shared-memory
+        // or WAL file; probe the directory so the user gets the real cause.
+        Some(C::SystemIoFailure) if disk_full_at(path) => CmError::new(
+            "DISK_FULL",
+            ExitCode::Filesystem,
+            format!("disk full while using {p}: {e}"),
+        )
+        .hint(
+            "free some disk space and retry; the write was rolled back and nothing stored was lost",
+        )
+        .retryable(),
+        Some(C::SystemIoFailure) => CmError::new(
+            "IO_ERROR",
+            ExitCode::Filesystem,
+            format!("I/O error on the store {p}: {e}"),
+        )
+        .hint("check the disk and the data directory; nothing stored was changed by this command"),
         _ => CmError::internal(format!("store error on {p}: {e}")),
     }
+}
+
+/// Whether the file system holding `path` has no room left: try to write and sync a small probe
+/// file beside it.
+fn disk_full_at(path: &Path) -> bool {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".cm-space-probe-{}", std::process::id()));
+    let full = match std::fs::File::create(&probe) {
+        Ok(mut f) => f
+            .write_all(&[0u8; 64 * 1024])
+            .and_then(|_| f.sync_all())
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::StorageFull),
+        Err(e) => e.kind() == std::io::ErrorKind::StorageFull,
+    };
+    let _ = std::fs::remove_file(&probe);
+    full
 }
