@@ -33,6 +33,9 @@ pub struct Report {
     /// Exit code for a command that succeeded in running but reports a failed state
     /// (`cm doctor` with a failing check). 0 for everything else.
     pub exit: i32,
+    /// `data` already serialized (large lists): printed as is instead of [`Report::data`], so a
+    /// 5,000-rule list never builds a `serde_json::Value` tree.
+    pub raw_data: Option<String>,
 }
 
 impl Report {
@@ -42,7 +45,15 @@ impl Report {
             human: String::new(),
             quiet: String::new(),
             exit: 0,
+            raw_data: None,
         }
+    }
+
+    /// A report whose JSON `data` is serialized straight from `data`.
+    pub fn serialized(data: &impl serde::Serialize) -> Self {
+        let mut r = Report::new(Value::Null);
+        r.raw_data = Some(serde_json::to_string(data).unwrap_or_else(|_| "null".into()));
+        r
     }
     pub fn human(mut self, text: impl Into<String>) -> Self {
         self.human = text.into();
@@ -62,13 +73,27 @@ pub fn emit(command: &str, mode: Mode, started: Instant, result: Result<Report, 
         Ok(report) => {
             let res = match mode {
                 Mode::Json => {
-                    let v = json!({
-                        "success": true,
-                        "command": command,
-                        "data": report.data,
-                        "metadata": {"version": VERSION, "executionMs": started.elapsed().as_millis() as u64},
-                    });
-                    writeln!(out, "{v}")
+                    let ms = started.elapsed().as_millis() as u64;
+                    let text = match &report.raw_data {
+                        // Same envelope, with the pre-serialized data spliced in.
+                        Some(raw) => format!(
+                            "{{\"success\":true,\"command\":{},\"data\":{raw},\"metadata\":{}}}\n",
+                            Value::from(command),
+                            json!({"version": VERSION, "executionMs": ms})
+                        ),
+                        None => {
+                            let v = json!({
+                                "success": true,
+                                "command": command,
+                                "data": report.data,
+                                "metadata": {"version": VERSION, "executionMs": ms},
+                            });
+                            let mut t = serde_json::to_string(&v).unwrap_or_default();
+                            t.push('\n');
+                            t
+                        }
+                    };
+                    out.write_all(text.as_bytes()).and_then(|_| out.flush())
                 }
                 Mode::Quiet => write_text(&mut out, &report.quiet),
                 Mode::Human => write_text(&mut out, &report.human),

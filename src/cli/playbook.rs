@@ -148,11 +148,26 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
         .collect();
     let total = entries.len();
     let shown = &entries[..args.limit.unwrap_or(total).min(total)];
-    let data = json!({
-        "bullets": shown.iter().map(|e| view::entry_json(e, &cfg.scoring, now)).collect::<Vec<_>>(),
-        "count": shown.len(),
-        "total": total,
-    });
+    if ctx.json() {
+        #[derive(serde::Serialize)]
+        struct ListData<'a> {
+            bullets: Vec<view::BulletView<'a>>,
+            count: usize,
+            total: usize,
+        }
+        let report = Report::serialized(&ListData {
+            bullets: shown
+                .iter()
+                .map(|e| view::BulletView::new(e, &cfg.scoring, now))
+                .collect(),
+            count: shown.len(),
+            total,
+        });
+        // The process exits right after printing; freeing thousands of bullets one allocation
+        // at a time would cost more than serializing them.
+        std::mem::forget(entries);
+        return Ok(report);
+    }
     let human = if shown.is_empty() {
         if total == 0 && category.is_none() && !args.all {
             "No rules yet. Add one with `cm playbook add \"...\"` or start from a starter: `cm init --starter general`.".into()
@@ -175,7 +190,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
         .map(|e| e.bullet.id.as_str())
         .collect::<Vec<_>>()
         .join("\n");
-    Ok(Report::new(data).human(human).quiet(quiet))
+    Ok(Report::default().human(human).quiet(quiet))
 }
 
 fn get(args: &GetArgs, ctx: &Ctx) -> Result<Report> {

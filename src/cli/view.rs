@@ -7,7 +7,36 @@ use crate::memory::playbook::{Entry, Location};
 use crate::memory::scoring::{effective_score, round3};
 use crate::output::{Style, paint, truncate};
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 use serde_json::{Value, json};
+
+/// The bullet as it appears in list output: its stored fields plus `effectiveScore` and
+/// `location` (and `locationPath` for repository rules). Serializes without building a
+/// `serde_json::Value`, which matters for lists of thousands of rules.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BulletView<'a> {
+    #[serde(flatten)]
+    pub bullet: &'a Bullet,
+    pub effective_score: f64,
+    pub location: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location_path: Option<String>,
+}
+
+impl<'a> BulletView<'a> {
+    pub fn new(e: &'a Entry, cfg: &Scoring, now: DateTime<Utc>) -> Self {
+        BulletView {
+            bullet: &e.bullet,
+            effective_score: round3(effective_score(&e.bullet, cfg, now)),
+            location: e.location.name(),
+            location_path: match &e.location {
+                Location::Repo(p) => Some(p.display().to_string()),
+                Location::Personal => None,
+            },
+        }
+    }
+}
 
 /// The bullet as JSON with its score and where it lives.
 pub fn bullet_json(b: &Bullet, location: &Location, cfg: &Scoring, now: DateTime<Utc>) -> Value {

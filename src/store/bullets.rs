@@ -3,7 +3,6 @@
 use crate::error::{CmError, Result};
 use crate::memory::bullet::{Bullet, FeedbackEvent, FeedbackSource, FeedbackType};
 use rusqlite::{Connection, OptionalExtension, params};
-use std::collections::HashMap;
 
 fn sql(e: rusqlite::Error) -> CmError {
     crate::store::map_err(e, &crate::paths::db_path())
@@ -29,6 +28,23 @@ fn source_str(s: FeedbackSource) -> &'static str {
     crate::memory::bullet::feedback_source_name(s)
 }
 
+fn parse_type(kind: &str) -> FeedbackType {
+    if kind == "harmful" {
+        FeedbackType::Harmful
+    } else {
+        FeedbackType::Helpful
+    }
+}
+
+fn parse_source(source: &str) -> FeedbackSource {
+    match source {
+        "inline" => FeedbackSource::Inline,
+        "outcome" => FeedbackSource::Outcome,
+        "audit" => FeedbackSource::Audit,
+        _ => FeedbackSource::Manual,
+    }
+}
+
 fn parse_event(row: &rusqlite::Row) -> rusqlite::Result<(String, FeedbackEvent)> {
     let kind: String = row.get(2)?;
     let source: String = row.get(4)?;
@@ -36,18 +52,9 @@ fn parse_event(row: &rusqlite::Row) -> rusqlite::Result<(String, FeedbackEvent)>
         row.get(0)?,
         FeedbackEvent {
             id: row.get(1)?,
-            kind: if kind == "harmful" {
-                FeedbackType::Harmful
-            } else {
-                FeedbackType::Helpful
-            },
+            kind: parse_type(&kind),
             timestamp: row.get(3)?,
-            source: match source.as_str() {
-                "inline" => FeedbackSource::Inline,
-                "outcome" => FeedbackSource::Outcome,
-                "audit" => FeedbackSource::Audit,
-                _ => FeedbackSource::Manual,
-            },
+            source: parse_source(&source),
             session_path: row.get(5)?,
             reason: row.get(6)?,
         },
@@ -57,32 +64,50 @@ fn parse_event(row: &rusqlite::Row) -> rusqlite::Result<(String, FeedbackEvent)>
 const EVENT_COLS: &str = "bullet_id, id, type, timestamp, source, session_path, reason";
 
 /// Every bullet with its feedback events, in creation order.
+///
+/// One pass over a join: each bullet row is followed by its events, found through the
+/// `(bullet_id, seq)` index and so already in order. No sort in SQLite (sorting thousands of
+/// documents spills them to a temporary file) and no hash map of events; each document is parsed
+/// once, straight from SQLite's buffer. The creation-order sort happens here, on the keys.
 pub fn load_all(conn: &Connection) -> Result<Vec<Bullet>> {
-    let mut events: HashMap<String, Vec<FeedbackEvent>> = HashMap::new();
     let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT {EVENT_COLS} FROM feedback_events ORDER BY seq"
-        ))
+        .prepare_cached(
+            "SELECT b.id, b.created_at, b.doc, e.id, e.type, e.timestamp, e.source, e.session_path, e.reason
+             FROM bullets b LEFT JOIN feedback_events e INDEXED BY feedback_events_bullet
+               ON e.bullet_id = b.id",
+        )
         .map_err(sql)?;
-    let rows = stmt.query_map([], parse_event).map_err(sql)?;
-    for row in rows {
-        let (bullet_id, event) = row.map_err(sql)?;
-        events.entry(bullet_id).or_default().push(event);
+    let mut rows = stmt.query([]).map_err(sql)?;
+    let mut keyed: Vec<(String, Bullet)> = Vec::new();
+    while let Some(row) = rows.next().map_err(sql)? {
+        let id = row.get_ref(0).and_then(|v| Ok(v.as_str()?)).map_err(sql)?;
+        let same = keyed.last().is_some_and(|(_, b)| b.id == id);
+        if !same {
+            let created_at: String = row.get(1).map_err(sql)?;
+            let doc = row.get_ref(2).and_then(|v| Ok(v.as_str()?)).map_err(sql)?;
+            let mut b = parse_doc(id, doc)?;
+            b.feedback_events.clear();
+            keyed.push((created_at, b));
+        }
+        if let Some(event_id) = row.get::<_, Option<String>>(3).map_err(sql)? {
+            let kind: String = row.get(4).map_err(sql)?;
+            let source: String = row.get(6).map_err(sql)?;
+            let event = FeedbackEvent {
+                id: event_id,
+                kind: parse_type(&kind),
+                timestamp: row.get(5).map_err(sql)?,
+                source: parse_source(&source),
+                session_path: row.get(7).map_err(sql)?,
+                reason: row.get(8).map_err(sql)?,
+            };
+            if let Some((_, b)) = keyed.last_mut() {
+                b.feedback_events.push(event);
+            }
+        }
     }
-    let mut stmt = conn
-        .prepare_cached("SELECT id, doc FROM bullets ORDER BY created_at, rowid")
-        .map_err(sql)?;
-    let rows = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-        .map_err(sql)?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (id, doc) = row.map_err(sql)?;
-        let mut b = parse_doc(&id, &doc)?;
-        b.feedback_events = events.remove(&id).unwrap_or_default();
-        out.push(b);
-    }
-    Ok(out)
+    // Stable: rows come in rowid (insertion) order, which breaks ties.
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(keyed.into_iter().map(|(_, b)| b).collect())
 }
 
 pub fn get(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
