@@ -1,0 +1,948 @@
+//! The playbook through the real binary: init, add (text, file, stdin, repo), list, get, remove,
+//! export, import, feedback, undo, forget, outcomes, and the views (top, stale, why, stats),
+//! with time pinned through `CM_NOW` where scores depend on it.
+
+mod common;
+
+use common::{Env, bytes};
+use serde_json::Value;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/playbook");
+
+fn ids(list: &Value) -> Vec<String> {
+    list["bullets"]
+        .as_array()
+        .expect("bullets array")
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn score(env: &Env, id: &str, now: &str) -> f64 {
+    env.cm(&["playbook", "get", id])
+        .json()
+        .now(now)
+        .run()
+        .ok()
+        .data()["bullet"]["effectiveScore"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn init_creates_store_and_config_and_is_idempotent() {
+    let env = Env::new();
+    let d = env.cm(&["init"]).json().run().ok().data();
+    assert!(env.db().is_file());
+    assert!(env.data.join("config.json").is_file());
+    assert_eq!(d["ruleCount"], 0);
+    assert!(!d["created"].as_array().unwrap().is_empty());
+    // Again: nothing new created, nothing lost.
+    env.add("Always keep this rule");
+    let d = env.cm(&["init"]).json().run().ok().data();
+    assert_eq!(d["created"].as_array().unwrap().len(), 0);
+    assert_eq!(d["ruleCount"], 1);
+    // --force rewrites the config but keeps a backup and the rules.
+    std::fs::write(env.data.join("config.json"), r#"{"staleDays": 7}"#).unwrap();
+    env.cm(&["init", "--force"]).run().ok();
+    assert_eq!(
+        std::fs::read_to_string(env.data.join("config.json.bak")).unwrap(),
+        r#"{"staleDays": 7}"#
+    );
+    let d = env.cm(&["playbook", "list"]).json().run().ok().data();
+    assert_eq!(d["count"], 1);
+}
+
+#[test]
+fn init_with_a_starter_seeds_rules_once() {
+    let env = Env::new();
+    let d = env
+        .cm(&["init", "--starter", "rust"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    let added = d["starter"]["added"].as_u64().unwrap();
+    assert!(added > 3, "{d}");
+    let again = env
+        .cm(&["init", "--starter", "rust"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(again["starter"]["added"], 0);
+    assert_eq!(again["ruleCount"].as_u64().unwrap(), added);
+    env.cm(&["init", "--starter", "cobol"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("STARTER_NOT_FOUND");
+    let s = env.cm(&["starters"]).json().run().ok().data();
+    assert!(s["starters"].as_array().unwrap().len() >= 6);
+}
+
+#[test]
+fn add_returns_the_bullet_and_list_get_show_it() {
+    let env = Env::new();
+    let d = env
+        .cm(&[
+            "playbook",
+            "add",
+            "Always   run the tests\tbefore committing",
+            "--category",
+            "Testing",
+            "--tags",
+            "ci,Tests",
+            "--scope",
+            "language:rust",
+        ])
+        .json()
+        .run()
+        .ok()
+        .data();
+    let b = &d["bullet"];
+    let id = b["id"].as_str().unwrap();
+    assert!(id.starts_with("b-"));
+    assert_eq!(b["content"], "Always run the tests before committing");
+    assert_eq!(b["category"], "testing");
+    assert_eq!(b["tags"], serde_json::json!(["ci", "tests"]));
+    assert_eq!(b["scope"], "language");
+    assert_eq!(b["scopeKey"], "rust");
+    assert_eq!(b["type"], "rule");
+    assert_eq!(b["maturity"], "candidate");
+    assert_eq!(b["state"], "active");
+    assert_eq!(b["helpfulCount"], 0);
+    assert_eq!(b["effectiveScore"], 0.0);
+    assert_eq!(b["location"], "personal");
+    for key in [
+        "kind",
+        "feedbackEvents",
+        "sourceSessions",
+        "sourceAgents",
+        "pinned",
+        "deprecated",
+        "createdAt",
+        "updatedAt",
+    ] {
+        assert!(b.get(key).is_some(), "missing {key} in {b}");
+    }
+
+    let got = env.cm(&["playbook", "get", id]).json().run().ok().data();
+    assert_eq!(got["bullet"]["id"], id);
+    assert!(got["bullet"]["effectiveScore"].is_number());
+    // A unique prefix is enough.
+    let got = env
+        .cm(&["playbook", "get", &id[..6]])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(got["bullet"]["id"], id);
+
+    // The alias, the human table, --quiet ids.
+    let human = env.cm(&["ls"]).run().ok().stdout;
+    assert!(human.contains(id) && human.contains("Always run the tests"));
+    assert!(!human.contains('\x1b'), "no colour off a terminal");
+    let quiet = env.cm(&["ls", "--quiet"]).run().ok().stdout;
+    assert_eq!(quiet.trim(), id);
+}
+
+#[test]
+fn duplicate_text_is_not_added_twice() {
+    let env = Env::new();
+    let id = env.add("Prefer small pull requests");
+    let d = env
+        .cm(&["add", "prefer  SMALL pull requests"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["duplicate"], true);
+    assert_eq!(d["bullet"]["id"], id.as_str());
+    assert_eq!(
+        env.cm(&["ls"]).json().run().ok().data()["count"],
+        1,
+        "still one rule"
+    );
+}
+
+#[test]
+fn list_filters_by_category_hides_deprecated_and_honours_limit() {
+    let env = Env::new();
+    let a = env.add("Rule a");
+    env.cm(&["add", "Rule b", "--category", "git"]).run().ok();
+    env.cm(&["add", "Rule c", "--category", "git"]).run().ok();
+    env.cm(&["rm", &a, "--reason", "obsolete"]).run().ok();
+
+    let all = env.cm(&["ls"]).json().run().ok().data();
+    assert_eq!(all["count"], 2);
+    assert_eq!(all["total"], 2);
+    let with_deprecated = env.cm(&["ls", "--all"]).json().run().ok().data();
+    assert_eq!(with_deprecated["count"], 3);
+    let git = env
+        .cm(&["ls", "--category", "git"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(git["count"], 2);
+    let limited = env.cm(&["ls", "--limit", "1"]).json().run().ok().data();
+    assert_eq!(limited["count"], 1);
+    assert_eq!(limited["total"], 2);
+    assert_eq!(limited["bullets"].as_array().unwrap().len(), 1);
+    env.cm(&["ls", "--category", "nope"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("INVALID_CATEGORY");
+}
+
+#[test]
+fn add_from_a_file_and_from_stdin_with_session_provenance() {
+    let env = Env::new();
+    let file = env.tmp.path().join("rules.json");
+    std::fs::write(
+        &file,
+        r#"[{"content": "Rule from a file", "category": "workflow", "tags": ["a", "b"]},
+            {"content": "Second rule from a file"}]"#,
+    )
+    .unwrap();
+    let d = env
+        .cm(&[
+            "playbook",
+            "add",
+            "--file",
+            file.to_str().unwrap(),
+            "--session",
+            "/sessions/s-1.jsonl",
+        ])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 2);
+    assert_eq!(d["bullets"][0]["tags"], serde_json::json!(["a", "b"]));
+    assert_eq!(d["bullets"][1]["category"], "general");
+    assert_eq!(
+        d["bullets"][0]["sourceSessions"],
+        serde_json::json!(["/sessions/s-1.jsonl"])
+    );
+
+    let d = env
+        .cm(&["playbook", "add", "--file", "-"])
+        .stdin(r#"[{"content": "Rule from stdin", "category": "git"}, {"content": "Rule from a file"}]"#)
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 1);
+    assert_eq!(
+        d["skipped"].as_array().unwrap().len(),
+        1,
+        "duplicate skipped"
+    );
+    let why = env
+        .cm(&[
+            "why",
+            ids(&env.cm(&["ls"]).json().run().ok().data())[0].as_str(),
+        ])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(
+        why["provenance"]["sourceSessions"],
+        serde_json::json!(["/sessions/s-1.jsonl"])
+    );
+}
+
+#[test]
+fn bad_batches_add_nothing() {
+    let env = Env::new();
+    env.add("Existing rule");
+    let cases: &[(&str, &str)] = &[
+        (r#"[{"content": }]"#, "INVALID_INPUT"),
+        (r#"{"content": "not an array"}"#, "INVALID_INPUT"),
+        (r#"[{"text": "wrong field"}]"#, "INVALID_INPUT"),
+        (r#"[{"content": "ok"}, {"content": "   "}]"#, "EMPTY_RULE"),
+        (
+            r#"[{"content": "ok"}, {"content": "x", "category": "cooking"}]"#,
+            "INVALID_CATEGORY",
+        ),
+    ];
+    for (input, code) in cases {
+        let out = env
+            .cm(&["playbook", "add", "--file", "-"])
+            .stdin(*input)
+            .json()
+            .run()
+            .code(2);
+        let e = out.error_code(code);
+        assert!(e["hint"].is_string(), "{e}");
+    }
+    // Malformed JSON names the position.
+    let e = env
+        .cm(&["playbook", "add", "--file", "-"])
+        .stdin("[\n  {\"content\": }\n]")
+        .json()
+        .run()
+        .error();
+    assert!(e["message"].as_str().unwrap().contains("line 2"), "{e}");
+    assert_eq!(env.cm(&["ls"]).json().run().ok().data()["count"], 1);
+    env.cm(&["add", "--file", "/no/such/file.json"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("FILE_NOT_FOUND");
+}
+
+#[test]
+fn secrets_never_reach_the_playbook() {
+    let env = Env::new();
+    let d = env
+        .cm(&[
+            "add",
+            "Deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
+        ])
+        .json()
+        .run()
+        .ok()
+        .data();
+    let content = d["bullet"]["content"].as_str().unwrap();
+    assert!(!content.contains("ghp_abcdef"), "{content}");
+    assert!(content.contains("REDACTED"), "{content}");
+}
+
+#[test]
+fn remove_deprecates_hard_deletes_and_undo_restores() {
+    let env = Env::new();
+    let id = env.add("Rule to remove");
+    let d = env
+        .cm(&["rm", &id, "--reason", "superseded"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["hard"], false);
+    assert_eq!(d["bullet"]["deprecated"], true);
+    assert_eq!(d["bullet"]["maturity"], "deprecated");
+    let d = env.cm(&["undo", &id]).json().run().ok().data();
+    assert_eq!(d["undone"], "remove");
+    assert_eq!(d["bullet"]["deprecated"], false);
+
+    env.cm(&["playbook", "remove", &id, "--hard"]).run().ok();
+    env.cm(&["playbook", "get", &id])
+        .json()
+        .run()
+        .code(2)
+        .error_code("RULE_NOT_FOUND");
+    let d = env.cm(&["undo", &id]).json().run().ok().data();
+    assert_eq!(d["undone"], "remove --hard");
+    env.cm(&["playbook", "get", &id]).run().ok();
+    // Both removals are undone; undoing once more takes back the add itself.
+    let d = env.cm(&["undo", &id]).json().run().ok().data();
+    assert_eq!(d["undone"], "add");
+    assert!(d["bullet"].is_null());
+    env.cm(&["playbook", "get", &id]).run().code(2);
+    env.cm(&["undo", &id])
+        .json()
+        .run()
+        .code(2)
+        .error_code("RULE_NOT_FOUND");
+}
+
+#[test]
+fn mark_counts_matures_and_undo_reverts_exactly() {
+    let env = Env::new();
+    let id = env.add("Always read the error message first");
+    for _ in 0..3 {
+        env.cm(&["mark", &id, "--helpful"]).run().ok();
+    }
+    let d = env
+        .cm(&[
+            "mark",
+            &id,
+            "--helpful",
+            "--reason",
+            "found the bug",
+            "--session",
+            "/s/2.jsonl",
+        ])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["bullet"]["helpfulCount"], 4);
+    assert_eq!(d["bullet"]["maturity"], "established");
+    assert_eq!(d["event"]["type"], "helpful");
+    assert_eq!(d["event"]["source"], "manual");
+    assert_eq!(d["event"]["reason"], "found the bug");
+    assert_eq!(d["event"]["sessionPath"], "/s/2.jsonl");
+    assert_eq!(d["bullet"]["feedbackEvents"].as_array().unwrap().len(), 4);
+
+    let d = env.cm(&["undo", &id]).json().run().ok().data();
+    assert_eq!(d["undone"], "mark");
+    assert_eq!(d["bullet"]["helpfulCount"], 3);
+    let got = env.cm(&["playbook", "get", &id]).json().run().ok().data();
+    assert_eq!(got["bullet"]["feedbackEvents"].as_array().unwrap().len(), 3);
+
+    env.cm(&["mark", &id])
+        .json()
+        .run()
+        .code(2)
+        .error_code("INVALID_ARGUMENT");
+    env.cm(&["mark", &id, "--helpful", "--harmful"])
+        .json()
+        .run()
+        .code(2);
+    env.cm(&["mark", "b-does-not-exist", "--helpful"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("RULE_NOT_FOUND");
+}
+
+#[test]
+fn three_harmful_marks_invert_a_rule_and_undo_takes_it_back() {
+    let env = Env::new();
+    let id = env.add("Always cache auth tokens");
+    env.cm(&["mark", &id, "--harmful"]).run().ok();
+    env.cm(&["mark", &id, "--harmful"]).run().ok();
+    let d = env.cm(&["mark", &id, "--harmful"]).json().run().ok().data();
+    let anti = &d["invertedTo"];
+    assert_eq!(anti["content"], "PITFALL: Don't cache auth tokens");
+    assert_eq!(anti["type"], "anti-pattern");
+    assert!(anti["reasoning"].as_str().unwrap().contains(&id));
+    assert_eq!(d["bullet"]["deprecated"], true);
+    let anti_id = anti["id"].as_str().unwrap().to_string();
+    let live = ids(&env.cm(&["ls"]).json().run().ok().data());
+    assert_eq!(live, vec![anti_id.clone()]);
+
+    let d = env.cm(&["undo", &id]).json().run().ok().data();
+    assert_eq!(d["removedBullets"], serde_json::json!([anti_id]));
+    assert_eq!(d["bullet"]["harmfulCount"], 2);
+    env.cm(&["playbook", "get", &anti_id]).run().code(2);
+}
+
+#[test]
+fn forget_deprecates_with_reason_and_invert_creates_the_warning() {
+    let env = Env::new();
+    let id = env.add("Use global state for configuration");
+    let d = env
+        .cm(&["forget", &id, "--reason", "hid a race", "--invert"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["bullet"]["deprecated"], true);
+    assert!(
+        d["bullet"]["deprecationReason"]
+            .as_str()
+            .unwrap()
+            .contains("hid a race")
+    );
+    assert_eq!(
+        d["invertedTo"]["content"],
+        "PITFALL: Avoid - Use global state for configuration"
+    );
+    env.cm(&["forget", &id, "--reason", "again"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("ALREADY_DEPRECATED");
+    let d = env.cm(&["undo", &id]).json().run().ok().data();
+    assert_eq!(d["undone"], "forget");
+    assert_eq!(d["bullet"]["deprecated"], false);
+    assert_eq!(d["removedBullets"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
+        1
+    );
+    // --reason is required.
+    env.cm(&["forget", &id]).json().run().code(2);
+}
+
+#[test]
+fn outcomes_are_recorded_then_applied_or_cleared() {
+    let env = Env::new();
+    let a = env.add("Rule a");
+    let b = env.add("Rule b");
+    let pair = format!("{a},{b}");
+    let d = env
+        .cm(&[
+            "outcome",
+            "success",
+            &pair,
+            "--summary",
+            "fixed it",
+            "--session",
+            "/s/o.jsonl",
+        ])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["outcome"]["status"], "success");
+    assert_eq!(d["outcome"]["applied"], false);
+    env.cm(&["outcome", "failure", &b]).run().ok();
+    env.cm(&["outcome", "mixed", &a]).run().ok();
+    // Not applied yet.
+    assert_eq!(
+        env.cm(&["playbook", "get", &a]).json().run().ok().data()["bullet"]["helpfulCount"],
+        0
+    );
+    let d = env.cm(&["outcome-apply"]).json().run().ok().data();
+    assert_eq!(d["count"], 3);
+    let ga = env.cm(&["playbook", "get", &a]).json().run().ok().data();
+    let gb = env.cm(&["playbook", "get", &b]).json().run().ok().data();
+    assert_eq!(ga["bullet"]["helpfulCount"], 1, "mixed changes nothing");
+    assert_eq!(ga["bullet"]["feedbackEvents"][0]["source"], "outcome");
+    assert_eq!(
+        ga["bullet"]["feedbackEvents"][0]["sessionPath"],
+        "/s/o.jsonl"
+    );
+    assert_eq!(gb["bullet"]["helpfulCount"], 1);
+    assert_eq!(gb["bullet"]["harmfulCount"], 1);
+    // Applied outcomes are not applied twice.
+    assert_eq!(
+        env.cm(&["outcome-apply"]).json().run().ok().data()["count"],
+        0
+    );
+    env.cm(&["outcome", "success", &a]).run().ok();
+    assert_eq!(
+        env.cm(&["outcome-clear"]).json().run().ok().data()["cleared"],
+        1
+    );
+    assert_eq!(
+        env.cm(&["outcome-apply"]).json().run().ok().data()["count"],
+        0
+    );
+    env.cm(&["outcome", "great", &a])
+        .json()
+        .run()
+        .code(2)
+        .error_code("INVALID_ARGUMENT");
+    env.cm(&["outcome", "success", "b-missing"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("RULE_NOT_FOUND");
+}
+
+#[test]
+fn decay_through_the_binary_at_0_45_90_180_days() {
+    let env = Env::new();
+    let t0 = "2026-01-01T00:00:00Z";
+    let id = env
+        .cm(&["add", "Always pin the toolchain"])
+        .now(t0)
+        .json()
+        .run()
+        .ok()
+        .data()["bullet"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    env.cm(&["mark", &id, "--helpful"]).now(t0).run().ok();
+    let cases = [
+        ("2026-01-01T00:00:00Z", 1.0),
+        ("2026-02-15T00:00:00Z", 0.707), // 45 days: 0.5^(1/2)
+        ("2026-04-01T00:00:00Z", 0.5),   // 90 days
+        ("2026-06-30T00:00:00Z", 0.25),  // 180 days
+    ];
+    for (now, want) in cases {
+        let got = score(&env, &id, now);
+        assert!((got - want).abs() < 0.001, "at {now}: {got} != {want}");
+    }
+    // One harmful mark weighs four helpful ones (decayed the same way).
+    env.cm(&["mark", &id, "--harmful"]).now(t0).run().ok();
+    assert!((score(&env, &id, t0) - (1.0 - 4.0)).abs() < 0.001);
+    assert!((score(&env, &id, "2026-04-01T00:00:00Z") - (-1.5)).abs() < 0.001);
+}
+
+#[test]
+fn scoring_config_changes_the_numbers() {
+    let env = Env::new();
+    env.cm(&["init"]).run().ok();
+    std::fs::write(
+        env.data.join("config.json"),
+        r#"{"scoring": {"decayHalfLifeDays": 30, "harmfulMultiplier": 2}}"#,
+    )
+    .unwrap();
+    let t0 = "2026-01-01T00:00:00Z";
+    let id = env.add("Rule");
+    env.cm(&["mark", &id, "--helpful"]).now(t0).run().ok();
+    env.cm(&["mark", &id, "--harmful"]).now(t0).run().ok();
+    assert!((score(&env, &id, "2026-01-31T00:00:00Z") - (0.5 - 1.0)).abs() < 0.001);
+}
+
+#[test]
+fn top_stale_why_and_stats() {
+    let env = Env::new();
+    let t0 = "2026-01-01T00:00:00Z";
+    let run = |args: &[&str]| env.cm(args).now(t0).json().run().ok().data();
+    let a = run(&["add", "Rule a", "--category", "testing"])["bullet"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let b = run(&["add", "Rule b", "--category", "git"])["bullet"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let c = run(&["add", "Always rule c", "--category", "git"])["bullet"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for _ in 0..3 {
+        run(&["mark", &a, "--helpful"]);
+    }
+    run(&["mark", &b, "--helpful"]);
+    for _ in 0..3 {
+        run(&["mark", &c, "--harmful"]);
+    }
+
+    let top = run(&["top", "2"]);
+    assert_eq!(ids(&top), vec![a.clone(), b.clone()]);
+    let top_git = run(&["top", "--category", "git"]);
+    assert_eq!(ids(&top_git), vec![b.clone()]);
+    assert_eq!(ids(&run(&["top", "5", "--limit", "1"])), vec![a.clone()]);
+
+    // 100 days later every live rule is stale; with --project each gets the date its score
+    // falls below minScore (0.1): a (score 3 at t0) after 90*log2(30) days.
+    let later = "2026-04-11T00:00:00Z";
+    let stale = env
+        .cm(&["stale", "--project"])
+        .now(later)
+        .json()
+        .run()
+        .ok()
+        .data();
+    let items = stale["bullets"].as_array().unwrap();
+    let ia = items.iter().find(|i| i["id"] == a.as_str()).unwrap();
+    assert_eq!(ia["daysSinceActivity"], 100);
+    let projected = ia["projectedBelowMinimum"].as_str().unwrap();
+    // 90 * log2(3 / 0.1) = 441.6 days after t0 -> 2027-03-18.
+    assert!(projected.starts_with("2027-03-1"), "{projected}");
+    let none = env
+        .cm(&["stale", "--days", "200"])
+        .now(later)
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(none["count"], 0);
+    let limited = env
+        .cm(&["stale", "--limit", "1"])
+        .now(later)
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(limited["count"], 1);
+    assert!(limited["total"].as_u64().unwrap() >= 2);
+
+    let why = run(&["why", &a]);
+    assert_eq!(why["feedback"].as_array().unwrap().len(), 3);
+    assert_eq!(why["history"][0]["action"], "add");
+    let traj = why["trajectory"].as_array().unwrap();
+    assert!(traj.iter().any(|p| p["label"] == "+90d"));
+    let plus90 = traj.iter().find(|p| p["label"] == "+90d").unwrap();
+    assert!((plus90["score"].as_f64().unwrap() - 1.5).abs() < 0.001);
+    let human = env.cm(&["why", &a]).now(t0).run().ok().stdout;
+    assert!(
+        human.contains("Feedback") && human.contains("helpful"),
+        "{human}"
+    );
+
+    let stats = run(&["stats", "--trace-decay"]);
+    assert_eq!(stats["total"], 4); // a, b, c and c's anti-pattern
+    assert_eq!(stats["antiPatternCount"], 1);
+    assert_eq!(stats["byMaturity"]["deprecated"], 1);
+    assert_eq!(stats["byMaturity"]["established"], 1);
+    assert_eq!(stats["byCategory"]["git"], 2); // b and the anti-pattern
+    assert_eq!(stats["byType"]["anti-pattern"], 1);
+    let trace = stats["decayTrace"].as_array().unwrap();
+    let ta = trace.iter().find(|t| t["id"] == a.as_str()).unwrap();
+    assert_eq!(ta["events"].as_array().unwrap().len(), 3);
+    assert_eq!(ta["events"][0]["decayFactor"], 1.0);
+    let later_stats = env.cm(&["stats"]).now(later).json().run().ok().data();
+    assert_eq!(later_stats["staleCount"], 3);
+}
+
+#[test]
+fn export_and_reimport_round_trip_in_every_format() {
+    let env = Env::new();
+    let a = env.add("Always rule one");
+    env.cm(&["add", "Rule two", "--category", "git", "--tags", "x"])
+        .run()
+        .ok();
+    env.cm(&["mark", &a, "--helpful"]).run().ok();
+
+    let json_doc = env
+        .cm(&["playbook", "export", "--format", "json"])
+        .run()
+        .ok()
+        .stdout;
+    let yaml_doc = env.cm(&["playbook", "export"]).run().ok().stdout;
+    let md_doc = env
+        .cm(&["playbook", "export", "--format", "md"])
+        .run()
+        .ok()
+        .stdout;
+    assert!(yaml_doc.starts_with("schema_version: 2"), "{yaml_doc}");
+    assert!(md_doc.contains("## git") && md_doc.contains("- Rule two"));
+
+    for (name, doc) in [
+        ("p.json", &json_doc),
+        ("p.yaml", &yaml_doc),
+        ("p.md", &md_doc),
+    ] {
+        let other = Env::new();
+        let path = other.tmp.path().join(name);
+        std::fs::write(&path, doc).unwrap();
+        let d = other
+            .cm(&["playbook", "import", path.to_str().unwrap()])
+            .json()
+            .run()
+            .ok()
+            .data();
+        assert_eq!(d["added"], 2, "{name}: {d}");
+        let list = other.cm(&["ls"]).json().run().ok().data();
+        let contents: Vec<&str> = list["bullets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["content"].as_str().unwrap())
+            .collect();
+        assert!(contents.contains(&"Rule two"), "{name}: {contents:?}");
+        if name != "p.md" {
+            // Structured formats keep ids and feedback.
+            let got = other.cm(&["playbook", "get", &a]).json().run().ok().data();
+            assert_eq!(got["bullet"]["helpfulCount"], 1, "{name}");
+            assert_eq!(got["bullet"]["feedbackEvents"].as_array().unwrap().len(), 1);
+        }
+    }
+    env.cm(&["playbook", "export", "--format", "xml"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("INVALID_FORMAT");
+}
+
+#[test]
+fn import_the_original_playbook_yaml() {
+    let env = Env::new();
+    let path = format!("{FIXTURES}/original-playbook.yaml");
+    let d = env
+        .cm(&["playbook", "import", &path])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 3, "{d}");
+    let b = env
+        .cm(&["playbook", "get", "b-m3x9k2-a1b2c3"])
+        .json()
+        .run()
+        .ok()
+        .data()["bullet"]
+        .clone();
+    assert_eq!(b["helpfulCount"], 4);
+    assert_eq!(b["maturity"], "established");
+    assert_eq!(b["sourceAgents"], serde_json::json!(["claude", "cursor"]));
+    assert_eq!(b["feedbackEvents"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        b["feedbackEvents"][0]["sessionPath"],
+        "/home/dev/.claude/projects/app/s1.jsonl"
+    );
+    let anti = env
+        .cm(&["playbook", "get", "b-anti-1726000000000"])
+        .json()
+        .run()
+        .ok()
+        .data()["bullet"]
+        .clone();
+    assert_eq!(anti["type"], "anti-pattern");
+    assert_eq!(anti["pinned"], true);
+    // The deprecated one is kept, hidden from the default list.
+    assert_eq!(env.cm(&["ls"]).json().run().ok().data()["count"], 2);
+    assert_eq!(
+        env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
+        3
+    );
+    // Importing again adds nothing; --replace swaps the personal playbook.
+    let again = env
+        .cm(&["playbook", "import", &path])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(again["added"], 0);
+    env.add("A rule that --replace drops");
+    let d = env
+        .cm(&["playbook", "import", &path, "--replace"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 3);
+    assert_eq!(
+        env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
+        3
+    );
+}
+
+#[test]
+fn import_markdown_lists_and_reject_bad_files() {
+    let env = Env::new();
+    let d = env
+        .cm(&["playbook", "import", &format!("{FIXTURES}/rules.md")])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 4, "{d}");
+    let list = env.cm(&["ls"]).json().run().ok().data();
+    let by_content = |c: &str| {
+        list["bullets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["content"] == c)
+            .unwrap_or_else(|| panic!("{c} not imported: {list}"))
+            .clone()
+    };
+    assert_eq!(
+        by_content("Run the full test suite before pushing")["category"],
+        "testing"
+    );
+    assert_eq!(
+        by_content("Add a regression test for every bug fix")["category"],
+        "testing"
+    );
+    assert_eq!(
+        by_content("Never rewrite published history")["category"],
+        "git"
+    );
+    assert_eq!(
+        by_content("Keep secrets out of commit messages")["category"],
+        "security"
+    );
+
+    let bad = env.tmp.path().join("bad.yaml");
+    std::fs::write(&bad, "bullets:\n  - content: [unclosed\n").unwrap();
+    let e = env
+        .cm(&["playbook", "import", bad.to_str().unwrap()])
+        .json()
+        .run()
+        .code(2)
+        .error_code("INVALID_INPUT");
+    assert!(e["message"].as_str().unwrap().contains("line"), "{e}");
+    // stdin works too.
+    let d = env
+        .cm(&["playbook", "import", "-"])
+        .stdin("- One more rule from stdin\n")
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 1);
+}
+
+#[test]
+fn repo_rules_live_in_the_repository_and_merge_into_list() {
+    let env = Env::new();
+    env.git_repo();
+    let sub = env.cwd.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let personal = env.add("Personal rule");
+    let d = env
+        .cm(&["playbook", "add", "Run make lint before pushing", "--repo"])
+        .cwd(&sub)
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["location"], "repo");
+    let repo_id = d["bullet"]["id"].as_str().unwrap().to_string();
+    let file = env.cwd.join(".cass/playbook.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("Run make lint before pushing"), "{text}");
+
+    let list = env.cm(&["ls"]).cwd(&sub).json().run().ok().data();
+    let find = |id: &str| {
+        list["bullets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(find(&repo_id)["location"], "repo");
+    assert!(
+        find(&repo_id)["locationPath"]
+            .as_str()
+            .unwrap()
+            .ends_with(".cass/playbook.yaml")
+    );
+    assert_eq!(find(&personal)["location"], "personal");
+    let human = env.cm(&["ls"]).cwd(&sub).run().ok().stdout;
+    assert!(human.contains(&format!("{repo_id} (repo)")), "{human}");
+
+    // Outside the repository only the personal rule shows.
+    let elsewhere = env.tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    assert_eq!(
+        ids(&env.cm(&["ls"]).cwd(&elsewhere).json().run().ok().data()),
+        vec![personal]
+    );
+
+    // Feedback on a repo rule is written back to the repository file, and undone there.
+    env.cm(&["mark", &repo_id, "--helpful"])
+        .cwd(&sub)
+        .run()
+        .ok();
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("helpfulCount: 1")
+    );
+    env.cm(&["undo", &repo_id]).cwd(&sub).run().ok();
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("helpfulCount: 0")
+    );
+    env.cm(&["rm", &repo_id, "--hard"]).cwd(&sub).run().ok();
+    assert!(
+        !std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("make lint")
+    );
+    env.cm(&["undo", &repo_id]).cwd(&sub).run().ok();
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("make lint")
+    );
+}
+
+#[test]
+fn a_broken_repo_playbook_is_reported_and_never_rewritten() {
+    let env = Env::new();
+    env.git_repo();
+    std::fs::create_dir_all(env.cwd.join(".cass")).unwrap();
+    let file = env.cwd.join(".cass/playbook.yaml");
+    std::fs::write(&file, "bullets: [ {content: \"unclosed\"\n").unwrap();
+    let before = bytes(&file);
+    let e = env
+        .cm(&["ls"])
+        .json()
+        .run()
+        .code(3)
+        .error_code("REPO_PLAYBOOK_INVALID");
+    assert!(e["message"].as_str().unwrap().contains("playbook.yaml"));
+    env.cm(&["add", "x", "--repo"]).json().run().code(3);
+    assert_eq!(bytes(&file), before);
+}
