@@ -50,9 +50,18 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg_path = paths::global_config_path();
     let defaults =
         serde_json::to_string_pretty(&Config::default()).expect("defaults serialize") + "\n";
-    if cfg_path.exists() {
-        // Refuse to go on with a malformed config: report it, never overwrite it.
+    // Check everything before writing anything: a malformed config is reported (never
+    // overwritten), and a corrupt or foreign database stops init before a config appears beside it.
+    let cfg_exists = cfg_path.exists();
+    if cfg_exists {
         config::read_json_file(&cfg_path)?;
+    }
+    let db_existed = paths::db_path().exists();
+    let store = ctx.store()?;
+    if !db_existed {
+        created.push(store.path.display().to_string());
+    }
+    if cfg_exists {
         if args.force {
             let bak = cfg_path.with_extension("json.bak");
             std::fs::copy(&cfg_path, &bak)
@@ -67,12 +76,6 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     } else {
         crate::fsutil::write_atomic(&cfg_path, defaults.as_bytes())?;
         created.push(cfg_path.display().to_string());
-    }
-
-    let db_existed = paths::db_path().exists();
-    let store = ctx.store()?;
-    if !db_existed {
-        created.push(store.path.display().to_string());
     }
 
     let mut seeded = json!(null);
