@@ -115,6 +115,10 @@ impl Run {
         self.cmd.env(key, value);
         self
     }
+    pub fn env_remove(mut self, key: &str) -> Self {
+        self.cmd.env_remove(key);
+        self
+    }
     pub fn run(mut self) -> Out {
         self.cmd
             .stdin(if self.stdin.is_some() {

@@ -1,0 +1,145 @@
+//! Many processes writing one store at once: every mark and every add is stored, and no
+//! "database is locked" reaches the user.
+
+mod common;
+
+use common::{CM, Env};
+use std::process::{Command, Stdio};
+
+const WORKERS: usize = 8;
+const MARKS_PER_WORKER: usize = 12;
+const ADDS_PER_WORKER: usize = 4;
+
+#[test]
+fn eight_processes_marking_and_adding_lose_nothing() {
+    let env = Env::new();
+    let shared = (0..3)
+        .map(|i| format!("Shared rule {i}"))
+        .collect::<Vec<_>>();
+    let ids: Vec<String> = shared.iter().map(|t| env.add(t)).collect();
+
+    let script = |w: usize| {
+        // One shell per worker runs its commands back to back, so the workers overlap.
+        let mut lines = Vec::new();
+        for m in 0..MARKS_PER_WORKER {
+            let id = &ids[(w + m) % ids.len()];
+            let verdict = if m % 4 == 3 { "--harmful" } else { "--helpful" };
+            lines.push(format!(
+                "\"$CM\" mark {id} {verdict} --reason 'w{w} m{m}' --json || echo FAILED mark {w} {m} >&2"
+            ));
+            if m % 3 == 0 {
+                let a = m / 3;
+                if a < ADDS_PER_WORKER {
+                    lines.push(format!(
+                        "\"$CM\" playbook add 'Worker {w} rule {a}' --json || echo FAILED add {w} {a} >&2"
+                    ));
+                }
+            }
+        }
+        lines.join("\n")
+    };
+    let children: Vec<_> = (0..WORKERS)
+        .map(|w| {
+            Command::new("sh")
+                .arg("-c")
+                .arg(script(w))
+                .env("CM", CM)
+                .env("HOME", &env.home)
+                .env("CASS_MEMORY_HOME", &env.data)
+                .current_dir(&env.cwd)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn worker")
+        })
+        .collect();
+    let mut all_stdout = String::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !stderr.contains("FAILED"),
+            "a command failed:\n{stderr}\n{stdout}"
+        );
+        let lower = format!("{stderr}{stdout}").to_lowercase();
+        assert!(
+            !lower.contains("locked") && !lower.contains("busy"),
+            "lock contention reached the user:\n{stderr}\n{stdout}"
+        );
+        all_stdout.push_str(&stdout);
+    }
+    for line in all_stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["success"], true, "{line}");
+    }
+
+    // Every event is stored: per-rule counts match the events and the totals match what ran.
+    let list = env.cm(&["ls", "--all"]).json().run().ok().data();
+    let bullets = list["bullets"].as_array().unwrap();
+    let (mut helpful, mut harmful, mut events) = (0, 0, 0);
+    for b in bullets {
+        let h = b["helpfulCount"].as_u64().unwrap();
+        let x = b["harmfulCount"].as_u64().unwrap();
+        let ev = b["feedbackEvents"].as_array().unwrap();
+        assert_eq!(
+            ev.len() as u64,
+            h + x,
+            "counts match events for {}",
+            b["id"]
+        );
+        helpful += h;
+        harmful += x;
+        events += ev.len();
+    }
+    let expected_harmful = WORKERS * (MARKS_PER_WORKER / 4);
+    let expected_marks = WORKERS * MARKS_PER_WORKER;
+    assert_eq!(events, expected_marks, "every mark stored");
+    assert_eq!(harmful as usize, expected_harmful);
+    assert_eq!(helpful as usize, expected_marks - expected_harmful);
+    let worker_rules = bullets
+        .iter()
+        .filter(|b| b["content"].as_str().unwrap().starts_with("Worker "))
+        .count();
+    assert_eq!(worker_rules, WORKERS * ADDS_PER_WORKER, "every add stored");
+    // And every mark left its own reason behind.
+    let mut reasons: Vec<String> = bullets
+        .iter()
+        .flat_map(|b| b["feedbackEvents"].as_array().unwrap().clone())
+        .map(|e| e["reason"].as_str().unwrap().to_string())
+        .collect();
+    reasons.sort();
+    reasons.dedup();
+    assert_eq!(reasons.len(), expected_marks);
+}
+
+#[test]
+fn processes_racing_to_create_a_fresh_store_all_succeed() {
+    let env = Env::new();
+    let children: Vec<_> = (0..WORKERS)
+        .map(|w| {
+            Command::new(CM)
+                .args(["playbook", "add", &format!("First rule from {w}"), "--json"])
+                .env("HOME", &env.home)
+                .env("CASS_MEMORY_HOME", &env.data)
+                .current_dir(&env.cwd)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        env.cm(&["ls"]).json().run().ok().data()["count"],
+        WORKERS as u64
+    );
+}

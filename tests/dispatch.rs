@@ -1,0 +1,143 @@
+//! Multi-call dispatch: the binary linked as `cm-pretool`, `cm-postsession` and `cm-precommit`
+//! runs the hook entry points (as `cm hook NAME` does), without the CLI parser and without
+//! touching the data directory.
+
+mod common;
+
+use common::{CM, Env};
+use std::path::PathBuf;
+
+const LINKS: [&str; 3] = ["cm-pretool", "cm-postsession", "cm-precommit"];
+const HOOKS: [&str; 5] = [
+    "pretool",
+    "postsession",
+    "precommit",
+    "session-start",
+    "prompt",
+];
+
+fn links(env: &Env) -> Vec<PathBuf> {
+    let bin = env.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    LINKS
+        .iter()
+        .map(|name| {
+            let link = bin.join(name);
+            std::os::unix::fs::symlink(CM, &link).unwrap();
+            link
+        })
+        .collect()
+}
+
+#[test]
+fn links_dispatch_to_hooks_silently_on_an_empty_payload() {
+    let env = Env::new();
+    for link in links(&env) {
+        let out = env.run_program(&link, &[]).run().ok();
+        assert!(
+            out.stdout.is_empty(),
+            "{}: {:?}",
+            link.display(),
+            out.stdout
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}: {:?}",
+            link.display(),
+            out.stderr
+        );
+        // Also with an explicitly empty stdin pipe.
+        let out = env.run_program(&link, &[]).stdin("").run().ok();
+        assert!(out.stdout.is_empty());
+    }
+    // The hook path never creates the data directory (no config parse, no database open).
+    assert!(!env.data.exists(), "a hook touched {}", env.data.display());
+}
+
+#[test]
+fn links_do_not_parse_cli_arguments() {
+    // Were these links reaching the clap parser, `--version` would print a version and
+    // `--definitely-not-a-flag` would be an argument error.
+    let env = Env::new();
+    for link in links(&env) {
+        for arg in ["--version", "--definitely-not-a-flag", "playbook"] {
+            let out = env.run_program(&link, &[arg]).run().ok();
+            assert!(
+                out.stdout.is_empty(),
+                "{} {arg}: {}",
+                link.display(),
+                out.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn cm_hook_name_reaches_the_same_entry_points() {
+    let env = Env::new();
+    for name in HOOKS {
+        let out = env.cm(&["hook", name]).run().ok();
+        assert!(out.stdout.is_empty(), "hook {name}: {}", out.stdout);
+        let out = env.cm(&["hook", name]).stdin("").run().ok();
+        assert!(out.stdout.is_empty(), "hook {name}: {}", out.stdout);
+    }
+    assert!(!env.data.exists(), "`cm hook` touched the data directory");
+    // An unknown name and a missing one are user errors (exit 2) with the list of names.
+    let out = env.cm(&["hook", "nope"]).run().code(2);
+    assert!(out.stderr.contains("pretool"), "{}", out.stderr);
+    let out = env.cm(&["hook"]).json().run().code(2);
+    assert_eq!(out.error()["code"], "INVALID_ARGUMENT");
+}
+
+#[test]
+fn a_copy_under_another_name_is_the_cli() {
+    let env = Env::new();
+    let other = env.tmp.path().join("bin").join("my-cm");
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(CM, &other).unwrap();
+    let out = env.run_program(&other, &["--version"]).run().ok();
+    assert!(out.stdout.starts_with("cm "), "{}", out.stdout);
+}
+
+#[test]
+fn doctor_finds_links_beside_the_binary() {
+    let env = Env::new();
+    let bin = env.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let cm = bin.join("cm");
+    std::fs::copy(CM, &cm).unwrap();
+    let doctor = |env: &Env| env.run_program(&cm, &["doctor", "--json"]).run();
+    env.run_program(&cm, &["init"]).run().ok();
+    // Links missing: a warning, not a failure.
+    let out = doctor(&env).ok();
+    let checks = out.data()["checks"].clone();
+    let pretool = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "cm-pretool")
+        .unwrap()
+        .clone();
+    assert_eq!(pretool["status"], "warn");
+    for name in LINKS {
+        std::os::unix::fs::symlink("cm", bin.join(name)).unwrap();
+    }
+    let out = doctor(&env).ok();
+    let d = out.data();
+    assert_eq!(d["healthy"], true);
+    assert!(
+        d["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["status"] == "ok"),
+        "{d}"
+    );
+    // A broken store fails doctor with exit 1.
+    for leftover in ["cm.db-wal", "cm.db-shm"] {
+        let _ = std::fs::remove_file(env.data.join(leftover));
+    }
+    std::fs::write(env.data.join("cm.db"), b"garbage garbage garbage").unwrap();
+    let out = doctor(&env).code(1);
+    assert_eq!(out.data()["healthy"], false);
+}
