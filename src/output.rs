@@ -24,7 +24,7 @@ pub enum Mode {
 }
 
 /// What a successful command produced.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Report {
     pub data: Value,
     pub human: String,
@@ -33,9 +33,24 @@ pub struct Report {
     /// Exit code for a command that succeeded in running but reports a failed state
     /// (`cm doctor` with a failing check). 0 for everything else.
     pub exit: i32,
-    /// `data` already serialized (large lists): printed as is instead of [`Report::data`], so a
-    /// 5,000-rule list never builds a `serde_json::Value` tree.
-    pub raw_data: Option<String>,
+    /// `data` written straight to stdout (large lists) instead of [`Report::data`]: a
+    /// 5,000-rule list never builds a `serde_json::Value` tree or a multi-megabyte string.
+    pub stream: Option<Streamer>,
+}
+
+/// Writes a command's JSON `data` to stdout.
+pub type Streamer = Box<dyn FnOnce(&mut dyn Write) -> std::io::Result<()>>;
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Report")
+            .field("data", &self.data)
+            .field("human", &self.human)
+            .field("quiet", &self.quiet)
+            .field("exit", &self.exit)
+            .field("stream", &self.stream.as_ref().map(|_| "..."))
+            .finish()
+    }
 }
 
 impl Report {
@@ -45,14 +60,14 @@ impl Report {
             human: String::new(),
             quiet: String::new(),
             exit: 0,
-            raw_data: None,
+            stream: None,
         }
     }
 
-    /// A report whose JSON `data` is serialized straight from `data`.
-    pub fn serialized(data: &impl serde::Serialize) -> Self {
+    /// A report whose JSON `data` is serialized by `write` directly onto stdout.
+    pub fn streamed(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()> + 'static) -> Self {
         let mut r = Report::new(Value::Null);
-        r.raw_data = Some(serde_json::to_string(data).unwrap_or_else(|_| "null".into()));
+        r.stream = Some(Box::new(write));
         r
     }
     pub fn human(mut self, text: impl Into<String>) -> Self {
@@ -74,26 +89,32 @@ pub fn emit(command: &str, mode: Mode, started: Instant, result: Result<Report, 
             let res = match mode {
                 Mode::Json => {
                     let ms = started.elapsed().as_millis() as u64;
-                    let text = match &report.raw_data {
-                        // Same envelope, with the pre-serialized data spliced in.
-                        Some(raw) => format!(
-                            "{{\"success\":true,\"command\":{},\"data\":{raw},\"metadata\":{}}}\n",
-                            Value::from(command),
-                            json!({"version": VERSION, "executionMs": ms})
-                        ),
+                    let metadata = json!({"version": VERSION, "executionMs": ms});
+                    match report.stream {
+                        // Same envelope, with the data written in between.
+                        Some(stream) => {
+                            let mut w = std::io::BufWriter::with_capacity(64 * 1024, &mut out);
+                            write!(
+                                w,
+                                "{{\"success\":true,\"command\":{},\"data\":",
+                                Value::from(command)
+                            )
+                            .and_then(|_| stream(&mut w))
+                            .and_then(|_| writeln!(w, ",\"metadata\":{metadata}}}"))
+                            .and_then(|_| w.flush())
+                        }
                         None => {
                             let v = json!({
                                 "success": true,
                                 "command": command,
                                 "data": report.data,
-                                "metadata": {"version": VERSION, "executionMs": ms},
+                                "metadata": metadata,
                             });
                             let mut t = serde_json::to_string(&v).unwrap_or_default();
                             t.push('\n');
-                            t
+                            out.write_all(t.as_bytes()).and_then(|_| out.flush())
                         }
-                    };
-                    out.write_all(text.as_bytes()).and_then(|_| out.flush())
+                    }
                 }
                 Mode::Quiet => write_text(&mut out, &report.quiet),
                 Mode::Human => write_text(&mut out, &report.human),

@@ -15,6 +15,7 @@ mod history;
 mod hook;
 mod hooks_cmd;
 mod init;
+mod list_json;
 mod mark;
 mod outcome;
 mod playbook;

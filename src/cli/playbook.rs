@@ -140,7 +140,18 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
         Some(c) => Some(new_rule::validate_category(c, &cfg.custom_categories)?),
         None => None,
     };
-    let entries: Vec<_> = Playbook::open(store, &ctx.cwd)
+    let playbook = Playbook::open(store, &ctx.cwd);
+    if ctx.json() {
+        let filter = super::list_json::Filter {
+            all: args.all,
+            category: category.as_deref(),
+            limit: args.limit,
+        };
+        if let Some(report) = super::list_json::list(&playbook, &cfg.scoring, now, &filter)? {
+            return Ok(report);
+        }
+    }
+    let entries: Vec<_> = playbook
         .load_all()?
         .into_iter()
         .filter(|e| args.all || e.bullet.is_live())
@@ -149,24 +160,30 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
     let total = entries.len();
     let shown = &entries[..args.limit.unwrap_or(total).min(total)];
     if ctx.json() {
-        #[derive(serde::Serialize)]
-        struct ListData<'a> {
-            bullets: Vec<view::BulletView<'a>>,
-            count: usize,
-            total: usize,
-        }
-        let report = Report::serialized(&ListData {
-            bullets: shown
-                .iter()
-                .map(|e| view::BulletView::new(e, &cfg.scoring, now))
-                .collect(),
-            count: shown.len(),
-            total,
-        });
-        // The process exits right after printing; freeing thousands of bullets one allocation
-        // at a time would cost more than serializing them.
-        std::mem::forget(entries);
-        return Ok(report);
+        let limit = shown.len();
+        let scoring = cfg.scoring.clone();
+        return Ok(Report::streamed(move |w| {
+            #[derive(serde::Serialize)]
+            struct ListData<'a> {
+                bullets: Vec<view::BulletView<'a>>,
+                count: usize,
+                total: usize,
+            }
+            let data = ListData {
+                bullets: entries[..limit]
+                    .iter()
+                    .map(|e| view::BulletView::new(e, &scoring, now))
+                    .collect(),
+                count: limit,
+                total,
+            };
+            serde_json::to_writer(&mut *w, &data)?;
+            drop(data);
+            // The process exits right after printing; freeing thousands of bullets one
+            // allocation at a time would cost more than writing them.
+            std::mem::forget(entries);
+            Ok(())
+        }));
     }
     let human = if shown.is_empty() {
         if total == 0 && category.is_none() && !args.all {

@@ -53,6 +53,20 @@ impl<'a> Playbook<'a> {
         Playbook { store, repo_file }
     }
 
+    /// The repository's rules alone (empty outside a repository).
+    pub fn load_all_repo(&self) -> Result<Vec<Entry>> {
+        let Some(path) = &self.repo_file else {
+            return Ok(Vec::new());
+        };
+        Ok(repo_file::load(path)?
+            .into_iter()
+            .map(|b| Entry {
+                bullet: b,
+                location: Location::Repo(path.clone()),
+            })
+            .collect())
+    }
+
     /// Every bullet: repository rules first (they are the most specific), then personal ones.
     pub fn load_all(&self) -> Result<Vec<Entry>> {
         let mut out = Vec::new();

@@ -20,41 +20,55 @@ pub fn decay_factor(age_days: f64, half_life_days: f64) -> f64 {
 
 /// Decayed helpful and harmful sums (before the harmful multiplier).
 pub fn decayed_sums(bullet: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> (f64, f64) {
-    let mut helpful = 0.0;
-    let mut harmful = 0.0;
-    for e in &bullet.feedback_events {
-        let Some(t) = clock::parse(&e.timestamp) else {
+    decayed_sums_of(
+        bullet
+            .feedback_events
+            .iter()
+            .map(|e| (e.kind, e.timestamp.as_str())),
+        (bullet.helpful_count, bullet.harmful_count),
+        &bullet.created_at,
+        cfg,
+        now,
+    )
+}
+
+/// The same sums from a bullet's parts: its events as (type, timestamp), its raw (helpful,
+/// harmful) counts and its creation time. Lets a caller score a rule without building a
+/// [`Bullet`] (the `list --json` fast path).
+pub fn decayed_sums_of<'a>(
+    events: impl Iterator<Item = (FeedbackType, &'a str)>,
+    counts: (u32, u32),
+    created_at: &str,
+    cfg: &Scoring,
+    now: DateTime<Utc>,
+) -> (f64, f64) {
+    let (mut helpful, mut harmful) = (0.0, 0.0);
+    let (mut n_helpful, mut n_harmful) = (0u32, 0u32);
+    for (kind, timestamp) in events {
+        match kind {
+            FeedbackType::Helpful => n_helpful += 1,
+            FeedbackType::Harmful => n_harmful += 1,
+        }
+        let Some(t) = clock::parse(timestamp) else {
             continue;
         };
         let w = decay_factor(clock::age_days(t, now), cfg.decay_half_life_days);
-        match e.kind {
+        match kind {
             FeedbackType::Helpful => helpful += w,
             FeedbackType::Harmful => harmful += w,
         }
     }
     // Counts imported without their events (older files) still count, undecayed from creation.
-    let missing_h = bullet
-        .helpful_count
-        .saturating_sub(count(bullet, FeedbackType::Helpful)) as f64;
-    let missing_x = bullet
-        .harmful_count
-        .saturating_sub(count(bullet, FeedbackType::Harmful)) as f64;
+    let missing_h = counts.0.saturating_sub(n_helpful) as f64;
+    let missing_x = counts.1.saturating_sub(n_harmful) as f64;
     if missing_h > 0.0 || missing_x > 0.0 {
-        let w = clock::parse(&bullet.created_at)
+        let w = clock::parse(created_at)
             .map(|t| decay_factor(clock::age_days(t, now), cfg.decay_half_life_days))
             .unwrap_or(1.0);
         helpful += missing_h * w;
         harmful += missing_x * w;
     }
     (helpful, harmful)
-}
-
-fn count(bullet: &Bullet, kind: FeedbackType) -> u32 {
-    bullet
-        .feedback_events
-        .iter()
-        .filter(|e| e.kind == kind)
-        .count() as u32
 }
 
 pub fn effective_score(bullet: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> f64 {

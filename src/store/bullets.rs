@@ -1,4 +1,10 @@
 //! Bullet rows, their feedback events and their undo history.
+//!
+//! `feedback_events` is the record of every event (append-only except for undo). Each bullet's
+//! `doc` also carries a copy of its events, written in the same transaction, so reading the
+//! whole playbook is one scan of `bullets` with one JSON parse per rule. [`load_all`] checks the
+//! copies against the table's row count and falls back to the table if they ever disagree (a
+//! store written before the copies existed, or a change made outside cm).
 
 use crate::error::{CmError, Result};
 use crate::memory::bullet::{Bullet, FeedbackEvent, FeedbackSource, FeedbackType};
@@ -9,9 +15,7 @@ fn sql(e: rusqlite::Error) -> CmError {
 }
 
 fn doc_of(b: &Bullet) -> Result<String> {
-    let mut copy = b.clone();
-    copy.feedback_events.clear();
-    serde_json::to_string(&copy)
+    serde_json::to_string(b)
         .map_err(|e| CmError::internal(format!("serialize bullet {}: {e}", b.id)))
 }
 
@@ -65,49 +69,91 @@ const EVENT_COLS: &str = "bullet_id, id, type, timestamp, source, session_path, 
 
 /// Every bullet with its feedback events, in creation order.
 ///
-/// One pass over a join: each bullet row is followed by its events, found through the
-/// `(bullet_id, seq)` index and so already in order. No sort in SQLite (sorting thousands of
-/// documents spills them to a temporary file) and no hash map of events; each document is parsed
-/// once, straight from SQLite's buffer. The creation-order sort happens here, on the keys.
+/// One scan of `bullets`, without ORDER BY (sorting thousands of documents in SQLite spills them
+/// to a temporary file); each document is parsed once, straight from SQLite's buffer, and the
+/// creation-order sort happens here on the keys.
 pub fn load_all(conn: &Connection) -> Result<Vec<Bullet>> {
     let mut stmt = conn
-        .prepare_cached(
-            "SELECT b.id, b.created_at, b.doc, e.id, e.type, e.timestamp, e.source, e.session_path, e.reason
-             FROM bullets b LEFT JOIN feedback_events e INDEXED BY feedback_events_bullet
-               ON e.bullet_id = b.id",
-        )
+        .prepare_cached("SELECT id, created_at, doc FROM bullets")
         .map_err(sql)?;
     let mut rows = stmt.query([]).map_err(sql)?;
-    let mut keyed: Vec<(String, Bullet)> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut bullets: Vec<Bullet> = Vec::new();
+    let mut embedded_events = 0i64;
     while let Some(row) = rows.next().map_err(sql)? {
         let id = row.get_ref(0).and_then(|v| Ok(v.as_str()?)).map_err(sql)?;
-        let same = keyed.last().is_some_and(|(_, b)| b.id == id);
-        if !same {
-            let created_at: String = row.get(1).map_err(sql)?;
-            let doc = row.get_ref(2).and_then(|v| Ok(v.as_str()?)).map_err(sql)?;
-            let mut b = parse_doc(id, doc)?;
-            b.feedback_events.clear();
-            keyed.push((created_at, b));
-        }
-        if let Some(event_id) = row.get::<_, Option<String>>(3).map_err(sql)? {
-            let kind: String = row.get(4).map_err(sql)?;
-            let source: String = row.get(6).map_err(sql)?;
-            let event = FeedbackEvent {
-                id: event_id,
-                kind: parse_type(&kind),
-                timestamp: row.get(5).map_err(sql)?,
-                source: parse_source(&source),
-                session_path: row.get(7).map_err(sql)?,
-                reason: row.get(8).map_err(sql)?,
-            };
-            if let Some((_, b)) = keyed.last_mut() {
-                b.feedback_events.push(event);
-            }
-        }
+        let doc = row.get_ref(2).and_then(|v| Ok(v.as_str()?)).map_err(sql)?;
+        let b = parse_doc(id, doc)?;
+        embedded_events += b.feedback_events.len() as i64;
+        keys.push(row.get(1).map_err(sql)?);
+        bullets.push(b);
     }
-    // Stable: rows come in rowid (insertion) order, which breaks ties.
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(keyed.into_iter().map(|(_, b)| b).collect())
+    if event_count(conn)? != embedded_events {
+        attach_events_from_table(conn, &mut bullets)?;
+    }
+    Ok(in_creation_order(keys, bullets))
+}
+
+/// A stored bullet as its JSON document (events included), with the columns lists filter on.
+pub struct RawBullet {
+    pub category: String,
+    pub doc: String,
+}
+
+/// Every bullet as its stored document, in creation order, without parsing any of them. The
+/// caller decides whether the documents' event copies can be trusted (see [`event_count`]).
+pub fn load_all_raw(conn: &Connection) -> Result<Vec<RawBullet>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT created_at, category, doc FROM bullets")
+        .map_err(sql)?;
+    let mut rows = stmt.query([]).map_err(sql)?;
+    let (mut keys, mut out) = (Vec::new(), Vec::new());
+    while let Some(row) = rows.next().map_err(sql)? {
+        keys.push(row.get::<_, String>(0).map_err(sql)?);
+        out.push(RawBullet {
+            category: row.get(1).map_err(sql)?,
+            doc: row.get(2).map_err(sql)?,
+        });
+    }
+    Ok(in_creation_order(keys, out))
+}
+
+/// How many feedback events the store holds.
+pub fn event_count(conn: &Connection) -> Result<i64> {
+    conn.query_row("SELECT count(*) FROM feedback_events", [], |r| r.get(0))
+        .map_err(sql)
+}
+
+/// Replace each bullet's events with those in `feedback_events`.
+fn attach_events_from_table(conn: &Connection, bullets: &mut [Bullet]) -> Result<()> {
+    let mut by_id: std::collections::HashMap<String, Vec<FeedbackEvent>> =
+        std::collections::HashMap::new();
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {EVENT_COLS} FROM feedback_events ORDER BY seq"
+        ))
+        .map_err(sql)?;
+    let rows = stmt.query_map([], parse_event).map_err(sql)?;
+    for row in rows {
+        let (bullet_id, event) = row.map_err(sql)?;
+        by_id.entry(bullet_id).or_default().push(event);
+    }
+    for b in bullets {
+        b.feedback_events = by_id.remove(&b.id).unwrap_or_default();
+    }
+    Ok(())
+}
+
+/// Stable sort by creation time without moving the (large) bullets more than once. Rows come in
+/// rowid (insertion) order, which breaks ties, and are usually sorted already.
+fn in_creation_order<T>(keys: Vec<String>, bullets: Vec<T>) -> Vec<T> {
+    if keys.is_sorted() {
+        return bullets;
+    }
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let mut slots: Vec<Option<T>> = bullets.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 pub fn get(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
@@ -117,6 +163,8 @@ pub fn get(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
         .map_err(sql)?;
     let Some(doc) = doc else { return Ok(None) };
     let mut b = parse_doc(id, &doc)?;
+    // The table is the record; the document's copy is for whole-playbook reads.
+    b.feedback_events.clear();
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {EVENT_COLS} FROM feedback_events WHERE bullet_id = ?1 ORDER BY seq"

@@ -21,6 +21,9 @@ use std::time::Duration;
 /// "cm01": marks a database as ours, so a foreign SQLite file is never migrated.
 pub const APPLICATION_ID: i64 = 0x636d_3031;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
+/// WAL size past which a writer folds it back into the database (see
+/// [`Store::truncate_wal_if_large`]).
+const WAL_TRUNCATE_BYTES: u64 = 1 << 20;
 
 pub struct Store {
     pub conn: Connection,
@@ -85,11 +88,42 @@ impl Store {
         let tx = begin_immediate(&self.conn, &self.path)?;
         let value = f(&tx)?;
         tx.commit().map_err(|e| map_err(e, &self.path))?;
+        self.truncate_wal_if_large();
         Ok(value)
+    }
+
+    /// Fold the WAL back into the database once it passes [`WAL_TRUNCATE_BYTES`].
+    ///
+    /// Each CLI command is a short-lived process, and the first connection to open a WAL
+    /// database rebuilds its index from the whole WAL file; a WAL that only ever grows would make
+    /// every command slower and make each automatic checkpoint copy it all again. A TRUNCATE
+    /// checkpoint empties it. It gives up quickly when other processes are reading (the next
+    /// writer tries again): nothing waits on it.
+    pub fn truncate_wal_if_large(&self) {
+        if self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) {
+            return;
+        }
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let large = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES);
+        if !large {
+            return;
+        }
+        let _ = self.conn.busy_timeout(Duration::from_millis(100));
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
     }
 
     pub fn map_err(&self, e: rusqlite::Error) -> CmError {
         map_err(e, &self.path)
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.truncate_wal_if_large();
     }
 }
 
@@ -111,7 +145,8 @@ fn configure(conn: &Connection, path: &Path) -> Result<()> {
     .map_err(|e| map_err(e, path))?;
     // Every CLI command is a short-lived process. By default the last connection to close
     // checkpoints and deletes the WAL (four fsyncs), which would dominate `cm mark`. Keep the WAL
-    // instead; SQLite still checkpoints it automatically once it grows past 1,000 pages.
+    // instead; writers fold it back once it passes 1 MiB (`truncate_wal_if_large`), and so
+    // does dropping the store, for writers that bypass `Store::write`.
     conn.set_db_config(
         rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
         true,
