@@ -76,6 +76,22 @@ pub fn cwd() -> PathBuf {
     std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }
 
+/// A `--session` argument as it is recorded: a relative path that exists is made absolute, so
+/// the record still points at the file from any directory; anything else (an absolute path, a
+/// session id) is kept as given.
+pub fn session_ref(arg: &str, cwd: &Path) -> String {
+    let expanded = expand_tilde(arg);
+    if expanded.is_absolute() {
+        return expanded.display().to_string();
+    }
+    let joined = cwd.join(&expanded);
+    if joined.exists() {
+        joined.display().to_string()
+    } else {
+        arg.to_string()
+    }
+}
+
 /// Replace a leading `~` with the home directory.
 pub fn expand_tilde(p: &str) -> PathBuf {
     if p == "~" {

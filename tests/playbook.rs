@@ -1027,3 +1027,47 @@ fn list_json_matches_get_for_every_rule_and_survives_a_damaged_event_copy() {
     };
     assert_eq!(events(&after), events(&list) - 1);
 }
+
+#[test]
+fn relative_session_paths_are_recorded_absolute_and_markdown_exports_live_rules() {
+    let env = Env::new();
+    std::fs::write(env.cwd.join("s1.jsonl"), "{}\n").unwrap();
+    let abs = env.cwd.join("s1.jsonl").display().to_string();
+    let d = env
+        .cm(&["add", "Rule with provenance", "--session", "s1.jsonl"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["bullet"]["sourceSessions"], serde_json::json!([abs]));
+    let id = d["bullet"]["id"].as_str().unwrap().to_string();
+    let m = env
+        .cm(&["mark", &id, "--helpful", "--session", "s1.jsonl"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(m["event"]["sessionPath"], abs.as_str());
+    // A session id that is not a file is kept as given.
+    let m = env
+        .cm(&["mark", &id, "--helpful", "--session", "session-42"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(m["event"]["sessionPath"], "session-42");
+
+    let gone = env.add("Deprecated rule");
+    env.cm(&["rm", &gone]).run().ok();
+    let md = env
+        .cm(&["playbook", "export", "--format", "md"])
+        .run()
+        .ok()
+        .stdout;
+    assert!(
+        md.contains("Rule with provenance") && !md.contains("Deprecated rule"),
+        "{md}"
+    );
+    let yaml = env.cm(&["playbook", "export"]).run().ok().stdout;
+    assert!(yaml.contains("Deprecated rule"), "backups keep everything");
+}

@@ -37,7 +37,10 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         kind,
         FeedbackSource::Manual,
         args.reason.as_deref(),
-        args.session.as_deref(),
+        args.session
+            .as_deref()
+            .map(|s| crate::paths::session_ref(s, &ctx.cwd))
+            .as_deref(),
     )
 }
 

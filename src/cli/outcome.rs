@@ -60,7 +60,10 @@ pub fn record(args: &Args, ctx: &Ctx) -> Result<Report> {
         status: status.clone(),
         rules_used: ids.clone(),
         summary: args.summary.as_deref().map(|s| crate::redact::redact(s).0),
-        session_path: args.session.clone(),
+        session_path: args
+            .session
+            .as_deref()
+            .map(|s| crate::paths::session_ref(s, &ctx.cwd)),
         applied: false,
         applied_at: None,
     };

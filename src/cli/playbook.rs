@@ -108,7 +108,8 @@ pub struct RemoveArgs {
 pub struct ExportArgs {
     #[arg(long, default_value = "yaml")]
     pub format: String,
-    /// Only live rules (default: everything, for backups).
+    /// Only live rules (YAML and JSON default to everything, for backups; Markdown is always
+    /// live rules only).
     #[arg(long)]
     pub live: bool,
 }
@@ -268,6 +269,10 @@ fn read_input(file: &str) -> Result<(String, String)> {
 
 pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
+    let session = args
+        .session
+        .as_deref()
+        .map(|s| crate::paths::session_ref(s, &ctx.cwd));
     let now_t = clock::now();
     let now = clock::to_rfc3339(now_t);
     let workspace = crate::paths::git_root(&ctx.cwd)
@@ -282,7 +287,7 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
             tags: &args.tags,
             scope: args.scope.as_deref(),
             custom_categories: &cfg.custom_categories,
-            session: args.session.as_deref(),
+            session: session.as_deref(),
             agent: args.agent.as_deref(),
             reasoning: args.reasoning.as_deref(),
             workspace: Some(&workspace),
@@ -309,7 +314,7 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
                     tags: &tags,
                     scope: r.scope.as_deref().or(args.scope.as_deref()),
                     custom_categories: &cfg.custom_categories,
-                    session: args.session.as_deref(),
+                    session: session.as_deref(),
                     agent: args.agent.as_deref(),
                     reasoning: r.reasoning.as_deref().or(args.reasoning.as_deref()),
                     workspace: Some(&workspace),
@@ -465,11 +470,13 @@ fn export(args: &ExportArgs, ctx: &Ctx) -> Result<Report> {
         )
         .hint("use yaml, json or md")
     })?;
+    // Markdown has no field for a rule's state, so it only ever carries live rules.
+    let live_only = args.live || format == Format::Markdown;
     let store = ctx.store()?;
     let bullets: Vec<Bullet> = Playbook::open(store, &ctx.cwd)
         .load_all()?
         .into_iter()
-        .filter(|e| e.location == Location::Personal && (!args.live || e.bullet.is_live()))
+        .filter(|e| e.location == Location::Personal && (!live_only || e.bullet.is_live()))
         .map(|e| e.bullet)
         .collect();
     let text = formats::render(&bullets, format);
