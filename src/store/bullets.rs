@@ -383,3 +383,19 @@ pub fn revisions(conn: &Connection, bullet_id: &str) -> Result<Vec<(String, Stri
         .map_err(sql)?;
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::in_creation_order;
+
+    #[test]
+    fn creation_order_is_a_stable_sort_by_key() {
+        let keys = ["2026-02", "2026-01", "2026-02", "2025-12"]
+            .map(String::from)
+            .to_vec();
+        let items = vec!["b", "a", "c", "z"];
+        assert_eq!(in_creation_order(keys, items), vec!["z", "a", "b", "c"]);
+        let sorted = ["1", "2", "2"].map(String::from).to_vec();
+        assert_eq!(in_creation_order(sorted, vec![1, 2, 3]), vec![1, 2, 3]);
+    }
+}
