@@ -128,10 +128,19 @@ impl Run {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = self
-            .cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn {}: {e}", self.label));
+        // A binary copied by this test process may briefly be "busy" while another test
+        // thread forks (the child holds the copy's descriptor until it execs): retry.
+        let mut attempts = 0;
+        let mut child = loop {
+            match self.cmd.spawn() {
+                Ok(child) => break child,
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && attempts < 100 => {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => panic!("spawn {}: {e}", self.label),
+            }
+        };
         if let Some(input) = self.stdin.take() {
             let mut pipe = child.stdin.take().unwrap();
             // The program may exit without reading everything; that is not a test failure.
