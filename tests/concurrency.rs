@@ -143,3 +143,55 @@ fn processes_racing_to_create_a_fresh_store_all_succeed() {
         WORKERS as u64
     );
 }
+
+#[test]
+fn concurrent_repo_adds_and_marks_all_land_in_the_repository_file() {
+    let env = Env::new();
+    env.git_repo();
+    let shared = env
+        .cm(&["add", "Shared repo rule", "--repo"])
+        .json()
+        .run()
+        .ok()
+        .data()["bullet"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let children: Vec<_> = (0..WORKERS)
+        .map(|w| {
+            let script = format!(
+                "\"$CM\" add 'Repo rule from worker {w}' --repo --json || echo FAILED >&2\n\
+                 \"$CM\" mark {shared} --helpful --json || echo FAILED >&2"
+            );
+            Command::new("sh")
+                .arg("-c")
+                .arg(script)
+                .env("CM", CM)
+                .env("HOME", &env.home)
+                .env("CASS_MEMORY_HOME", &env.data)
+                .current_dir(&env.cwd)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("FAILED"), "{stderr}");
+    }
+    let list = env.cm(&["ls"]).json().run().ok().data();
+    let repo: Vec<_> = list["bullets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["location"] == "repo")
+        .collect();
+    assert_eq!(repo.len(), WORKERS + 1, "every repo add is in the file");
+    let s = repo.iter().find(|b| b["id"] == shared.as_str()).unwrap();
+    assert_eq!(
+        s["helpfulCount"], WORKERS as u64,
+        "every mark is in the file"
+    );
+}

@@ -214,6 +214,16 @@ impl Out {
     }
 }
 
+/// The ids of a list's `bullets`, in order.
+pub fn ids(list: &Value) -> Vec<String> {
+    list["bullets"]
+        .as_array()
+        .expect("bullets array")
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// Running as root means file permissions do not bind.
 pub fn is_root() -> bool {
     Command::new("id")
