@@ -424,6 +424,10 @@ fn a_read_only_data_dir_gives_a_clear_error_and_loses_nothing() {
     );
     let out = run_unprivileged(&env, &["mark", &id, "--helpful"]).unwrap();
     assert_eq!(out.code, 4, "{out:?}");
+    // Reading still works: the store's WAL and shared-memory files are already there.
+    let out = run_unprivileged(&env, &["playbook", "get", &id]).unwrap();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.data()["bullet"]["content"], "Rule that must survive");
     std::fs::set_permissions(&env.data, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(bytes(&env.db()), before);
     for entry in std::fs::read_dir(&env.data).unwrap() {
