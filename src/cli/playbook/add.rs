@@ -1,0 +1,223 @@
+//! `cm playbook add`: one rule from the command line, or a batch from a JSON file or stdin, to
+//! the personal store or (with `--repo`) the repository's shared playbook. Duplicates of rules
+//! already present are skipped; one bad rule in a batch adds nothing.
+
+use super::AddArgs;
+use crate::cli::Ctx;
+use crate::cli::view;
+use crate::clock;
+use crate::error::{CmError, Result};
+use crate::memory::bullet::Bullet;
+use crate::memory::new_rule::{self, RuleInput};
+use crate::memory::playbook::{Location, Playbook};
+use crate::output::Report;
+use crate::store::bullets as rows;
+use serde::Deserialize;
+use serde_json::json;
+
+/// One element of `--file`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRule {
+    content: String,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    tags: Option<Tags>,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
+    // Accepted for compatibility with the original batch format; not used.
+    #[serde(default)]
+    #[allow(dead_code)]
+    confidence: Option<f64>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    source: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Tags {
+    List(Vec<String>),
+    One(String),
+}
+
+pub(super) fn read_input(file: &str) -> Result<(String, String)> {
+    if file == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| CmError::usage("INVALID_INPUT", format!("cannot read stdin: {e}")))?;
+        return Ok(("stdin".into(), s));
+    }
+    let path = crate::paths::expand_tilde(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        let mut err = CmError::io(&path, "read", &e);
+        err.exit = crate::error::ExitCode::Usage;
+        err
+    })?;
+    Ok((path.display().to_string(), text))
+}
+
+pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
+    let cfg = ctx.config()?;
+    let session = args
+        .session
+        .as_deref()
+        .map(|s| crate::paths::session_ref(s, &ctx.cwd));
+    let now_t = clock::now();
+    let now = clock::to_rfc3339(now_t);
+    let workspace = crate::paths::git_root(&ctx.cwd)
+        .unwrap_or_else(|| ctx.cwd.clone())
+        .display()
+        .to_string();
+    let mut candidates: Vec<Bullet> = Vec::new();
+    match (&args.text, &args.file) {
+        (Some(text), None) => candidates.push(new_rule::build(RuleInput {
+            content: text,
+            category: args.category.as_deref(),
+            tags: &args.tags,
+            scope: args.scope.as_deref(),
+            custom_categories: &cfg.custom_categories,
+            session: session.as_deref(),
+            agent: args.agent.as_deref(),
+            reasoning: args.reasoning.as_deref(),
+            workspace: Some(&workspace),
+            now: &now,
+        })?),
+        (None, Some(file)) => {
+            let (name, text) = read_input(file)?;
+            let rules: Vec<FileRule> = serde_json::from_str(&text).map_err(|e| {
+                CmError::usage(
+                    "INVALID_INPUT",
+                    format!("{name}: invalid rules JSON at line {}, column {}: {e}", e.line(), e.column()),
+                )
+                .hint("expected a JSON array like [{\"content\": \"...\", \"category\": \"testing\", \"tags\": [\"x\"]}]; nothing was added")
+            })?;
+            for (i, r) in rules.iter().enumerate() {
+                let tags: Vec<String> = match &r.tags {
+                    Some(Tags::List(v)) => v.clone(),
+                    Some(Tags::One(s)) => vec![s.clone()],
+                    None => args.tags.clone(),
+                };
+                let b = new_rule::build(RuleInput {
+                    content: &r.content,
+                    category: r.category.as_deref().or(args.category.as_deref()),
+                    tags: &tags,
+                    scope: r.scope.as_deref().or(args.scope.as_deref()),
+                    custom_categories: &cfg.custom_categories,
+                    session: session.as_deref(),
+                    agent: args.agent.as_deref(),
+                    reasoning: r.reasoning.as_deref().or(args.reasoning.as_deref()),
+                    workspace: Some(&workspace),
+                    now: &now,
+                })
+                .map_err(|mut e| {
+                    e.message = format!(
+                        "{name}: rule {} of {}: {}; nothing was added",
+                        i + 1,
+                        rules.len(),
+                        e.message
+                    );
+                    e
+                })?;
+                candidates.push(b);
+            }
+        }
+        (None, None) => {
+            return Err(CmError::usage("EMPTY_RULE", "no rule given")
+                .hint("cm playbook add \"Always ...\" [--category C], or --file rules.json"));
+        }
+        (Some(_), Some(_)) => unreachable!("clap rejects text with --file"),
+    }
+
+    let store = ctx.store()?;
+    let playbook = Playbook::open(store, &ctx.cwd);
+    // Skip rules whose text is already in the playbook (or twice in this batch).
+    let mut existing_repo: Vec<(String, String)> = Vec::new();
+    if let Some(path) = &playbook.repo_file {
+        existing_repo = crate::memory::repo_file::load(path)?
+            .into_iter()
+            .map(|b| (b.content.to_lowercase(), b.id))
+            .collect();
+    }
+    let mut fresh = Vec::new();
+    let mut duplicates = Vec::new();
+    for b in candidates {
+        let lower = b.content.to_lowercase();
+        let dup = match existing_repo.iter().find(|(c, _)| *c == lower) {
+            Some((_, id)) => Some(id.clone()),
+            None => rows::find_by_content(&store.conn, &b.content)?,
+        }
+        .or_else(|| {
+            fresh
+                .iter()
+                .find(|f: &&Bullet| f.content.to_lowercase() == lower)
+                .map(|f| f.id.clone())
+        });
+        match dup {
+            Some(id) => duplicates.push(json!({"content": b.content, "duplicateOf": id})),
+            None => fresh.push(b),
+        }
+    }
+    let repo_dir = args
+        .repo
+        .then(|| crate::paths::repo_cass_dir_for_write(&ctx.cwd));
+    let location = if fresh.is_empty() {
+        if args.repo {
+            Location::Repo(repo_dir.clone().unwrap_or_default())
+        } else {
+            Location::Personal
+        }
+    } else {
+        playbook.add(&fresh, repo_dir.as_deref())?
+    };
+
+    let json_of = |b: &Bullet| view::bullet_json(b, &location, &cfg.scoring, now_t);
+    let where_ = match &location {
+        Location::Personal => "personal playbook".to_string(),
+        Location::Repo(p) => p.display().to_string(),
+    };
+    if args.text.is_some() {
+        // Single add: the bullet, or the existing one it duplicates.
+        if let Some(b) = fresh.first() {
+            return Ok(
+                Report::new(json!({"bullet": json_of(b), "location": location.name()}))
+                    .human(format!("Added {} to the {where_}: {}", b.id, b.content))
+                    .quiet(b.id.clone()),
+            );
+        }
+        let dup_id = duplicates[0]["duplicateOf"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let entry = playbook.get(&dup_id)?;
+        return Ok(Report::new(json!({
+            "bullet": view::entry_json(&entry, &cfg.scoring, now_t),
+            "duplicate": true,
+            "location": entry.location.name(),
+        }))
+        .human(format!(
+            "Already in the playbook as {dup_id}; nothing added."
+        ))
+        .quiet(dup_id));
+    }
+    let ids: Vec<&str> = fresh.iter().map(|b| b.id.as_str()).collect();
+    Ok(Report::new(json!({
+        "bullets": fresh.iter().map(json_of).collect::<Vec<_>>(),
+        "added": fresh.len(),
+        "skipped": duplicates,
+        "location": location.name(),
+    }))
+    .human(format!(
+        "Added {} rule(s) to the {where_}{}.",
+        fresh.len(),
+        if duplicates.is_empty() {
+            String::new()
+        } else {
+            format!("; skipped {} duplicate(s)", duplicates.len())
+        }
+    ))
+    .quiet(ids.join("\n")))
+}

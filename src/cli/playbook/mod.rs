@@ -1,0 +1,260 @@
+//! `cm playbook list|get|add|remove|export|import` (and the `ls`, `add`, `rm` aliases).
+//!
+//! This file holds the arguments, listing, showing and removal; adding rules is in `add.rs`,
+//! export and import in `io.rs`.
+
+mod add;
+mod io;
+
+pub use add::add;
+
+use super::Ctx;
+use super::view;
+use crate::clock;
+use crate::error::Result;
+use crate::memory::new_rule;
+use crate::memory::playbook::Playbook;
+use crate::output::{Report, table};
+use clap::Subcommand;
+use serde_json::json;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    pub cmd: Sub,
+}
+
+impl Args {
+    pub fn name(&self) -> &'static str {
+        match self.cmd {
+            Sub::List(_) => "list",
+            Sub::Get(_) => "get",
+            Sub::Add(_) => "add",
+            Sub::Remove(_) => "remove",
+            Sub::Export(_) => "export",
+            Sub::Import(_) => "import",
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Sub {
+    /// List rules (live ones unless --all).
+    List(ListArgs),
+    /// Show one rule with its effective score.
+    Get(GetArgs),
+    /// Add a rule, or a batch of rules from a JSON file.
+    Add(AddArgs),
+    /// Deprecate a rule, or delete it with --hard.
+    Remove(RemoveArgs),
+    /// Print the playbook as YAML, JSON or Markdown.
+    Export(ExportArgs),
+    /// Import rules from a playbook.yaml, a JSON export or a Markdown list.
+    Import(ImportArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ListArgs {
+    #[arg(long)]
+    pub category: Option<String>,
+    /// Include deprecated and retired rules.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GetArgs {
+    pub id: String,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct AddArgs {
+    /// The rule, e.g. "Always run the tests before committing".
+    pub text: Option<String>,
+    #[arg(long)]
+    pub category: Option<String>,
+    /// Comma-separated tags.
+    #[arg(long, value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// global, workspace, language:NAME, framework:NAME or task:NAME.
+    #[arg(long)]
+    pub scope: Option<String>,
+    /// A JSON array of {content, category?, tags?}; `-` reads stdin.
+    #[arg(long, conflicts_with = "text")]
+    pub file: Option<String>,
+    /// The session the rule(s) came from (provenance).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// The agent the rule(s) came from.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Why the rule exists.
+    #[arg(long)]
+    pub reasoning: Option<String>,
+    /// Write to the repository's .cass/playbook.yaml, shared through git.
+    #[arg(long)]
+    pub repo: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RemoveArgs {
+    pub id: String,
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// Delete instead of deprecating (`cm undo` can still restore it).
+    #[arg(long)]
+    pub hard: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    #[arg(long, default_value = "yaml")]
+    pub format: String,
+    /// Only live rules (YAML and JSON default to everything, for backups; Markdown is always
+    /// live rules only).
+    #[arg(long)]
+    pub live: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    pub file: String,
+    /// Replace the personal playbook instead of adding to it.
+    #[arg(long)]
+    pub replace: bool,
+}
+
+pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
+    match &args.cmd {
+        Sub::List(a) => list(a, ctx),
+        Sub::Get(a) => get(a, ctx),
+        Sub::Add(a) => add(a, ctx),
+        Sub::Remove(a) => remove(a, ctx),
+        Sub::Export(a) => io::export(a, ctx),
+        Sub::Import(a) => io::import(a, ctx),
+    }
+}
+
+pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
+    let cfg = ctx.config()?;
+    let store = ctx.store()?;
+    let now = clock::now();
+    let category = match &args.category {
+        Some(c) => Some(new_rule::validate_category(c, &cfg.custom_categories)?),
+        None => None,
+    };
+    let playbook = Playbook::open(store, &ctx.cwd);
+    if ctx.json() {
+        let filter = super::list_json::Filter {
+            all: args.all,
+            category: category.as_deref(),
+            limit: args.limit,
+        };
+        if let Some(report) = super::list_json::list(&playbook, &cfg.scoring, now, &filter)? {
+            return Ok(report);
+        }
+    }
+    let entries: Vec<_> = playbook
+        .load_all()?
+        .into_iter()
+        .filter(|e| args.all || e.bullet.is_live())
+        .filter(|e| category.as_ref().is_none_or(|c| &e.bullet.category == c))
+        .collect();
+    let total = entries.len();
+    let shown = &entries[..args.limit.unwrap_or(total).min(total)];
+    if ctx.json() {
+        let limit = shown.len();
+        let scoring = cfg.scoring.clone();
+        return Ok(Report::streamed(move |w| {
+            #[derive(serde::Serialize)]
+            struct ListData<'a> {
+                bullets: Vec<view::BulletView<'a>>,
+                count: usize,
+                total: usize,
+            }
+            let data = ListData {
+                bullets: entries[..limit]
+                    .iter()
+                    .map(|e| view::BulletView::new(e, &scoring, now))
+                    .collect(),
+                count: limit,
+                total,
+            };
+            serde_json::to_writer(&mut *w, &data)?;
+            drop(data);
+            // The process exits right after printing; freeing thousands of bullets one
+            // allocation at a time would cost more than writing them.
+            std::mem::forget(entries);
+            Ok(())
+        }));
+    }
+    let human = if shown.is_empty() {
+        if total == 0 && category.is_none() && !args.all {
+            "No rules yet. Add one with `cm playbook add \"...\"` or start from a starter: `cm init --starter general`.".into()
+        } else {
+            "No matching rules.".into()
+        }
+    } else {
+        let rows: Vec<_> = shown
+            .iter()
+            .map(|e| view::table_row(e, &cfg.scoring, now, 80))
+            .collect();
+        let mut s = table(&view::TABLE_HEADERS, &rows);
+        if shown.len() < total {
+            s.push_str(&format!("({} of {total} shown)\n", shown.len()));
+        }
+        s
+    };
+    let quiet = shown
+        .iter()
+        .map(|e| e.bullet.id.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(Report::default().human(human).quiet(quiet))
+}
+
+fn get(args: &GetArgs, ctx: &Ctx) -> Result<Report> {
+    let cfg = ctx.config()?;
+    let entry = Playbook::open(ctx.store()?, &ctx.cwd).get(&args.id)?;
+    let now = clock::now();
+    Ok(
+        Report::new(json!({"bullet": view::entry_json(&entry, &cfg.scoring, now)}))
+            .human(view::describe(&entry, &cfg.scoring, now))
+            .quiet(entry.bullet.id.clone()),
+    )
+}
+
+pub fn remove(args: &RemoveArgs, ctx: &Ctx) -> Result<Report> {
+    let cfg = ctx.config()?;
+    let store = ctx.store()?;
+    let playbook = Playbook::open(store, &ctx.cwd);
+    let now_t = clock::now();
+    if args.hard {
+        let (b, location) = playbook.delete(&args.id)?;
+        return Ok(Report::new(
+            json!({"id": b.id, "removed": true, "hard": true, "location": location.name()}),
+        )
+        .human(format!(
+            "Deleted {} (`cm undo {}` restores it).",
+            b.id, b.id
+        ))
+        .quiet(b.id));
+    }
+    let now = clock::to_rfc3339(now_t);
+    let reason = args
+        .reason
+        .clone()
+        .unwrap_or_else(|| "removed by user".into());
+    let (b, _, location) = playbook.change(&args.id, "remove", |b| {
+        crate::memory::feedback::deprecate(b, &reason, &now);
+        Ok(Vec::new())
+    })?;
+    Ok(Report::new(json!({
+        "id": b.id, "removed": true, "hard": false, "reason": reason,
+        "bullet": view::bullet_json(&b, &location, &cfg.scoring, now_t),
+    }))
+    .human(format!("Deprecated {} ({reason}).", b.id))
+    .quiet(b.id))
+}
