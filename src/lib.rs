@@ -37,10 +37,15 @@ pub fn dispatch(args: &[String]) -> i32 {
         "cm-postsession" => hooks::run("postsession", rest),
         "cm-precommit" => hooks::run("precommit", rest),
         _ => {
-            if rest.first().map(String::as_str) == Some("hook")
-                && let Some(name) = rest.get(1).filter(|n| !n.starts_with('-'))
+            // `cm hook NAME`, also after the global flags (`cm --json hook pretool`).
+            let at = rest
+                .iter()
+                .take_while(|a| matches!(a.as_str(), "--json" | "--quiet" | "-q"))
+                .count();
+            if rest.get(at).map(String::as_str) == Some("hook")
+                && let Some(name) = rest.get(at + 1).filter(|n| !n.starts_with('-'))
             {
-                return hooks::run(name, &rest[2..]);
+                return hooks::run(name, &rest[at + 2..]);
             }
             cli::run(args)
         }

@@ -81,6 +81,13 @@ fn cm_hook_name_reaches_the_same_entry_points() {
         let out = env.cm(&["hook", name]).stdin("").run().ok();
         assert!(out.stdout.is_empty(), "hook {name}: {}", out.stdout);
     }
+    // Global flags before `hook` do not divert it to the CLI.
+    for flags in [vec!["--json"], vec!["-q"], vec!["--json", "--quiet"]] {
+        let mut args = flags.clone();
+        args.extend(["hook", "pretool"]);
+        let out = env.cm(&args).run().ok();
+        assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
+    }
     assert!(!env.data.exists(), "`cm hook` touched the data directory");
     // An unknown name and a missing one are user errors (exit 2) with the list of names.
     let out = env.cm(&["hook", "nope"]).run().code(2);
