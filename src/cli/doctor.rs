@@ -113,10 +113,11 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
             human.push_str(&format!("      {:<16} hint: {h}\n", ""));
         }
     }
-    human.push_str(if healthy {
-        "All checks passed.\n"
-    } else {
-        "Some checks failed.\n"
+    let warnings = checks.iter().filter(|c| c.status == Status::Warn).count();
+    human.push_str(&match (healthy, warnings) {
+        (true, 0) => "All checks passed.\n".to_string(),
+        (true, n) => format!("No check failed; {n} warning(s) above.\n"),
+        (false, _) => "Some checks failed.\n".to_string(),
     });
     let mut report = Report::new(json!({"healthy": healthy, "checks": checks})).human(human);
     report.quiet = if healthy { "ok".into() } else { "fail".into() };
