@@ -75,7 +75,12 @@ fn every_command_prints_one_success_envelope() {
 fn errors_are_one_json_object_with_code_hint_and_exit_code() {
     let env = Env::new();
     env.add("Some rule");
+    env.add("Another rule");
+    let long = "x".repeat(2001);
     let cases: Vec<(Vec<&str>, &str, i32)> = vec![
+        (vec!["playbook", "get", "b-"], "AMBIGUOUS_ID", 2),
+        (vec!["add", &long], "RULE_TOO_LONG", 2),
+        (vec!["add", "x", "--tags", "two words"], "INVALID_TAG", 2),
         (vec!["playbook", "get", "b-nope"], "RULE_NOT_FOUND", 2),
         (vec!["mark", "b-nope", "--harmful"], "RULE_NOT_FOUND", 2),
         (vec!["why", "b-nope"], "RULE_NOT_FOUND", 2),
