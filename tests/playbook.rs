@@ -439,7 +439,8 @@ fn import_the_original_playbook_yaml() {
         .ok()
         .data();
     assert_eq!(again["added"], 0);
-    env.add("A rule that --replace drops");
+    let dropped = env.add("A rule that --replace drops");
+    env.cm(&["mark", &dropped, "--helpful"]).run().ok();
     let d = env
         .cm(&["playbook", "import", &path, "--replace"])
         .json()
@@ -450,6 +451,14 @@ fn import_the_original_playbook_yaml() {
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
         3
+    );
+    // A replaced rule comes back, feedback and all, with `cm undo`.
+    let d = env.cm(&["undo", &dropped]).json().run().ok().data();
+    assert_eq!(d["undone"], "import --replace");
+    assert_eq!(d["bullet"]["helpfulCount"], 1);
+    assert_eq!(
+        env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
+        4
     );
 }
 

@@ -84,6 +84,10 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     let store = ctx.store()?;
     let (added, skipped) = store.write(|tx| {
         if args.replace {
+            // Each replaced rule can come back with `cm undo ID`, exactly as it was.
+            for old in rows::load_all(tx)? {
+                rows::record_revision(tx, &old.id, "import --replace", Some(&old), &[])?;
+            }
             rows::delete_all(tx)?;
         }
         let mut added = 0;
