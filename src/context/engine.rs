@@ -1,0 +1,284 @@
+//! Building the answer to "what do I need to know for this task": the ranked rules, pitfalls,
+//! deprecated warnings, history, suggested searches, gaps and what is degraded.
+//!
+//! Shared by `cm context`, `cm similar` and both hooks; the caller decides what may be written
+//! (the CLI refreshes the term index and reinforcement first; hooks pass a read-only store).
+
+use super::bm25;
+use super::degraded::{Degraded, Issue};
+use super::gaps::{self, Gaps};
+use super::history::{self, Snippet};
+use super::index::Corpus;
+use super::rank::{self, Candidate, Ranked};
+use super::semantic;
+use super::tokenize;
+use crate::config::Scoring;
+use crate::episodic::model::SearchQuery;
+use crate::error::Result;
+use crate::memory::bullet::Bullet;
+use crate::memory::scoring::effective_score;
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use std::collections::HashMap;
+
+/// At most this many candidates (by relevance) are loaded and weighed. Documented bound: a rule
+/// ranked below this by relevance cannot appear, whatever its feedback.
+pub const MAX_CANDIDATES: usize = 400;
+/// Semantic-only candidates (no shared term) must reach this cosine.
+pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
+
+pub struct Request<'a> {
+    pub task: &'a str,
+    pub limit: usize,
+    pub min_relevance: f64,
+    pub history: usize,
+    pub days: Option<u32>,
+    /// Filter for history search (`--workspace`).
+    pub history_workspace: Option<String>,
+    /// Where the task runs: workspace-scoped rules of this path rank higher.
+    pub workspace: Option<String>,
+    pub gaps: bool,
+    pub now: DateTime<Utc>,
+    pub scoring: &'a Scoring,
+    /// Cosines from a semantic pass, with the fusion weight.
+    pub semantic: Option<(&'a semantic::Outcome, f64)>,
+}
+
+pub struct Answer {
+    pub ranked: Ranked,
+    pub history: Vec<Snippet>,
+    pub queries: Vec<String>,
+    pub gaps: Option<Gaps>,
+    pub degraded: Degraded,
+}
+
+pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Result<Answer> {
+    let mut degraded = Degraded::default();
+    let corpus = Corpus::load(conn, repo)?;
+    if corpus.is_empty() {
+        degraded.playbook = Some(Issue::new(
+            "EMPTY_PLAYBOOK",
+            "the playbook has no rules yet",
+            "start from a starter (`cm init --starter general`) or add rules with `cm playbook add \"...\"`",
+        ));
+    }
+    let ranked = rank_bullets(&corpus, req)?;
+    let mut snippets = Vec::new();
+    if req.history > 0 {
+        match conn {
+            Some(c) => {
+                degraded.history = history::index_issue(c, req.now);
+                let q = SearchQuery {
+                    query: req.task.to_string(),
+                    limit: req.history,
+                    days: req.days,
+                    workspace: req.history_workspace.clone(),
+                    ..SearchQuery::default()
+                };
+                let (s, issue) = history::snippets(c, &q, req.history, req.now);
+                snippets = s;
+                if issue.is_some() {
+                    degraded.history = issue;
+                }
+            }
+            None => {
+                degraded.history = Some(Issue::new(
+                    "NO_STORE",
+                    "no cm store yet: history snippets are unavailable",
+                    "run `cm init`, then `cm history index`",
+                ))
+            }
+        }
+    }
+    let gaps = if req.gaps {
+        Some(gaps::analyse(&category_counts(conn, &corpus)?))
+    } else {
+        None
+    };
+    Ok(Answer {
+        ranked,
+        history: snippets,
+        queries: suggested_queries(req),
+        gaps,
+        degraded,
+    })
+}
+
+type Cand = (f64, Option<f64>, super::index::Scored);
+
+/// Documents relevant to `text` (lexical, fused with semantic cosines when given), best first,
+/// at most [`MAX_CANDIDATES`], each at least `min_relevance`.
+pub fn candidates(
+    corpus: &Corpus,
+    text: &str,
+    semantic: Option<(&semantic::Outcome, f64)>,
+    min_relevance: f64,
+) -> Result<Vec<Cand>> {
+    let terms = tokenize::query_terms(text);
+    let (scored, idf_sum) = corpus.score(&terms)?;
+    let mut cands: Vec<Cand> = scored
+        .into_iter()
+        .map(|s| {
+            let lex = bm25::normalize(s.raw, idf_sum);
+            (lex, None, s)
+        })
+        .collect();
+    if let Some((sem, w)) = semantic {
+        for c in cands.iter_mut() {
+            let cos = sem.similarity.get(&c.2.id).copied().unwrap_or(0.0);
+            c.1 = Some(cos);
+            c.0 = semantic::fuse(c.0, cos, w);
+        }
+        let mut seen: std::collections::HashSet<String> =
+            cands.iter().map(|c| c.2.id.clone()).collect();
+        for (id, cos) in &sem.similarity {
+            if *cos >= SEMANTIC_ONLY_MIN && seen.insert(id.clone()) {
+                let memory_index = corpus.memory.iter().position(|m| &m.bullet.id == id);
+                cands.push((
+                    semantic::fuse(0.0, *cos, w),
+                    Some(*cos),
+                    super::index::Scored {
+                        id: id.clone(),
+                        raw: 0.0,
+                        memory_index,
+                        matched: Vec::new(),
+                    },
+                ));
+            }
+        }
+    }
+    cands.retain(|c| c.0 >= min_relevance && c.0 > 0.0);
+    cands.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.id.cmp(&b.2.id)));
+    cands.truncate(MAX_CANDIDATES);
+    Ok(cands)
+}
+
+fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<Ranked> {
+    let cands = candidates(corpus, req.task, req.semantic, req.min_relevance)?;
+    let mut out = Vec::with_capacity(cands.len());
+    let ids: Vec<&str> = cands.iter().map(|c| c.2.id.as_str()).collect();
+    let uses = match corpus_conn(corpus) {
+        Some(c) => super::reinforce::uses(c, &ids),
+        None => HashMap::new(),
+    };
+    for (relevance, cos, s) in &cands {
+        let Some((bullet, from_repo)) = corpus.bullet(s)? else {
+            continue;
+        };
+        let effective = effective_score(&bullet, req.scoring, req.now);
+        out.push(Candidate {
+            uses: uses.get(&bullet.id).copied().unwrap_or(0),
+            bullet,
+            from_repo,
+            relevance: *relevance,
+            effective,
+            matched: s.matched.clone(),
+            semantic: *cos,
+        });
+    }
+    Ok(rank::rank(
+        out,
+        &rank::Options {
+            min_relevance: req.min_relevance,
+            limit: req.limit,
+            workspace: req.workspace.as_deref(),
+        },
+    ))
+}
+
+fn corpus_conn<'c>(corpus: &Corpus<'c>) -> Option<&'c Connection> {
+    corpus.conn()
+}
+
+/// Live rules per category: personal ones from the store, plus the repository's.
+fn category_counts(conn: Option<&Connection>, corpus: &Corpus) -> Result<HashMap<String, usize>> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    if let Some(c) = conn {
+        let mut stmt = c
+            .prepare_cached(
+                "SELECT category, count(*) FROM bullets
+                 WHERE deprecated = 0 AND maturity != 'deprecated' GROUP BY category",
+            )
+            .map_err(|e| crate::store::map_err(e, &crate::paths::db_path()))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(|e| crate::store::map_err(e, &crate::paths::db_path()))?;
+        for (cat, n) in rows.flatten() {
+            *counts.entry(cat).or_insert(0) += n as usize;
+        }
+    }
+    for m in corpus
+        .memory
+        .iter()
+        .filter(|m| m.from_repo && m.bullet.is_live())
+    {
+        *counts.entry(m.bullet.category.clone()).or_insert(0) += 1;
+    }
+    Ok(counts)
+}
+
+/// Ready-to-run searches of the session history for this task.
+pub fn suggested_queries(req: &Request) -> Vec<String> {
+    let words = keywords(req.task);
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let days = req.days.unwrap_or(30);
+    let mut out = vec![format!(
+        "cm history search {} --days {days} --limit 10 --json",
+        shell_quote(&words.join(" "))
+    )];
+    if words.len() > 2 {
+        out.push(format!(
+            "cm history search {} --limit 10 --json",
+            shell_quote(&words[..2].join(" "))
+        ));
+    }
+    if let Some(ws) = req.workspace.as_deref() {
+        out.push(format!(
+            "cm history search {} --workspace {} --limit 10 --json",
+            shell_quote(&words.join(" ")),
+            shell_quote(ws)
+        ));
+    }
+    out
+}
+
+/// The task's topic words in their original form (no stop words, no duplicates), at most six.
+pub fn keywords(task: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    task.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .map(|w| w.trim_matches(|c| c == '.' || c == '-'))
+        .filter(|w| w.len() > 1 && !tokenize::is_stop_word(&w.to_lowercase()))
+        .filter(|w| seen.insert(w.to_lowercase()))
+        .take(6)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Quote for a POSIX shell: bare when safe, else single quotes.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=".contains(c))
+    {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_and_quoting() {
+        assert_eq!(
+            keywords("Fix the auth token refresh timeout in the API"),
+            ["Fix", "auth", "token", "refresh", "timeout", "API"]
+        );
+        assert_eq!(shell_quote("auth token"), "'auth token'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote("/w/app"), "/w/app");
+    }
+}
