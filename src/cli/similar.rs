@@ -71,7 +71,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         if results.len() >= args.limit {
             break;
         }
-        let Some((b, from_repo)) = corpus.bullet(&s)? else {
+        let Some((b, from_repo)) = corpus.bullet(&s.info)? else {
             continue;
         };
         if !args.all && !b.is_live() {

@@ -21,8 +21,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use std::collections::HashMap;
 
-/// At most this many candidates (by relevance) are loaded and weighed. Documented bound: a rule
-/// ranked below this by relevance cannot appear, whatever its feedback.
+/// At most this many live candidates are loaded and weighed (a safety bound; the pruning in
+/// [`rank_bullets`] normally stops after a few dozen).
 pub const MAX_CANDIDATES: usize = 400;
 /// Semantic-only candidates (no shared term) must reach this cosine.
 pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
@@ -53,6 +53,15 @@ pub struct Answer {
 }
 
 pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Result<Answer> {
+    // One read transaction for the whole answer: a consistent snapshot, and one lock instead of
+    // one per statement (hundreds of candidate lookups).
+    let _snapshot = match conn {
+        Some(c) => Some(
+            c.unchecked_transaction()
+                .map_err(|e| crate::store::map_err(e, &crate::paths::db_path()))?,
+        ),
+        None => None,
+    };
     let mut degraded = Degraded::default();
     let corpus = Corpus::load(conn, repo)?;
     if corpus.is_empty() {
@@ -104,10 +113,10 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
     })
 }
 
-type Cand = (f64, Option<f64>, super::index::Scored);
+pub type Cand = (f64, Option<f64>, super::index::Scored);
 
 /// Documents relevant to `text` (lexical, fused with semantic cosines when given), best first,
-/// at most [`MAX_CANDIDATES`], each at least `min_relevance`.
+/// each at least `min_relevance`.
 pub fn candidates(
     corpus: &Corpus,
     text: &str,
@@ -118,63 +127,99 @@ pub fn candidates(
     let (scored, idf_sum) = corpus.score(&terms)?;
     let mut cands: Vec<Cand> = scored
         .into_iter()
-        .map(|s| {
-            let lex = bm25::normalize(s.raw, idf_sum);
-            (lex, None, s)
-        })
+        .map(|s| (bm25::normalize(s.raw, idf_sum), None, s))
         .collect();
     if let Some((sem, w)) = semantic {
         for c in cands.iter_mut() {
-            let cos = sem.similarity.get(&c.2.id).copied().unwrap_or(0.0);
+            let cos = sem.similarity.get(&c.2.info.id).copied().unwrap_or(0.0);
             c.1 = Some(cos);
             c.0 = semantic::fuse(c.0, cos, w);
         }
-        let mut seen: std::collections::HashSet<String> =
-            cands.iter().map(|c| c.2.id.clone()).collect();
-        for (id, cos) in &sem.similarity {
-            if *cos >= SEMANTIC_ONLY_MIN && seen.insert(id.clone()) {
-                let memory_index = corpus.memory.iter().position(|m| &m.bullet.id == id);
-                cands.push((
-                    semantic::fuse(0.0, *cos, w),
-                    Some(*cos),
-                    super::index::Scored {
-                        id: id.clone(),
-                        raw: 0.0,
-                        memory_index,
-                        matched: Vec::new(),
-                    },
-                ));
-            }
+        let seen: std::collections::HashSet<&str> =
+            cands.iter().map(|c| c.2.info.id.as_str()).collect();
+        let extra: Vec<&str> = sem
+            .similarity
+            .iter()
+            .filter(|(id, cos)| **cos >= SEMANTIC_ONLY_MIN && !seen.contains(id.as_str()))
+            .map(|(id, _)| id.as_str())
+            .collect();
+        for info in corpus.infos(&extra)? {
+            let cos = sem.similarity[&info.id];
+            let scored = super::index::Scored {
+                info,
+                raw: 0.0,
+                matched: Vec::new(),
+            };
+            cands.push((semantic::fuse(0.0, cos, w), Some(cos), scored));
         }
     }
     cands.retain(|c| c.0 >= min_relevance && c.0 > 0.0);
-    cands.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.id.cmp(&b.2.id)));
-    cands.truncate(MAX_CANDIDATES);
+    cands.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.2.info.id.cmp(&b.2.info.id))
+    });
     Ok(cands)
 }
 
+/// The most a document's relevance can be multiplied by: its feedback weight can not exceed
+/// that of its undecayed helpful marks, only repository and workspace rules can earn the scope
+/// boost, and its reinforcement is known.
+fn factor_bound(info: &super::index::DocInfo, uses: u32) -> f64 {
+    let scope = if info.memory.is_some() || info.scoped {
+        rank::SCOPE_BOOST
+    } else {
+        1.0
+    };
+    rank::weight(info.helpful) * scope * rank::reinforcement_factor(uses)
+}
+
+/// Weigh candidates and rank them. Only as many bullets are loaded as can still make the top
+/// `limit` of their list: candidates are visited by an upper bound of their final score
+/// (relevance x weight(helpful marks) x best scope x best reinforcement), and the visit stops
+/// once the bound falls below the current `limit`-th final score of the list.
 fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<Ranked> {
     let cands = candidates(corpus, req.task, req.semantic, req.min_relevance)?;
-    let mut out = Vec::with_capacity(cands.len());
-    let ids: Vec<&str> = cands.iter().map(|c| c.2.id.as_str()).collect();
-    let uses = match corpus_conn(corpus) {
-        Some(c) => super::reinforce::uses(c, &ids),
-        None => HashMap::new(),
-    };
-    for (relevance, cos, s) in &cands {
-        let Some((bullet, from_repo)) = corpus.bullet(s)? else {
+    let (mut live, dead): (Vec<&Cand>, Vec<&Cand>) = cands.iter().partition(|c| c.2.info.live);
+    let uses = corpus_conn(corpus)
+        .map(super::reinforce::all_uses)
+        .unwrap_or_default();
+    let uses_of = |id: &str| -> u32 { uses.get(id).copied().unwrap_or(0) };
+    let bound = |c: &Cand| c.0 * factor_bound(&c.2.info, uses_of(&c.2.info.id));
+    live.sort_by(|a, b| bound(b).total_cmp(&bound(a)));
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut finals: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let k = req.limit.max(1);
+    for c in live.into_iter() {
+        if out.len() >= MAX_CANDIDATES {
+            break;
+        }
+        let anti = c.2.info.anti as usize;
+        let kth = |list: &Vec<f64>| if list.len() >= k { list[k - 1] } else { 0.0 };
+        let b = bound(c);
+        if b < kth(&finals[0]) && b < kth(&finals[1]) {
+            break;
+        }
+        if b < kth(&finals[anti]) {
+            continue;
+        }
+        let Some(cand) = weigh(corpus, c, req, &uses_of)? else {
             continue;
         };
-        let effective = effective_score(&bullet, req.scoring, req.now);
-        out.push(Candidate {
-            uses: uses.get(&bullet.id).copied().unwrap_or(0),
-            bullet,
-            from_repo,
-            relevance: *relevance,
-            effective,
-            matched: s.matched.clone(),
-            semantic: *cos,
-        });
+        let (scope, _) = rank::scope_factor(&cand.bullet, cand.from_repo, req.workspace.as_deref());
+        let f = cand.relevance
+            * rank::weight(cand.effective)
+            * scope
+            * rank::reinforcement_factor(cand.uses);
+        let list = &mut finals[anti];
+        let at = list.partition_point(|x| *x >= f);
+        list.insert(at, f);
+        out.push(cand);
+    }
+    // Deprecated rules need only relevance: the best few.
+    for c in dead.into_iter().take(5) {
+        if let Some(cand) = weigh(corpus, c, req, &uses_of)? {
+            out.push(cand);
+        }
     }
     Ok(rank::rank(
         out,
@@ -184,6 +229,27 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<Ranked> {
             workspace: req.workspace.as_deref(),
         },
     ))
+}
+
+fn weigh(
+    corpus: &Corpus,
+    c: &Cand,
+    req: &Request,
+    uses_of: &dyn Fn(&str) -> u32,
+) -> Result<Option<Candidate>> {
+    let Some((bullet, from_repo)) = corpus.bullet(&c.2.info)? else {
+        return Ok(None);
+    };
+    let effective = effective_score(&bullet, req.scoring, req.now);
+    Ok(Some(Candidate {
+        uses: uses_of(&bullet.id),
+        bullet,
+        from_repo,
+        relevance: c.0,
+        effective,
+        matched: c.2.matched.clone(),
+        semantic: c.1,
+    }))
 }
 
 fn corpus_conn<'c>(corpus: &Corpus<'c>) -> Option<&'c Connection> {

@@ -43,6 +43,9 @@ pub fn cited_ids(text: &str) -> Vec<&str> {
 /// Fold new evidence into `recall_reinforcement`: helpful marks, and citations in messages indexed
 /// since the last scan. Returns how many new pieces of evidence were recorded.
 pub fn scan(store: &Store, now: &str) -> Result<usize> {
+    if !has_new_evidence(&store.conn)? {
+        return Ok(0);
+    }
     store.write(|tx| {
         let mut added = tx
             .execute(
@@ -64,6 +67,39 @@ pub fn scan(store: &Store, now: &str) -> Result<usize> {
         }
         Ok(added)
     })
+}
+
+/// Cheap read-only check, so the common case (nothing new) takes no write lock.
+fn has_new_evidence(conn: &Connection) -> Result<bool> {
+    let helpful_unseen: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM feedback_events f WHERE f.type = 'helpful' AND NOT EXISTS
+               (SELECT 1 FROM recall_evidence e WHERE e.item_id = f.bullet_id AND e.evidence = 'helpful:' || f.id)",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    if helpful_unseen > 0 {
+        return Ok(true);
+    }
+    if !super::history::table_exists(conn, "episodic_messages") {
+        return Ok(false);
+    }
+    let last: i64 = conn
+        .query_row(
+            "SELECT coalesce(max(last_msg_id), 0) FROM recall_scan",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    let max_id: i64 = conn
+        .query_row(
+            "SELECT coalesce(max(id), 0) FROM episodic_messages",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    Ok(max_id > last)
 }
 
 fn scan_messages(tx: &Connection, now: &str) -> Result<usize> {
@@ -132,6 +168,21 @@ fn scan_messages(tx: &Connection, now: &str) -> Result<usize> {
     )
     .map_err(sql)?;
     Ok(added)
+}
+
+/// Uses of every item with any (read-only; hooks use it too). The table holds only items that
+/// were used, so it stays small.
+pub fn all_uses(conn: &Connection) -> HashMap<String, u32> {
+    let Ok(mut stmt) = conn.prepare_cached("SELECT item_id, uses FROM recall_reinforcement") else {
+        return HashMap::new();
+    };
+    stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+        .map(|rows| {
+            rows.flatten()
+                .map(|(id, n)| (id, n.max(0) as u32))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Uses per item, for the ids asked about (read-only; hooks use it too).

@@ -1,20 +1,28 @@
 -- Context retrieval: a lexical term index over bullets, stored embeddings, recall reinforcement.
 
--- One row per indexed bullet: the hash of the text the terms came from and the weighted length.
+-- One row per indexed bullet: the hash of the text the terms came from, the weighted length, and
+-- what ranking needs before loading the bullet: live (not deprecated or retired), anti-pattern,
+-- `helpful` (helpful marks, undecayed: an upper bound for the feedback weight), and `scoped`
+-- (workspace-scoped, so it may earn the scope boost).
 CREATE TABLE context_docs (
-    bullet_id    TEXT PRIMARY KEY,
+    doc          INTEGER PRIMARY KEY,
+    bullet_id    TEXT NOT NULL UNIQUE,
     content_hash TEXT NOT NULL,
-    len          REAL NOT NULL
-) WITHOUT ROWID;
+    len          REAL NOT NULL,
+    live         INTEGER NOT NULL,
+    anti         INTEGER NOT NULL,
+    helpful      REAL NOT NULL,
+    scoped       INTEGER NOT NULL
+);
 
 -- Postings: weighted term frequency of each stemmed term in each bullet (content, category, tags).
 CREATE TABLE context_terms (
-    term      TEXT NOT NULL,
-    bullet_id TEXT NOT NULL,
-    tf        REAL NOT NULL,
-    PRIMARY KEY (term, bullet_id)
+    term TEXT NOT NULL,
+    doc  INTEGER NOT NULL,
+    tf   REAL NOT NULL,
+    PRIMARY KEY (term, doc)
 ) WITHOUT ROWID;
-CREATE INDEX context_terms_bullet ON context_terms(bullet_id);
+CREATE INDEX context_terms_doc ON context_terms(doc);
 
 -- Bullets whose terms must be recomputed. Filled by triggers, so every writer (add, import, mark,
 -- undo, forget) keeps the index honest without knowing it exists; drained by `cm context`.
