@@ -43,16 +43,19 @@ cases = [
     ("hook prompt (gated)", [cm, "hook", "prompt"], gated),
     ("hook prompt (retrieves)", [cm, "hook", "prompt"], passing),
 ]
-res = {}
-for name, argv, stdin in cases:
-    times = []
-    for _ in range(runs):
+# Interleaved rounds (every case once per round) after three warm-up rounds, so load changes on
+# the machine hit every case alike.
+times = {name: [] for name, _, _ in cases}
+for rnd in range(runs + 3):
+    for name, argv, stdin in cases:
         t = time.perf_counter()
         subprocess.run(argv, input=(stdin or "").encode(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        times.append((time.perf_counter() - t) * 1000)
-    res[name] = statistics.median(times)
+        if rnd >= 3:
+            times[name].append((time.perf_counter() - t) * 1000)
+res = {name: statistics.median(t) for name, t in times.items()}
 base = res["/bin/true"]
-print(f"{'case':34} {'median ms':>10} {'x /bin/true':>12}")
+ver = res["cm --version"]
+print(f"{'case':34} {'median ms':>10} {'x /bin/true':>12} {'x cm --version':>15}")
 for name, m in res.items():
-    print(f"{name:34} {m:10.2f} {m / base:12.1f}")
+    print(f"{name:34} {m:10.2f} {m / base:12.1f} {m / ver:15.1f}")
 PY

@@ -88,6 +88,13 @@ pub fn item(prefix: &str, text: &str, max: usize) -> String {
     format!("- {prefix}{}", sanitize::clip(&sanitize::clean(text), max))
 }
 
+/// A rule as an injected item. Rules of the personal store were redacted when written, so only
+/// repository rules (a file anyone can edit) go through secret redaction again.
+pub fn rule_item(prefix: &str, r: &super::rank::RankedBullet, max: usize) -> String {
+    let text = sanitize::clean_with(&r.content, r.location == "repo");
+    format!("- {prefix}{}", sanitize::clip(&text, max))
+}
+
 /// The hook output that adds context for `event`.
 pub fn envelope(event: &str, text: &str) -> String {
     json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}).to_string()

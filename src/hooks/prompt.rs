@@ -71,14 +71,10 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
             || r.location == "repo"
     };
     for r in answer.ranked.anti_patterns.iter().filter(significant) {
-        lines.push(inject::item(
-            &format!("pitfall [{}] ", r.id),
-            &r.content,
-            300,
-        ));
+        lines.push(inject::rule_item(&format!("pitfall [{}] ", r.id), r, 300));
     }
     for r in answer.ranked.rules.iter().filter(significant) {
-        lines.push(inject::item(&format!("rule [{}] ", r.id), &r.content, 300));
+        lines.push(inject::rule_item(&format!("rule [{}] ", r.id), r, 300));
     }
     for s in answer
         .history

@@ -85,13 +85,13 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
     if !answer.ranked.rules.is_empty() {
         lines.push("Rules that applied to similar work:".into());
         for r in &answer.ranked.rules {
-            lines.push(inject::item(&format!("[{}] ", r.id), &r.content, 400));
+            lines.push(inject::rule_item(&format!("[{}] ", r.id), r, 400));
         }
     }
     if !answer.ranked.anti_patterns.is_empty() {
         lines.push("Known pitfalls (these caused problems before):".into());
         for r in &answer.ranked.anti_patterns {
-            lines.push(inject::item(&format!("[{}] ", r.id), &r.content, 400));
+            lines.push(inject::rule_item(&format!("[{}] ", r.id), r, 400));
         }
     }
     if !recent.is_empty() {
