@@ -626,7 +626,10 @@ fn recall_reinforcement_counts_citations_not_displays() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(reasoning.contains("used 1 time"), "{reasoning}");
+    assert!(
+        reasoning.contains("used 1 time(s) (cited in a session"),
+        "{reasoning}"
+    );
     // A user message mentioning an id is not a use; re-running does not count twice.
     let again = env.json(&["context", "retry budget timeouts", "--no-history"]);
     assert_eq!(score_of(&again, &b), b_after);

@@ -174,7 +174,10 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
             b.helpful_count, b.harmful_count
         ));
         if c.uses > 0 {
-            why.push(format!("used {} time(s) after being shown", c.uses));
+            why.push(format!(
+                "used {} time(s) (cited in a session or marked helpful)",
+                c.uses
+            ));
         }
         if let Some(r) = &b.reasoning {
             why.push(format!("source: {r}"));
