@@ -170,14 +170,18 @@ pub fn rerank(
 }
 
 /// Arousal of a hit's whole session from its first messages; `None` without message rows.
+/// The session row gives the file, and messages are reached through the index on
+/// (file_id, line_number): never a scan of the message table.
 fn session_arousal(conn: &Connection, hit: &Hit) -> Option<f64> {
-    if !table_exists(conn, "episodic_messages") {
+    if !table_exists(conn, "episodic_messages") || !table_exists(conn, "episodic_sessions") {
         return None;
     }
     let mut stmt = conn
         .prepare_cached(
-            "SELECT role, is_error, substr(coalesce(text, ''), 1, 600) FROM episodic_messages
-             WHERE session_id = ?1 AND agent = ?2 ORDER BY line_number LIMIT ?3",
+            "SELECT m.role, m.is_error, substr(coalesce(m.text, ''), 1, 600)
+             FROM episodic_sessions s
+             JOIN episodic_messages m ON m.file_id = s.file_id AND m.session_id = s.session_id
+             WHERE s.session_id = ?1 AND s.agent = ?2 ORDER BY m.line_number LIMIT ?3",
         )
         .ok()?;
     let rows: Vec<(String, bool, String)> = stmt
