@@ -14,6 +14,10 @@ use crate::memory::playbook::Playbook;
 use crate::output::Report;
 use std::path::PathBuf;
 
+/// History snippets by default: each one is a search hit with its own snippet extraction, so
+/// the default keeps `cm context` within its latency budget on a large index.
+pub const DEFAULT_HISTORY: usize = 5;
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The task, e.g. "fix the auth token refresh timeout".
@@ -28,7 +32,7 @@ pub struct Args {
     /// Skip the session history (faster, smaller).
     #[arg(long)]
     pub no_history: bool,
-    /// History snippets to return at most [default: config maxHistoryInContext].
+    /// History snippets to return at most [default: 5, capped by config maxHistoryInContext].
     #[arg(long)]
     pub history: Option<usize>,
     /// Only history from the last N days.
@@ -115,7 +119,8 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         history: if args.no_history {
             0
         } else {
-            args.history.unwrap_or(cfg.max_history_in_context)
+            args.history
+                .unwrap_or(DEFAULT_HISTORY.min(cfg.max_history_in_context))
         },
         days: args.days,
         history_workspace: args.workspace.as_ref().and(workspace.clone()),
@@ -127,6 +132,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             .as_ref()
             .filter(|o| o.issue.is_none())
             .map(|o| (o, cfg.semantic_weight)),
+        db_path: Some(&store.path),
     };
     let mut answer = engine::answer(Some(&store.conn), repo, &req)?;
     if let Some(o) = &sem {

@@ -42,6 +42,8 @@ pub struct Request<'a> {
     pub scoring: &'a Scoring,
     /// Cosines from a semantic pass, with the fusion weight.
     pub semantic: Option<(&'a semantic::Outcome, f64)>,
+    /// The store's file: history is then searched on a second read-only connection in parallel.
+    pub db_path: Option<&'a std::path::Path>,
 }
 
 pub struct Answer {
@@ -71,34 +73,35 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
             "start from a starter (`cm init --starter general`) or add rules with `cm playbook add \"...\"`",
         ));
     }
-    let ranked = rank_bullets(&corpus, req)?;
-    let mut snippets = Vec::new();
-    if req.history > 0 {
-        match conn {
-            Some(c) => {
-                degraded.history = history::index_issue(c, req.now);
-                let q = SearchQuery {
-                    query: req.task.to_string(),
-                    limit: req.history,
-                    days: req.days,
-                    workspace: req.history_workspace.clone(),
-                    ..SearchQuery::default()
-                };
-                let (s, issue) = history::snippets(c, &q, req.history, req.now);
-                snippets = s;
-                if issue.is_some() {
-                    degraded.history = issue;
-                }
-            }
-            None => {
-                degraded.history = Some(Issue::new(
+    // History runs on its own read-only connection in a second thread while the rules are
+    // ranked: the two are independent, and the search is the slower half.
+    let (ranked, (snippets, history_issue)) = match (req.history, conn, req.db_path) {
+        (0, _, _) => (rank_bullets(&corpus, req)?, (Vec::new(), None)),
+        (_, None, _) => (
+            rank_bullets(&corpus, req)?,
+            (
+                Vec::new(),
+                Some(Issue::new(
                     "NO_STORE",
                     "no cm store yet: history snippets are unavailable",
                     "run `cm init`, then `cm history index`",
-                ))
-            }
-        }
-    }
+                )),
+            ),
+        ),
+        (_, Some(c), Some(path)) => std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                crate::store::Store::open_readonly(path)
+                    .ok()
+                    .flatten()
+                    .map(|store| history_part(&store.conn, req))
+            });
+            let ranked = rank_bullets(&corpus, req);
+            let hist = worker.join().ok().flatten();
+            Ok::<_, crate::error::CmError>((ranked?, hist.unwrap_or_else(|| history_part(c, req))))
+        })?,
+        (_, Some(c), None) => (rank_bullets(&corpus, req)?, history_part(c, req)),
+    };
+    degraded.history = history_issue;
     let gaps = if req.gaps {
         Some(gaps::analyse(&category_counts(conn, &corpus)?))
     } else {
@@ -114,6 +117,34 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
 }
 
 pub type Cand = (f64, Option<f64>, super::index::Scored);
+
+/// The index check and the re-ranked snippets for the task.
+fn history_part(conn: &Connection, req: &Request) -> (Vec<Snippet>, Option<Issue>) {
+    let mut issue = history::index_issue(conn, req.now);
+    let q = SearchQuery {
+        query: keywords_query(req.task),
+        limit: req.history,
+        days: req.days,
+        workspace: req.history_workspace.clone(),
+        ..SearchQuery::default()
+    };
+    let (snippets, failed) = history::snippets(conn, &q, req.history, req.now);
+    if failed.is_some() {
+        issue = failed;
+    }
+    (snippets, issue)
+}
+
+/// The task's topic words (stop words dropped) as the history query; the task itself when it
+/// has none.
+fn keywords_query(task: &str) -> String {
+    let k = keywords(task);
+    if k.is_empty() {
+        task.to_string()
+    } else {
+        k.join(" ")
+    }
+}
 
 /// Documents relevant to `text` (lexical, fused with semantic cosines when given), best first,
 /// each at least `min_relevance`.
@@ -442,6 +473,7 @@ mod pruning_tests {
                     now: crate::clock::parse("2026-06-01T00:00:00Z").unwrap(),
                     scoring: &scoring,
                     semantic: None,
+                    db_path: None,
                 };
                 let pruned = answer(Some(&store.conn), Vec::new(), &req).unwrap().ranked;
                 let corpus = Corpus::load(Some(&store.conn), Vec::new()).unwrap();

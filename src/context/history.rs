@@ -92,7 +92,7 @@ pub fn snippets(
         return (Vec::new(), None);
     }
     let mut q = query.clone();
-    q.limit = (want * 2).max(10);
+    q.limit = want;
     let hits = match crate::episodic::search::search(conn, &q) {
         Ok(h) => h,
         Err(e) => {

@@ -61,6 +61,7 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
         now: crate::clock::now(),
         scoring: &scoring,
         semantic: None,
+        db_path: Some(&store.path),
     };
     let answer = engine::answer(Some(&store.conn), repo, &req).map_err(|e| e.message)?;
     let mut lines = vec!["Related past records (cm):".to_string()];

@@ -72,6 +72,7 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
         now: crate::clock::now(),
         scoring: &scoring,
         semantic: None,
+        db_path: None,
     };
     let answer = engine::answer(Some(&store.conn), repo, &req).map_err(|e| e.message)?;
     if answer.ranked.rules.is_empty() && answer.ranked.anti_patterns.is_empty() && recent.is_empty()
