@@ -110,7 +110,7 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
     Ok(Answer {
         ranked,
         history: snippets,
-        queries: suggested_queries(req),
+        queries: super::queries::suggested_queries(req),
         gaps,
         degraded,
     })
@@ -138,7 +138,7 @@ fn history_part(conn: &Connection, req: &Request) -> (Vec<Snippet>, Option<Issue
 /// The task's topic words (stop words dropped) as the history query; the task itself when it
 /// has none.
 fn keywords_query(task: &str) -> String {
-    let k = keywords(task);
+    let k = super::queries::keywords(task);
     if k.is_empty() {
         task.to_string()
     } else {
@@ -314,193 +314,5 @@ fn category_counts(conn: Option<&Connection>, corpus: &Corpus) -> Result<HashMap
     Ok(counts)
 }
 
-/// Ready-to-run searches of the session history for this task.
-pub fn suggested_queries(req: &Request) -> Vec<String> {
-    let words = keywords(req.task);
-    if words.is_empty() {
-        return Vec::new();
-    }
-    let days = req.days.unwrap_or(30);
-    let mut out = vec![format!(
-        "cm history search {} --days {days} --limit 10 --json",
-        shell_quote(&words.join(" "))
-    )];
-    if words.len() > 2 {
-        out.push(format!(
-            "cm history search {} --limit 10 --json",
-            shell_quote(&words[..2].join(" "))
-        ));
-    }
-    if let Some(ws) = req.workspace.as_deref() {
-        out.push(format!(
-            "cm history search {} --workspace {} --limit 10 --json",
-            shell_quote(&words.join(" ")),
-            shell_quote(ws)
-        ));
-    }
-    out
-}
-
-/// The task's topic words in their original form (no stop words, no duplicates), at most six.
-pub fn keywords(task: &str) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    task.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
-        .map(|w| w.trim_matches(|c| c == '.' || c == '-'))
-        .filter(|w| w.len() > 1 && !tokenize::is_stop_word(&w.to_lowercase()))
-        .filter(|w| seen.insert(w.to_lowercase()))
-        .take(6)
-        .map(str::to_string)
-        .collect()
-}
-
-/// Quote for a POSIX shell: bare when safe, else single quotes.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=".contains(c))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keywords_and_quoting() {
-        assert_eq!(
-            keywords("Fix the auth token refresh timeout in the API"),
-            ["Fix", "auth", "token", "refresh", "timeout", "API"]
-        );
-        assert_eq!(shell_quote("auth token"), "'auth token'");
-        assert_eq!(shell_quote("it's"), "'it'\\''s'");
-        assert_eq!(shell_quote("/w/app"), "/w/app");
-    }
-}
-
-#[cfg(test)]
-mod pruning_tests {
-    use super::*;
-    use crate::memory::bullet::{BulletType, FeedbackEvent, FeedbackSource, FeedbackType, Scope};
-    use crate::store::Store;
-
-    /// The pruned ranking equals weighing every candidate, on a playbook with mixed feedback,
-    /// scopes and types.
-    #[test]
-    fn pruning_never_changes_the_answer() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("cm.db")).unwrap();
-        let words = [
-            "auth", "token", "timeout", "retry", "cache", "test", "parser", "deploy", "lock",
-            "queue",
-        ];
-        let mut seed: u64 = 7;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
-        store
-            .write(|tx| {
-                for i in 0..300 {
-                    let content = (0..4)
-                        .map(|_| words[next() % words.len()])
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    let mut b = Bullet {
-                        id: format!("b-{i:012x}"),
-                        content: format!("{content} rule {i}"),
-                        created_at: "2026-05-01T00:00:00Z".into(),
-                        ..Bullet::default()
-                    };
-                    if i % 7 == 0 {
-                        b.bullet_type = BulletType::AntiPattern;
-                    }
-                    if i % 11 == 0 {
-                        b.scope = Scope::Workspace;
-                        b.scope_key = Some(if i % 2 == 0 {
-                            "/w/app".into()
-                        } else {
-                            "/w/other".into()
-                        });
-                    }
-                    for k in 0..(next() % 6) {
-                        let harmful = next() % 4 == 0;
-                        b.feedback_events.push(FeedbackEvent {
-                            id: format!("fb-{i}-{k}"),
-                            kind: if harmful {
-                                FeedbackType::Harmful
-                            } else {
-                                FeedbackType::Helpful
-                            },
-                            timestamp: format!("2026-05-{:02}T00:00:00Z", 1 + next() % 28),
-                            source: FeedbackSource::Manual,
-                            session_path: None,
-                            reason: None,
-                        });
-                        if harmful {
-                            b.harmful_count += 1
-                        } else {
-                            b.helpful_count += 1
-                        }
-                    }
-                    crate::store::bullets::insert(tx, &b)?;
-                }
-                Ok(())
-            })
-            .unwrap();
-        super::super::index::refresh(&store).unwrap();
-        let scoring = Scoring::default();
-        for task in [
-            "auth token timeout",
-            "retry queue",
-            "cache",
-            "deploy lock parser test",
-        ] {
-            for limit in [1, 3, 5] {
-                let req = Request {
-                    task,
-                    limit,
-                    min_relevance: 0.05,
-                    history: 0,
-                    days: None,
-                    history_workspace: None,
-                    workspace: Some("/w/app".into()),
-                    gaps: false,
-                    now: crate::clock::parse("2026-06-01T00:00:00Z").unwrap(),
-                    scoring: &scoring,
-                    semantic: None,
-                    db_path: None,
-                };
-                let pruned = answer(Some(&store.conn), Vec::new(), &req).unwrap().ranked;
-                let corpus = Corpus::load(Some(&store.conn), Vec::new()).unwrap();
-                let all = candidates(&corpus, task, None, req.min_relevance).unwrap();
-                let none = |_: &str| 0u32;
-                let weighed: Vec<Candidate> = all
-                    .iter()
-                    .filter_map(|c| weigh(&corpus, c, &req, &none).unwrap())
-                    .collect();
-                let full = rank::rank(
-                    weighed,
-                    &rank::Options {
-                        min_relevance: req.min_relevance,
-                        limit,
-                        workspace: Some("/w/app"),
-                    },
-                );
-                let ids = |v: &Vec<rank::RankedBullet>| {
-                    v.iter().map(|r| r.id.clone()).collect::<Vec<_>>()
-                };
-                assert_eq!(ids(&pruned.rules), ids(&full.rules), "{task} limit {limit}");
-                assert_eq!(
-                    ids(&pruned.anti_patterns),
-                    ids(&full.anti_patterns),
-                    "{task} limit {limit}"
-                );
-            }
-        }
-    }
-}
+mod pruning_tests;
