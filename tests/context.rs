@@ -860,3 +860,26 @@ fn session_start_points_to_recent_sessions_of_the_workspace_for_every_agent_payl
         assert!(text.contains("Recent sessions in this workspace"));
     }
 }
+
+#[test]
+fn hooks_stay_cheap_after_a_bulk_import_until_the_cli_refreshes_the_index() {
+    let env = Env::new();
+    let rules: Vec<Value> = (0..250)
+        .map(|i| serde_json::json!({"content": format!("Login timeout rule {i}: check the session service"), "category": "security"}))
+        .collect();
+    let file = env.ws.join("rules.json");
+    std::fs::write(&file, serde_json::to_string(&rules).unwrap()).unwrap();
+    env.ok(&["playbook", "add", "--file", file.to_str().unwrap()]);
+    let payload = serde_json::json!({"cwd": env.ws, "source": "startup"});
+    let out = env.run(&["hook", "session-start"], &payload.to_string());
+    assert!(out.status.success());
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `cm context"));
+    env.json(&["context", "login timeout"]);
+    let out = env.hook("session-start", &payload);
+    assert!(out.contains("Login timeout rule"), "{out}");
+}

@@ -115,6 +115,10 @@ pub fn refresh(store: &Store) -> Result<usize> {
     })
 }
 
+/// Above this many changed rules, read-only callers (hooks) use the stored index as it is rather
+/// than tokenizing the changes in memory.
+pub const MAX_DIRTY_IN_MEMORY: usize = 200;
+
 /// What ranking knows about a document before loading its bullet.
 #[derive(Debug, Clone)]
 pub struct DocInfo {
@@ -204,11 +208,21 @@ impl<'c> Corpus<'c> {
                      LEFT JOIN context_docs d ON d.bullet_id = x.bullet_id",
                 )
                 .map_err(sql)?;
-            let dirty: Vec<(String, Option<f64>)> = stmt
+            let mut dirty: Vec<(String, Option<f64>)> = stmt
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
                 .map_err(sql)?
                 .collect::<rusqlite::Result<_>>()
                 .map_err(sql)?;
+            if dirty.len() > MAX_DIRTY_IN_MEMORY {
+                // A bulk import nobody has queried since: tokenizing it all here would cost a
+                // hook far more than its budget. Use the stored rows as they are (new rules are
+                // missing until the CLI refreshes the index).
+                eprintln!(
+                    "cm: {} rules changed since the context index was refreshed; run `cm context \"...\"` once to refresh it",
+                    dirty.len()
+                );
+                dirty.clear();
+            }
             for (id, stored_len) in dirty {
                 if let Some(l) = stored_len {
                     docs -= 1.0;
