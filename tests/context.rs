@@ -883,3 +883,30 @@ fn hooks_stay_cheap_after_a_bulk_import_until_the_cli_refreshes_the_index() {
     let out = env.hook("session-start", &payload);
     assert!(out.contains("Login timeout rule"), "{out}");
 }
+
+#[test]
+fn secrets_in_a_hand_edited_repository_playbook_never_reach_the_output() {
+    let env = Env::new();
+    env.ok(&[
+        "playbook",
+        "add",
+        "The staging deploy key is KEYPLACEHOLDER; rotate it monthly",
+        "--category",
+        "security",
+        "--repo",
+    ]);
+    let yaml = env.ws.join(".cass/playbook.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    assert!(text.contains("KEYPLACEHOLDER"));
+    let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    std::fs::write(&yaml, text.replace("KEYPLACEHOLDER", secret)).unwrap();
+    let out = env.ok(&["context", "staging deploy key rotation", "--json"]);
+    assert!(out.contains("rotate it monthly"), "{out}");
+    assert!(!out.contains(secret), "{out}");
+    let hook = env.hook(
+        "prompt",
+        &serde_json::json!({"cwd": env.ws, "prompt": "how do we rotate the staging deploy key?"}),
+    );
+    assert!(hook.contains("rotate it monthly"), "{hook}");
+    assert!(!hook.contains(secret), "{hook}");
+}

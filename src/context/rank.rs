@@ -142,7 +142,7 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
         if !b.is_live() {
             out.deprecated.push(DeprecatedWarning {
                 id: b.id.clone(),
-                content: b.content.clone(),
+                content: crate::redact::redact(&b.content).0,
                 reason: b
                     .deprecation_reason
                     .clone()
@@ -186,7 +186,8 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
             final_score,
             RankedBullet {
                 id: b.id.clone(),
-                content: b.content.clone(),
+                // Redacted again on the way out: a hand-edited repository file never was.
+                content: crate::redact::redact(&b.content).0,
                 category: b.category.clone(),
                 bullet_type: type_name(b.bullet_type),
                 maturity: maturity_name(b.maturity),

@@ -40,24 +40,13 @@ static PHRASES: Lazy<Regex> = Lazy::new(|| {
 
 /// `text` without injection-like content or secrets, on one line.
 pub fn clean(text: &str) -> String {
-    clean_with(text, true)
-}
-
-/// Like [`clean`]; `redact: false` skips secret redaction for text that was already redacted
-/// when it was stored (rules in the personal store: every path that writes one redacts it), so a
-/// hook does not compile the secret patterns for nothing.
-pub fn clean_with(text: &str, redact: bool) -> String {
     let lower = text.to_lowercase();
     let mut s = text.to_string();
     if HINTS.iter().any(|h| lower.contains(h)) {
         s = TAGS.replace_all(&s, " ").into_owned();
         s = PHRASES.replace_all(&s, " [removed] ").into_owned();
     }
-    let s = if redact {
-        crate::redact::redact(&s).0
-    } else {
-        s
-    };
+    let (s, _) = crate::redact::redact(&s);
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
