@@ -81,10 +81,10 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             b.id.clone(),
             format!("{sim:.2}"),
             b.category.clone(),
-            truncate(&crate::redact::redact(&b.content).0, 80),
+            truncate(&crate::context::rank::shown_text(&b, from_repo), 80),
         ]);
         results.push(json!({
-            "id": b.id, "content": crate::redact::redact(&b.content).0, "category": b.category,
+            "id": b.id, "content": crate::context::rank::shown_text(&b, from_repo), "category": b.category,
             "type": type_name(b.bullet_type), "maturity": maturity_name(b.maturity),
             "similarity": round3(sim), "semanticScore": cos.map(round3),
             "matched": s.matched, "location": if from_repo { "repo" } else { "personal" },

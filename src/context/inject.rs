@@ -88,11 +88,13 @@ pub fn item(prefix: &str, text: &str, max: usize) -> String {
     format!("- {prefix}{}", sanitize::clip(&sanitize::clean(text), max))
 }
 
-/// A rule as an injected item. Every rule is redacted again, even those redacted when they were
-/// written: patterns improve, and a hand-edited repository file was never redacted at all. The
-/// price is compiling the secret patterns when a hint word appears (about 2 ms, measured).
+/// A rule as an injected item: its text was already redacted by ranking where needed
+/// ([`super::rank::shown_text`]); injection-like content is stripped here.
 pub fn rule_item(prefix: &str, r: &super::rank::RankedBullet, max: usize) -> String {
-    item(prefix, &r.content, max)
+    format!(
+        "- {prefix}{}",
+        sanitize::clip(&sanitize::strip_instructions(&r.content), max)
+    )
 }
 
 /// The hook output that adds context for `event`.

@@ -40,13 +40,19 @@ static PHRASES: Lazy<Regex> = Lazy::new(|| {
 
 /// `text` without injection-like content or secrets, on one line.
 pub fn clean(text: &str) -> String {
+    let s = strip_instructions(text);
+    crate::redact::redact(&s).0
+}
+
+/// `text` without injection-like content, on one line (no secret redaction: for text that was
+/// redacted already).
+pub fn strip_instructions(text: &str) -> String {
     let lower = text.to_lowercase();
     let mut s = text.to_string();
     if HINTS.iter().any(|h| lower.contains(h)) {
         s = TAGS.replace_all(&s, " ").into_owned();
         s = PHRASES.replace_all(&s, " [removed] ").into_owned();
     }
-    let (s, _) = crate::redact::redact(&s);
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
