@@ -18,7 +18,7 @@ pub const RECENCY_FLOOR: f64 = 0.3;
 /// An index not refreshed for this long is reported as stale.
 pub const STALE_AFTER_HOURS: i64 = 48;
 /// Messages of a session read to judge its arousal.
-const AROUSAL_SAMPLE: i64 = 150;
+const AROUSAL_SAMPLE: i64 = 100;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Snippet {
