@@ -172,7 +172,12 @@ fn auth_timeout_task_ranks_the_matching_rule_first() {
             .unwrap()
             .starts_with("cm history search 'auth token refresh timeout'")
     );
-    assert_eq!(d["degraded"]["history"]["code"], "NO_INDEX", "{d:#}");
+    // No session index in this store: missing tables before the episodic migration exists,
+    // empty tables after it.
+    let code = d["degraded"]["history"]["code"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(["NO_INDEX", "EMPTY_INDEX"].contains(&code), "{d:#}");
 }
 
 #[test]
@@ -422,7 +427,14 @@ fn golden_context_json() {
     for _ in 0..3 {
         env.ok(&["mark", &bad, "--harmful"]);
     }
-    let out = env.ok(&["context", "auth token refresh timeout", "--json", "--gaps"]);
+    // Without history, so the file does not depend on whether the session index exists.
+    let out = env.ok(&[
+        "context",
+        "auth token refresh timeout",
+        "--json",
+        "--gaps",
+        "--no-history",
+    ]);
     golden("context.json", &mask(&out, &env));
 }
 
