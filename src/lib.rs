@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod context;
 pub mod episodic;
 pub mod error;
 pub mod fsutil;

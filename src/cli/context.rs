@@ -1,15 +1,172 @@
-//! Placeholder until its issue lands: accepts any arguments and reports that it is unavailable.
+//! `cm context "TASK"` (alias `cm ctx`): the rules, pitfalls and past sessions relevant to a
+//! task, ranked, within a character budget. The logic lives in `crate::context`; this file reads
+//! the flags and the config, refreshes what the CLI may write (term index, reinforcement,
+//! embeddings) and renders.
 
 use super::Ctx;
-use crate::error::Result;
+use crate::clock;
+use crate::context::degraded::Issue;
+use crate::context::engine::{self, Request};
+use crate::context::{index, reinforce, render, semantic};
+use crate::error::{CmError, Result};
+use crate::memory::bullet::Bullet;
+use crate::memory::playbook::Playbook;
 use crate::output::Report;
+use std::path::PathBuf;
+
+/// History snippets by default: each one is a search hit with its own snippet extraction, so
+/// the default keeps `cm context` within its latency budget on a large index.
+pub const DEFAULT_HISTORY: usize = 5;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// The task, e.g. "fix the auth token refresh timeout".
+    #[arg(required = true, num_args = 1..)]
+    pub task: Vec<String>,
+    /// Rules (and, separately, pitfalls) to return at most [default: 10].
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Minimum relevance (0-1) for a rule to be considered [default: config minRelevanceScore].
+    #[arg(long)]
+    pub min_score: Option<f64>,
+    /// Skip the session history (faster, smaller).
+    #[arg(long)]
+    pub no_history: bool,
+    /// History snippets to return at most [default: 5, capped by config maxHistoryInContext].
+    #[arg(long)]
+    pub history: Option<usize>,
+    /// Only history from the last N days.
+    #[arg(long)]
+    pub days: Option<u32>,
+    /// The workspace the task is about [default: the current repository].
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    /// Add gap analysis: categories with few or no rules.
+    #[arg(long)]
+    pub gaps: bool,
+    /// Output format without --json: json (the data object) or markdown.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Character budget for rules, pitfalls and history [default: 12000].
+    #[arg(long)]
+    pub max_chars: Option<usize>,
 }
 
-pub fn run(_args: &Args, _ctx: &Ctx) -> Result<Report> {
-    super::not_yet("context")
+pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
+    let task = args.task.join(" ").trim().to_string();
+    if task.is_empty() {
+        return Err(CmError::usage("EMPTY_TASK", "the task is empty")
+            .hint("describe the task: cm context \"fix the login timeout\""));
+    }
+    let format = match args.format.as_deref() {
+        None | Some("human") | Some("text") => None,
+        Some("json") => Some("json"),
+        Some("markdown") | Some("md") => Some("markdown"),
+        Some(other) => {
+            return Err(
+                CmError::usage("INVALID_FORMAT", format!("unknown format \"{other}\""))
+                    .hint("use --format json or --format markdown"),
+            );
+        }
+    };
+    if let Some(m) = args.min_score
+        && !(0.0..=1.0).contains(&m)
+    {
+        return Err(CmError::usage(
+            "INVALID_ARGUMENT",
+            format!("--min-score {m} is outside 0..1"),
+        )
+        .hint("relevance is between 0 and 1; try --min-score 0.2"));
+    }
+    let loaded = ctx.loaded()?;
+    let cfg = &loaded.config;
+    let store = ctx.store()?;
+    let now = clock::now();
+    index::refresh(store)?;
+    if let Err(e) = reinforce::scan(store, &clock::to_rfc3339(now)) {
+        eprintln!(
+            "cm: warning: recall reinforcement not updated: {}",
+            e.message
+        );
+    }
+    let playbook = Playbook::open(store, &ctx.cwd);
+    let repo: Vec<Bullet> = match &playbook.repo_file {
+        Some(p) => crate::memory::repo_file::load(p)?,
+        None => Vec::new(),
+    };
+    let workspace = match &args.workspace {
+        Some(w) => Some(std::fs::canonicalize(w).unwrap_or_else(|_| w.clone())),
+        None => Some(crate::paths::git_root(&ctx.cwd).unwrap_or_else(|| ctx.cwd.clone())),
+    }
+    .map(|p| p.display().to_string());
+    let sem = if cfg.semantic_search_enabled {
+        let provider = semantic::provider::from_config(loaded)?;
+        Some(semantic::similarities(
+            store,
+            provider.as_ref(),
+            &task,
+            &repo,
+        ))
+    } else {
+        None
+    };
+    let req = Request {
+        task: &task,
+        limit: args
+            .limit
+            .unwrap_or(10.min(cfg.max_bullets_in_context.max(1))),
+        min_relevance: args.min_score.unwrap_or(cfg.min_relevance_score),
+        history: if args.no_history {
+            0
+        } else {
+            args.history
+                .unwrap_or(DEFAULT_HISTORY.min(cfg.max_history_in_context))
+        },
+        days: args.days,
+        history_workspace: args.workspace.as_ref().and(workspace.clone()),
+        workspace: workspace.clone(),
+        gaps: args.gaps,
+        now,
+        scoring: &cfg.scoring,
+        semantic: sem
+            .as_ref()
+            .filter(|o| o.issue.is_none())
+            .map(|o| (o, cfg.semantic_weight)),
+        db_path: Some(&store.path),
+    };
+    let mut answer = engine::answer(Some(&store.conn), repo, &req)?;
+    if let Some(o) = &sem {
+        answer.degraded.semantic = o.issue.clone();
+    }
+    if remote_configured(&loaded.raw) && req.history > 0 {
+        answer.degraded.remote = Some(Issue::new(
+            "REMOTE_NOT_QUERIED",
+            "remote history hosts are configured, but context searches the local index only",
+            "run `cm history search \"...\" --json` to include remote hosts",
+        ));
+    }
+    let budget = render::trim(
+        &mut answer,
+        args.max_chars.unwrap_or(render::DEFAULT_MAX_CHARS),
+    );
+    let data = render::to_json(&task, &answer, &budget);
+    let human = match format {
+        Some("json") => serde_json::to_string_pretty(&data).unwrap_or_default(),
+        Some(_) => render::markdown(&task, &answer, &budget),
+        None => render::human(&task, &answer, &budget),
+    };
+    let quiet = answer
+        .ranked
+        .rules
+        .iter()
+        .chain(&answer.ranked.anti_patterns)
+        .map(|r| r.id.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(Report::new(data).human(human).quiet(quiet))
+}
+
+fn remote_configured(raw: &serde_json::Value) -> bool {
+    let r = &raw["remoteCass"];
+    r["enabled"].as_bool() == Some(true) && r["hosts"].as_array().is_some_and(|h| !h.is_empty())
 }

@@ -1,7 +1,117 @@
-//! The `session_start` hook entry point. For now it only drains its payload and allows; the issue that
-//! owns this hook fills in the decision.
+//! `cm hook session-start` (SessionStart; also Codex and Gemini CLI session-start payloads).
+//!
+//! Guesses what the session is about from the workspace (its name, the git branch read from
+//! `.git/HEAD`, the titles of its recent sessions), and injects the matching rules, pitfalls and
+//! a few pointers to past sessions, at most [`BUDGET`] characters, written as facts. Prints
+//! nothing when nothing is relevant, when there is no store, or on any error (which goes to
+//! stderr). Read-only: the store is opened with `Store::open_readonly`, no config is parsed
+//! (scoring uses the documented defaults).
+
+use crate::context::engine::{self, Request};
+use crate::context::{history, inject};
+use crate::store::Store;
+use std::path::PathBuf;
+
+pub const BUDGET: usize = 4_000;
+const RULES: usize = 5;
+const POINTERS: usize = 3;
 
 pub fn run(_args: &[String]) -> i32 {
-    let _payload = super::read_stdin();
+    let payload = super::read_stdin();
+    match build(&payload.bytes) {
+        Ok(Some(out)) => println!("{out}"),
+        Ok(None) => {}
+        Err(e) => eprintln!("cm hook session-start: {e}; nothing injected"),
+    }
     0
+}
+
+/// The hook's stdout for `payload`, or `None` when there is nothing to say.
+pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
+    let p = inject::parse_payload(payload)?;
+    let cwd = p.cwd.unwrap_or_else(crate::paths::cwd);
+    let Some(store) = Store::open_readonly(&crate::paths::db_path()).map_err(|e| e.message)? else {
+        return Ok(None);
+    };
+    let root: PathBuf = crate::paths::git_root(&cwd).unwrap_or_else(|| cwd.clone());
+    let workspace = root.display().to_string();
+    let branch = inject::git_branch(&root);
+    let recent = history::recent_sessions(&store.conn, &workspace, POINTERS);
+    let mut guess = Vec::new();
+    if let Some(name) = root.file_name().and_then(|n| n.to_str()) {
+        guess.push(name.to_string());
+    }
+    if let Some(b) = &branch
+        && !matches!(b.as_str(), "main" | "master" | "trunk" | "develop")
+    {
+        guess.push(b.replace(['/', '-', '_'], " "));
+    }
+    for s in &recent {
+        if let Some(t) = &s.title {
+            guess.push(t.chars().take(200).collect());
+        }
+    }
+    let task = guess.join(" ");
+    let repo = crate::paths::repo_cass_dir(&cwd)
+        .map(|d| crate::memory::repo_file::path_in(&d))
+        .filter(|f| f.is_file())
+        .map(|f| crate::memory::repo_file::load(&f))
+        .transpose()
+        .map_err(|e| e.message)?
+        .unwrap_or_default();
+    let scoring = crate::config::Scoring::default();
+    let req = Request {
+        task: &task,
+        limit: RULES,
+        min_relevance: 0.15,
+        history: 0,
+        days: None,
+        history_workspace: None,
+        workspace: Some(workspace.clone()),
+        gaps: false,
+        now: crate::clock::now(),
+        scoring: &scoring,
+        semantic: None,
+        db_path: None,
+    };
+    let answer = engine::answer(Some(&store.conn), repo, &req).map_err(|e| e.message)?;
+    if answer.ranked.rules.is_empty() && answer.ranked.anti_patterns.is_empty() && recent.is_empty()
+    {
+        return Ok(None);
+    }
+    let mut lines = vec![match &branch {
+        Some(b) => format!("cm memory for {workspace} (branch {b}):"),
+        None => format!("cm memory for {workspace}:"),
+    }];
+    if !answer.ranked.rules.is_empty() {
+        lines.push("Rules that applied to similar work:".into());
+        for r in &answer.ranked.rules {
+            lines.push(inject::rule_item(&format!("[{}] ", r.id), r, 400));
+        }
+    }
+    if !answer.ranked.anti_patterns.is_empty() {
+        lines.push("Known pitfalls (these caused problems before):".into());
+        for r in &answer.ranked.anti_patterns {
+            lines.push(inject::rule_item(&format!("[{}] ", r.id), r, 400));
+        }
+    }
+    if !recent.is_empty() {
+        lines.push("Recent sessions in this workspace:".into());
+        for s in &recent {
+            let when = s
+                .ended_at
+                .as_deref()
+                .map(|t| &t[..t.len().min(10)])
+                .unwrap_or("?");
+            let title = s.title.as_deref().unwrap_or("(untitled)");
+            lines.push(inject::item(
+                &format!("{when} {} session {}: ", s.agent, s.session_id),
+                title,
+                200,
+            ));
+        }
+    }
+    lines.push("Rule ids cited in replies (\"following b-...\") count as uses; `cm context \"<task>\"` gives task-specific detail.".into());
+    let text = inject::within(&lines, BUDGET);
+    Ok(Some(inject::envelope("SessionStart", &text)))
 }

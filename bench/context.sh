@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Benchmark `cm context` and the session-start and prompt hooks against baselines measured in the
+# same run (/bin/true, `cm --version`). Usage:
+#   bench/context.sh [DATA_DIR]
+# DATA_DIR: a pre-built cm data directory (e.g. with 250,000 indexed messages); without it a temp
+# directory is filled with 5,000 generated rules. Env: RUNS (default 40), CM (default
+# target/release/cm, built if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-40}
+CM=${CM:-$PWD/target/release/cm}
+[ -x "$CM" ] || cargo build --release
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export HOME="$WORK/home"
+mkdir -p "$HOME" "$WORK/app/.git"
+echo 'ref: refs/heads/fix/auth-token-refresh' > "$WORK/app/.git/HEAD"
+if [ $# -ge 1 ]; then
+  export CASS_MEMORY_HOME="$1"
+else
+  export CASS_MEMORY_HOME="$WORK/data"
+  "$CM" init >/dev/null
+  python3 bench/gen_rules.py 5000 > "$WORK/rules.json"
+  "$CM" playbook add --file "$WORK/rules.json" --json >/dev/null
+fi
+cd "$WORK/app"
+# Warm up: build the term index once (what the first `cm context` after a bulk import pays).
+"$CM" context "warm up" --json >/dev/null
+echo "rules: $("$CM" stats --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["data"]; print(d.get("total", d.get("count", "?")))' 2>/dev/null || echo '?')"
+python3 - "$CM" "$RUNS" "$WORK/app" <<'PY'
+import json, statistics, subprocess, sys, time
+cm, runs, ws = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+start = json.dumps({"session_id": "b", "transcript_path": "/t.jsonl", "cwd": ws, "hook_event_name": "SessionStart", "source": "startup"})
+gated = json.dumps({"session_id": "b", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": "ok thanks, continue"})
+passing = json.dumps({"session_id": "b", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": "the auth token refresh hits a timeout in the http client"})
+cases = [
+    ("/bin/true", ["/bin/true"], None),
+    ("cm --version", [cm, "--version"], None),
+    ("cm context --json", [cm, "context", "auth token refresh timeout in the http client", "--json"], None),
+    ("cm context --json --no-history", [cm, "context", "auth token refresh timeout in the http client", "--json", "--no-history"], None),
+    ("cm similar", [cm, "similar", "rotate the auth token secret"], None),
+    ("hook session-start", [cm, "hook", "session-start"], start),
+    ("hook prompt (gated)", [cm, "hook", "prompt"], gated),
+    ("hook prompt (retrieves)", [cm, "hook", "prompt"], passing),
+]
+# Interleaved rounds (every case once per round) after three warm-up rounds, so load changes on
+# the machine hit every case alike.
+times = {name: [] for name, _, _ in cases}
+for rnd in range(runs + 3):
+    for name, argv, stdin in cases:
+        t = time.perf_counter()
+        subprocess.run(argv, input=(stdin or "").encode(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        if rnd >= 3:
+            times[name].append((time.perf_counter() - t) * 1000)
+res = {name: statistics.median(t) for name, t in times.items()}
+low = {name: min(t) for name, t in times.items()}
+base = res["/bin/true"]
+ver = res["cm --version"]
+print(f"{'case':34} {'median ms':>10} {'min ms':>8} {'x /bin/true':>12} {'x cm --version':>15}")
+for name, m in res.items():
+    print(f"{name:34} {m:10.2f} {low[name]:8.2f} {m / base:12.1f} {m / ver:15.1f}")
+with open("/proc/loadavg") as f:
+    print("load average during the run:", " ".join(f.read().split()[:3]))
+PY

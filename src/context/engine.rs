@@ -1,0 +1,318 @@
+//! Building the answer to "what do I need to know for this task": the ranked rules, pitfalls,
+//! deprecated warnings, history, suggested searches, gaps and what is degraded.
+//!
+//! Shared by `cm context`, `cm similar` and both hooks; the caller decides what may be written
+//! (the CLI refreshes the term index and reinforcement first; hooks pass a read-only store).
+
+use super::bm25;
+use super::degraded::{Degraded, Issue};
+use super::gaps::{self, Gaps};
+use super::history::{self, Snippet};
+use super::index::Corpus;
+use super::rank::{self, Candidate, Ranked};
+use super::semantic;
+use super::tokenize;
+use crate::config::Scoring;
+use crate::episodic::model::SearchQuery;
+use crate::error::Result;
+use crate::memory::bullet::Bullet;
+use crate::memory::scoring::effective_score;
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use std::collections::HashMap;
+
+/// At most this many live candidates are loaded and weighed (a safety bound; the pruning in
+/// [`rank_bullets`] normally stops after a few dozen).
+pub const MAX_CANDIDATES: usize = 400;
+/// Semantic-only candidates (no shared term) must reach this cosine.
+pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
+
+pub struct Request<'a> {
+    pub task: &'a str,
+    pub limit: usize,
+    pub min_relevance: f64,
+    pub history: usize,
+    pub days: Option<u32>,
+    /// Filter for history search (`--workspace`).
+    pub history_workspace: Option<String>,
+    /// Where the task runs: workspace-scoped rules of this path rank higher.
+    pub workspace: Option<String>,
+    pub gaps: bool,
+    pub now: DateTime<Utc>,
+    pub scoring: &'a Scoring,
+    /// Cosines from a semantic pass, with the fusion weight.
+    pub semantic: Option<(&'a semantic::Outcome, f64)>,
+    /// The store's file: history is then searched on a second read-only connection in parallel.
+    pub db_path: Option<&'a std::path::Path>,
+}
+
+pub struct Answer {
+    pub ranked: Ranked,
+    pub history: Vec<Snippet>,
+    pub queries: Vec<String>,
+    pub gaps: Option<Gaps>,
+    pub degraded: Degraded,
+}
+
+pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Result<Answer> {
+    // One read transaction for the whole answer: a consistent snapshot, and one lock instead of
+    // one per statement (hundreds of candidate lookups).
+    let _snapshot = match conn {
+        Some(c) => Some(
+            c.unchecked_transaction()
+                .map_err(|e| crate::store::map_err(e, &crate::paths::db_path()))?,
+        ),
+        None => None,
+    };
+    let mut degraded = Degraded::default();
+    let corpus = Corpus::load(conn, repo)?;
+    if corpus.is_empty() {
+        degraded.playbook = Some(Issue::new(
+            "EMPTY_PLAYBOOK",
+            "the playbook has no rules yet",
+            "start from a starter (`cm init --starter general`) or add rules with `cm playbook add \"...\"`",
+        ));
+    }
+    // History runs on its own read-only connection in a second thread while the rules are
+    // ranked: the two are independent, and the search is the slower half.
+    let (ranked, (snippets, history_issue)) = match (req.history, conn, req.db_path) {
+        (0, _, _) => (rank_bullets(&corpus, req)?, (Vec::new(), None)),
+        (_, None, _) => (
+            rank_bullets(&corpus, req)?,
+            (
+                Vec::new(),
+                Some(Issue::new(
+                    "NO_STORE",
+                    "no cm store yet: history snippets are unavailable",
+                    "run `cm init`, then `cm history index`",
+                )),
+            ),
+        ),
+        (_, Some(c), Some(path)) => std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                crate::store::Store::open_readonly(path)
+                    .ok()
+                    .flatten()
+                    .map(|store| history_part(&store.conn, req))
+            });
+            let ranked = rank_bullets(&corpus, req);
+            let hist = worker.join().ok().flatten();
+            Ok::<_, crate::error::CmError>((ranked?, hist.unwrap_or_else(|| history_part(c, req))))
+        })?,
+        (_, Some(c), None) => (rank_bullets(&corpus, req)?, history_part(c, req)),
+    };
+    degraded.history = history_issue;
+    let gaps = if req.gaps {
+        Some(gaps::analyse(&category_counts(conn, &corpus)?))
+    } else {
+        None
+    };
+    Ok(Answer {
+        ranked,
+        history: snippets,
+        queries: super::queries::suggested_queries(req),
+        gaps,
+        degraded,
+    })
+}
+
+pub type Cand = (f64, Option<f64>, super::index::Scored);
+
+/// The index check and the re-ranked snippets for the task.
+fn history_part(conn: &Connection, req: &Request) -> (Vec<Snippet>, Option<Issue>) {
+    let mut issue = history::index_issue(conn, req.now);
+    let q = SearchQuery {
+        query: keywords_query(req.task),
+        limit: req.history,
+        days: req.days,
+        workspace: req.history_workspace.clone(),
+        ..SearchQuery::default()
+    };
+    let (snippets, failed) = history::snippets(conn, &q, req.history, req.now);
+    if failed.is_some() {
+        issue = failed;
+    }
+    (snippets, issue)
+}
+
+/// The task's topic words (stop words dropped) as the history query; the task itself when it
+/// has none.
+fn keywords_query(task: &str) -> String {
+    let k = super::queries::keywords(task);
+    if k.is_empty() {
+        task.to_string()
+    } else {
+        k.join(" ")
+    }
+}
+
+/// Documents relevant to `text` (lexical, fused with semantic cosines when given), best first,
+/// each at least `min_relevance`.
+pub fn candidates(
+    corpus: &Corpus,
+    text: &str,
+    semantic: Option<(&semantic::Outcome, f64)>,
+    min_relevance: f64,
+) -> Result<Vec<Cand>> {
+    let terms = tokenize::query_terms(text);
+    let (scored, idf_sum) = corpus.score(&terms)?;
+    let mut cands: Vec<Cand> = scored
+        .into_iter()
+        .map(|s| (bm25::normalize(s.raw, idf_sum), None, s))
+        .collect();
+    if let Some((sem, w)) = semantic {
+        for c in cands.iter_mut() {
+            let cos = sem.similarity.get(&c.2.info.id).copied().unwrap_or(0.0);
+            c.1 = Some(cos);
+            c.0 = semantic::fuse(c.0, cos, w);
+        }
+        let seen: std::collections::HashSet<&str> =
+            cands.iter().map(|c| c.2.info.id.as_str()).collect();
+        let extra: Vec<&str> = sem
+            .similarity
+            .iter()
+            .filter(|(id, cos)| **cos >= SEMANTIC_ONLY_MIN && !seen.contains(id.as_str()))
+            .map(|(id, _)| id.as_str())
+            .collect();
+        for info in corpus.infos(&extra)? {
+            let cos = sem.similarity[&info.id];
+            let scored = super::index::Scored {
+                info,
+                raw: 0.0,
+                matched: Vec::new(),
+            };
+            cands.push((semantic::fuse(0.0, cos, w), Some(cos), scored));
+        }
+    }
+    cands.retain(|c| c.0 >= min_relevance && c.0 > 0.0);
+    cands.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.2.info.id.cmp(&b.2.info.id))
+    });
+    Ok(cands)
+}
+
+/// The most a document's relevance can be multiplied by: its feedback weight can not exceed
+/// that of its undecayed helpful marks, only repository and workspace rules can earn the scope
+/// boost, and its reinforcement is known.
+fn factor_bound(info: &super::index::DocInfo, uses: u32) -> f64 {
+    let scope = if info.memory.is_some() || info.scoped {
+        rank::SCOPE_BOOST
+    } else {
+        1.0
+    };
+    rank::weight(info.helpful) * scope * rank::reinforcement_factor(uses)
+}
+
+/// Weigh candidates and rank them. Only as many bullets are loaded as can still make the top
+/// `limit` of their list: candidates are visited by an upper bound of their final score
+/// (relevance x weight(helpful marks) x best scope x best reinforcement), and the visit stops
+/// once the bound falls below the current `limit`-th final score of the list.
+fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<Ranked> {
+    let cands = candidates(corpus, req.task, req.semantic, req.min_relevance)?;
+    let (mut live, dead): (Vec<&Cand>, Vec<&Cand>) = cands.iter().partition(|c| c.2.info.live);
+    let uses = corpus_conn(corpus)
+        .map(super::reinforce::all_uses)
+        .unwrap_or_default();
+    let uses_of = |id: &str| -> u32 { uses.get(id).copied().unwrap_or(0) };
+    let bound = |c: &Cand| c.0 * factor_bound(&c.2.info, uses_of(&c.2.info.id));
+    live.sort_by(|a, b| bound(b).total_cmp(&bound(a)));
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut finals: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let k = req.limit.max(1);
+    for c in live.into_iter() {
+        if out.len() >= MAX_CANDIDATES {
+            break;
+        }
+        let anti = c.2.info.anti as usize;
+        let kth = |list: &Vec<f64>| if list.len() >= k { list[k - 1] } else { 0.0 };
+        let b = bound(c);
+        if b < kth(&finals[0]) && b < kth(&finals[1]) {
+            break;
+        }
+        if b < kth(&finals[anti]) {
+            continue;
+        }
+        let Some(cand) = weigh(corpus, c, req, &uses_of)? else {
+            continue;
+        };
+        let (scope, _) = rank::scope_factor(&cand.bullet, cand.from_repo, req.workspace.as_deref());
+        let f = cand.relevance
+            * rank::weight(cand.effective)
+            * scope
+            * rank::reinforcement_factor(cand.uses);
+        let list = &mut finals[anti];
+        let at = list.partition_point(|x| *x >= f);
+        list.insert(at, f);
+        out.push(cand);
+    }
+    // Deprecated rules need only relevance: the best few.
+    for c in dead.into_iter().take(5) {
+        if let Some(cand) = weigh(corpus, c, req, &uses_of)? {
+            out.push(cand);
+        }
+    }
+    Ok(rank::rank(
+        out,
+        &rank::Options {
+            min_relevance: req.min_relevance,
+            limit: req.limit,
+            workspace: req.workspace.as_deref(),
+        },
+    ))
+}
+
+fn weigh(
+    corpus: &Corpus,
+    c: &Cand,
+    req: &Request,
+    uses_of: &dyn Fn(&str) -> u32,
+) -> Result<Option<Candidate>> {
+    let Some((bullet, from_repo)) = corpus.bullet(&c.2.info)? else {
+        return Ok(None);
+    };
+    let effective = effective_score(&bullet, req.scoring, req.now);
+    Ok(Some(Candidate {
+        uses: uses_of(&bullet.id),
+        bullet,
+        from_repo,
+        relevance: c.0,
+        effective,
+        matched: c.2.matched.clone(),
+        semantic: c.1,
+    }))
+}
+
+fn corpus_conn<'c>(corpus: &Corpus<'c>) -> Option<&'c Connection> {
+    corpus.conn()
+}
+
+/// Live rules per category: personal ones from the store, plus the repository's.
+fn category_counts(conn: Option<&Connection>, corpus: &Corpus) -> Result<HashMap<String, usize>> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    if let Some(c) = conn {
+        let mut stmt = c
+            .prepare_cached(
+                "SELECT category, count(*) FROM bullets
+                 WHERE deprecated = 0 AND maturity != 'deprecated' GROUP BY category",
+            )
+            .map_err(|e| crate::store::map_err(e, &crate::paths::db_path()))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(|e| crate::store::map_err(e, &crate::paths::db_path()))?;
+        for (cat, n) in rows.flatten() {
+            *counts.entry(cat).or_insert(0) += n as usize;
+        }
+    }
+    for m in corpus
+        .memory
+        .iter()
+        .filter(|m| m.from_repo && m.bullet.is_live())
+    {
+        *counts.entry(m.bullet.category.clone()).or_insert(0) += 1;
+    }
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod pruning_tests;

@@ -1,0 +1,423 @@
+//! The stored term index over personal bullets (migration 003), and the corpus a query runs on.
+//!
+//! Tokenizing and stemming 5,000 rules, or parsing their JSON documents, on every call would cost
+//! more than the whole latency budget, so the postings live in `context_terms` and a query reads
+//! only the rows of its own terms; per-document facts ranking needs first (length, live,
+//! anti-pattern, a bound on the feedback weight) live in `context_docs` and are read in one scan.
+//! Triggers on `bullets` list changed rules in `context_dirty`; the CLI drains that list
+//! ([`refresh`]) before it queries. Hooks open the store read-only, so they cannot drain it: they
+//! tokenize the few dirty rules in memory and leave their stale stored rows out
+//! ([`Corpus::load`]). Repository rules (`.cass/playbook.yaml`) are always tokenized in memory.
+
+use super::bm25::{self, DocTerms, Stats};
+use crate::error::Result;
+use crate::memory::bullet::{Bullet, FeedbackType};
+use crate::store::{Store, map_err};
+use rusqlite::{Connection, params};
+use std::collections::{HashMap, HashSet};
+
+fn sql(e: rusqlite::Error) -> crate::error::CmError {
+    map_err(e, &crate::paths::db_path())
+}
+
+/// A stable hash of the text a bullet is indexed (and embedded) by.
+pub fn content_hash(b: &Bullet) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |s: &str| {
+        for byte in s.bytes().chain(std::iter::once(0)) {
+            h ^= byte as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    feed(&b.content);
+    feed(&b.category);
+    for t in &b.tags {
+        feed(t);
+    }
+    format!("{h:016x}")
+}
+
+pub fn bullet_terms(b: &Bullet) -> DocTerms {
+    bm25::doc_terms(&b.content, &b.category, &b.tags)
+}
+
+/// Helpful marks, undecayed: `effectiveScore` can never exceed this.
+pub fn helpful_bound(b: &Bullet) -> f64 {
+    let events = b
+        .feedback_events
+        .iter()
+        .filter(|e| e.kind == FeedbackType::Helpful)
+        .count() as u32;
+    events.max(b.helpful_count) as f64
+}
+
+/// Recompute the terms of every bullet listed as dirty. Returns how many were processed.
+pub fn refresh(store: &Store) -> Result<usize> {
+    let pending: i64 = store
+        .conn
+        .query_row("SELECT count(*) FROM context_dirty", [], |r| r.get(0))
+        .map_err(sql)?;
+    if pending == 0 {
+        return Ok(0);
+    }
+    store.write(|tx| {
+        let ids: Vec<String> = {
+            let mut stmt = tx
+                .prepare("SELECT bullet_id FROM context_dirty")
+                .map_err(sql)?;
+            stmt.query_map([], |r| r.get(0))
+                .map_err(sql)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(sql)?
+        };
+        for id in &ids {
+            let old: Option<i64> = tx
+                .query_row("SELECT doc FROM context_docs WHERE bullet_id = ?1", [id], |r| {
+                    r.get(0)
+                })
+                .ok();
+            if let Some(doc) = old {
+                tx.execute("DELETE FROM context_terms WHERE doc = ?1", [doc])
+                    .map_err(sql)?;
+                tx.execute("DELETE FROM context_docs WHERE doc = ?1", [doc])
+                    .map_err(sql)?;
+            }
+            if let Some(b) = load_bullet(tx, id)? {
+                let d = bullet_terms(&b);
+                tx.prepare_cached(
+                    "INSERT INTO context_docs (bullet_id, content_hash, len, live, anti, helpful, scoped)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![
+                        id,
+                        content_hash(&b),
+                        d.len,
+                        b.is_live(),
+                        b.is_anti_pattern(),
+                        helpful_bound(&b),
+                        b.scope == crate::memory::bullet::Scope::Workspace
+                    ])
+                })
+                .map_err(sql)?;
+                let doc = tx.last_insert_rowid();
+                let mut ins = tx
+                    .prepare_cached("INSERT INTO context_terms (term, doc, tf) VALUES (?1, ?2, ?3)")
+                    .map_err(sql)?;
+                for (term, tf) in &d.tf {
+                    ins.execute(params![term, doc, tf]).map_err(sql)?;
+                }
+            }
+            tx.execute("DELETE FROM context_dirty WHERE bullet_id = ?1", [id])
+                .map_err(sql)?;
+        }
+        Ok(ids.len())
+    })
+}
+
+/// Above this many changed rules, read-only callers (hooks) use the stored index as it is rather
+/// than tokenizing the changes in memory.
+pub const MAX_DIRTY_IN_MEMORY: usize = 200;
+
+/// What ranking knows about a document before loading its bullet.
+#[derive(Debug, Clone)]
+pub struct DocInfo {
+    pub id: String,
+    pub len: f64,
+    pub live: bool,
+    pub anti: bool,
+    pub helpful: f64,
+    /// Workspace-scoped (may earn the scope boost).
+    pub scoped: bool,
+    /// Index into [`Corpus::memory`] for in-memory documents.
+    pub memory: Option<usize>,
+}
+
+/// A document held in memory: a repository rule, or a personal one whose stored terms are stale.
+pub struct MemoryDoc {
+    pub bullet: Bullet,
+    pub terms: DocTerms,
+    pub from_repo: bool,
+}
+
+/// What a query scores against: the stored postings (minus stale ones) plus in-memory documents.
+pub struct Corpus<'c> {
+    conn: Option<&'c Connection>,
+    excluded: HashSet<String>,
+    pub memory: Vec<MemoryDoc>,
+    pub stats: Stats,
+}
+
+/// A scored document: what is known about it, its raw BM25 score and the query terms it holds.
+#[derive(Debug, Clone)]
+pub struct Scored {
+    pub info: DocInfo,
+    pub raw: f64,
+    pub matched: Vec<String>,
+}
+
+const DOC_COLS: &str = "d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped";
+
+fn doc_info(r: &rusqlite::Row, at: usize) -> rusqlite::Result<DocInfo> {
+    Ok(DocInfo {
+        id: r.get(at)?,
+        len: r.get(at + 1)?,
+        live: r.get(at + 2)?,
+        anti: r.get(at + 3)?,
+        helpful: r.get(at + 4)?,
+        scoped: r.get(at + 5)?,
+        memory: None,
+    })
+}
+
+fn memory_info(i: usize, m: &MemoryDoc) -> DocInfo {
+    DocInfo {
+        id: m.bullet.id.clone(),
+        len: m.terms.len,
+        live: m.bullet.is_live(),
+        anti: m.bullet.is_anti_pattern(),
+        helpful: helpful_bound(&m.bullet),
+        scoped: m.bullet.scope == crate::memory::bullet::Scope::Workspace,
+        memory: Some(i),
+    }
+}
+
+impl<'c> Corpus<'c> {
+    /// Build the corpus over `conn` (personal store, if any) and `repo` bullets.
+    pub fn load(conn: Option<&'c Connection>, repo: Vec<Bullet>) -> Result<Corpus<'c>> {
+        let mut memory: Vec<MemoryDoc> = repo
+            .into_iter()
+            .map(|b| MemoryDoc {
+                terms: bullet_terms(&b),
+                bullet: b,
+                from_repo: true,
+            })
+            .collect();
+        let mut excluded = HashSet::new();
+        let (mut docs, mut total_len) = (0.0, 0.0);
+        if let Some(conn) = conn {
+            let (n, len): (i64, f64) = conn
+                .prepare_cached("SELECT count(*), coalesce(sum(len), 0) FROM context_docs")
+                .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+                .map_err(sql)?;
+            docs = n as f64;
+            total_len = len;
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT x.bullet_id, d.len FROM context_dirty x
+                     LEFT JOIN context_docs d ON d.bullet_id = x.bullet_id",
+                )
+                .map_err(sql)?;
+            let mut dirty: Vec<(String, Option<f64>)> = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(sql)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(sql)?;
+            if dirty.len() > MAX_DIRTY_IN_MEMORY {
+                // A bulk import nobody has queried since: tokenizing it all here would cost a
+                // hook far more than its budget. Use the stored rows as they are (new rules are
+                // missing until the CLI refreshes the index).
+                eprintln!(
+                    "cm: {} rules changed since the context index was refreshed; run `cm context \"...\"` once to refresh it",
+                    dirty.len()
+                );
+                dirty.clear();
+            }
+            for (id, stored_len) in dirty {
+                if let Some(l) = stored_len {
+                    docs -= 1.0;
+                    total_len -= l;
+                }
+                if let Some(b) = load_bullet(conn, &id)? {
+                    memory.push(MemoryDoc {
+                        terms: bullet_terms(&b),
+                        bullet: b,
+                        from_repo: false,
+                    });
+                }
+                excluded.insert(id);
+            }
+        }
+        for m in &memory {
+            docs += 1.0;
+            total_len += m.terms.len;
+        }
+        let stats = Stats {
+            docs,
+            avg_len: if docs > 0.0 { total_len / docs } else { 0.0 },
+        };
+        Ok(Corpus {
+            conn,
+            excluded,
+            memory,
+            stats,
+        })
+    }
+
+    pub fn conn(&self) -> Option<&'c Connection> {
+        self.conn
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stats.docs == 0.0
+    }
+
+    /// Score every document holding at least one of `query` (distinct terms). Returns the scored
+    /// documents (unsorted) and the query's idf sum for normalisation.
+    pub fn score(&self, query: &[String]) -> Result<(Vec<Scored>, f64)> {
+        // Stored docs keyed by rowid; in-memory docs by -(index + 1).
+        let mut acc: HashMap<i64, Scored> = HashMap::new();
+        let mut idf_sum = 0.0;
+        let mut postings: Vec<(i64, f64, Option<DocInfo>)> = Vec::new();
+        for term in query {
+            postings.clear();
+            if let Some(conn) = self.conn {
+                // CROSS JOIN keeps the postings as the outer loop: one primary-key probe per posting.
+                let mut stmt = conn
+                    .prepare_cached(&format!(
+                        "SELECT t.doc, t.tf, {DOC_COLS} FROM context_terms t
+                         CROSS JOIN context_docs d ON d.doc = t.doc WHERE t.term = ?1"
+                    ))
+                    .map_err(sql)?;
+                let rows = stmt
+                    .query_map([term], |r| {
+                        let doc: i64 = r.get(0)?;
+                        let tf: f64 = r.get(1)?;
+                        // Only the first sighting of a document needs its info.
+                        let info = if acc.contains_key(&doc) {
+                            None
+                        } else {
+                            Some(doc_info(r, 2)?)
+                        };
+                        Ok((doc, tf, info))
+                    })
+                    .map_err(sql)?;
+                for row in rows {
+                    let (doc, tf, info) = row.map_err(sql)?;
+                    if let Some(i) = &info
+                        && self.excluded.contains(&i.id)
+                    {
+                        continue;
+                    }
+                    if info.is_none() && !acc.contains_key(&doc) {
+                        continue;
+                    }
+                    postings.push((doc, tf, info));
+                }
+            }
+            for (i, m) in self.memory.iter().enumerate() {
+                if let Some(tf) = m.terms.tf.get(term) {
+                    let key = -(i as i64) - 1;
+                    let info = (!acc.contains_key(&key)).then(|| memory_info(i, m));
+                    postings.push((key, *tf, info));
+                }
+            }
+            if postings.is_empty() {
+                continue;
+            }
+            let idf = bm25::idf(postings.len() as f64, self.stats.docs);
+            idf_sum += idf;
+            for (key, tf, info) in postings.drain(..) {
+                let e = acc.entry(key).or_insert_with(|| Scored {
+                    info: info.expect("first sighting carries the document info"),
+                    raw: 0.0,
+                    matched: Vec::new(),
+                });
+                e.raw += bm25::term_score(tf, e.info.len, idf, self.stats);
+                e.matched.push(term.clone());
+            }
+        }
+        Ok((acc.into_values().collect(), idf_sum))
+    }
+
+    /// What is known about the documents of these bullet ids (for semantic-only candidates).
+    pub fn infos(&self, ids: &[&str]) -> Result<Vec<DocInfo>> {
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some(i) = self.memory.iter().position(|m| m.bullet.id == *id) {
+                out.push(memory_info(i, &self.memory[i]));
+                continue;
+            }
+            if self.excluded.contains(*id) {
+                continue;
+            }
+            if let Some(conn) = self.conn {
+                let mut stmt = conn
+                    .prepare_cached(&format!(
+                        "SELECT {DOC_COLS} FROM context_docs d WHERE d.bullet_id = ?1"
+                    ))
+                    .map_err(sql)?;
+                if let Ok(info) = stmt.query_row([id], |r| doc_info(r, 0)) {
+                    out.push(info);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The bullet a document stands for, and whether it comes from the repository file.
+    pub fn bullet(&self, info: &DocInfo) -> Result<Option<(Bullet, bool)>> {
+        if let Some(i) = info.memory {
+            let m = &self.memory[i];
+            return Ok(Some((m.bullet.clone(), m.from_repo)));
+        }
+        match self.conn {
+            Some(conn) => Ok(load_bullet(conn, &info.id)?.map(|b| (b, false))),
+            None => Ok(None),
+        }
+    }
+}
+
+/// One stored bullet with its feedback events, through cached statements (the candidate loop
+/// runs this for every candidate it weighs).
+pub fn load_bullet(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
+    use crate::memory::bullet::{FeedbackEvent, FeedbackSource};
+    let mut stmt = conn
+        .prepare_cached("SELECT doc FROM bullets WHERE id = ?1")
+        .map_err(sql)?;
+    let doc: Option<String> = stmt
+        .query_row([id], |r| r.get(0))
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })
+        .map_err(sql)?;
+    let Some(doc) = doc else { return Ok(None) };
+    let mut b: Bullet = serde_json::from_str(&doc).map_err(|e| {
+        crate::error::CmError::internal(format!("stored bullet {id} is unreadable: {e}"))
+    })?;
+    let mut ev = conn
+        .prepare_cached(
+            "SELECT id, type, timestamp, source, session_path, reason FROM feedback_events
+             WHERE bullet_id = ?1 ORDER BY seq",
+        )
+        .map_err(sql)?;
+    let rows = ev
+        .query_map([id], |r| {
+            let kind: String = r.get(1)?;
+            let source: String = r.get(3)?;
+            Ok(FeedbackEvent {
+                id: r.get(0)?,
+                kind: if kind == "harmful" {
+                    FeedbackType::Harmful
+                } else {
+                    FeedbackType::Helpful
+                },
+                timestamp: r.get(2)?,
+                source: match source.as_str() {
+                    "inline" => FeedbackSource::Inline,
+                    "outcome" => FeedbackSource::Outcome,
+                    "audit" => FeedbackSource::Audit,
+                    _ => FeedbackSource::Manual,
+                },
+                session_path: r.get(4)?,
+                reason: r.get(5)?,
+            })
+        })
+        .map_err(sql)?;
+    for e in rows {
+        b.feedback_events.push(e.map_err(sql)?);
+    }
+    Ok(Some(b))
+}

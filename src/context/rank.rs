@@ -1,0 +1,322 @@
+//! From relevance to a ranked answer: effective-score weight, scope and reinforcement boosts,
+//! and the split into rules, anti-patterns and deprecated warnings. Pure: no I/O, no clock.
+//!
+//! `finalScore = relevance x max(0.1, weight(effectiveScore)) x scope x reinforcement`, where
+//! - `weight(s) = 1 + ln(1 + s)` for `s >= 0` (feedback helps, with diminishing returns: a new
+//!   rule weighs 1, one with 3 fresh helpful marks 2.39) and `1 + s/4` below zero (each fresh
+//!   harmful mark, worth -4, costs a full unit; the floor 0.1 keeps a very relevant but disputed
+//!   rule visible rather than hiding it);
+//! - `scope` is 1.5 for rules of the current repository's `.cass/playbook.yaml` and for
+//!   workspace-scoped rules of this workspace, 0.5 for workspace rules of another workspace,
+//!   1 otherwise;
+//! - `reinforcement` is `1 + 0.05 x min(uses, 4)`: each time an agent actually used the rule
+//!   (cited its id in a later message of its session, or marked it helpful) adds 5%, up to 20%.
+
+use crate::memory::bullet::{Bullet, Scope, maturity_name, type_name};
+use serde::Serialize;
+
+pub const WEIGHT_FLOOR: f64 = 0.1;
+pub const SCOPE_BOOST: f64 = 1.5;
+pub const OTHER_WORKSPACE: f64 = 0.5;
+pub const REINFORCEMENT_STEP: f64 = 0.05;
+pub const REINFORCEMENT_MAX_USES: u32 = 4;
+
+pub fn weight(effective: f64) -> f64 {
+    let w = if effective >= 0.0 {
+        1.0 + effective.ln_1p()
+    } else {
+        1.0 + effective / 4.0
+    };
+    w.max(WEIGHT_FLOOR)
+}
+
+pub fn reinforcement_factor(uses: u32) -> f64 {
+    1.0 + REINFORCEMENT_STEP * uses.min(REINFORCEMENT_MAX_USES) as f64
+}
+
+/// How a bullet's scope relates to where the task runs.
+pub fn scope_factor(
+    b: &Bullet,
+    from_repo: bool,
+    workspace: Option<&str>,
+) -> (f64, Option<&'static str>) {
+    if from_repo {
+        return (SCOPE_BOOST, Some("rule of this repository"));
+    }
+    if b.scope == Scope::Workspace {
+        let same = match (b.scope_key.as_deref(), workspace) {
+            (Some(k), Some(w)) => same_workspace(k, w),
+            _ => false,
+        };
+        return if same {
+            (SCOPE_BOOST, Some("rule of this workspace"))
+        } else {
+            (OTHER_WORKSPACE, Some("rule of another workspace"))
+        };
+    }
+    (1.0, None)
+}
+
+fn same_workspace(a: &str, b: &str) -> bool {
+    let a = a.trim_end_matches('/');
+    let b = b.trim_end_matches('/');
+    a == b || b.starts_with(&format!("{a}/"))
+}
+
+/// Everything ranking needs to know about one candidate.
+pub struct Candidate {
+    pub bullet: Bullet,
+    pub from_repo: bool,
+    pub relevance: f64,
+    pub effective: f64,
+    pub uses: u32,
+    pub matched: Vec<String>,
+    pub semantic: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RankedBullet {
+    pub id: String,
+    pub content: String,
+    pub category: String,
+    #[serde(rename = "type")]
+    pub bullet_type: &'static str,
+    pub maturity: &'static str,
+    pub effective_score: f64,
+    pub relevance_score: f64,
+    pub final_score: f64,
+    pub reasoning: String,
+    pub location: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_score: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct DeprecatedWarning {
+    pub id: String,
+    pub content: String,
+    pub reason: String,
+    pub relevance_score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced_by: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Ranked {
+    pub rules: Vec<RankedBullet>,
+    pub anti_patterns: Vec<RankedBullet>,
+    pub deprecated: Vec<DeprecatedWarning>,
+}
+
+pub struct Options<'a> {
+    pub min_relevance: f64,
+    pub limit: usize,
+    pub workspace: Option<&'a str>,
+}
+
+/// A rule's text for output. Rules of the personal store were redacted when they were written
+/// (every write path redacts); a repository file may have been edited by hand, so its rules are
+/// redacted again here. Redacting everything would compile the secret patterns on most calls
+/// (about 3 ms, measured), a seventh of the latency budget.
+pub fn shown_text(b: &Bullet, from_repo: bool) -> String {
+    if from_repo {
+        crate::redact::redact(&b.content).0
+    } else {
+        b.content.clone()
+    }
+}
+
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Rank candidates. Ties break on id so output is deterministic.
+pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
+    let mut out = Ranked::default();
+    let mut live: Vec<(f64, RankedBullet)> = Vec::new();
+    let inverted_from: Vec<(String, String)> = cands
+        .iter()
+        .filter(|c| c.bullet.is_anti_pattern())
+        .filter_map(|c| {
+            let r = c.bullet.reasoning.as_deref()?;
+            let rest = r.strip_prefix("Inverted from harmful rule ")?;
+            let orig = rest.split_whitespace().next()?;
+            Some((orig.to_string(), c.bullet.id.clone()))
+        })
+        .collect();
+    for c in cands {
+        if c.relevance < opts.min_relevance {
+            continue;
+        }
+        let b = &c.bullet;
+        if !b.is_live() {
+            out.deprecated.push(DeprecatedWarning {
+                id: b.id.clone(),
+                content: shown_text(b, c.from_repo),
+                reason: b
+                    .deprecation_reason
+                    .clone()
+                    .unwrap_or_else(|| "deprecated".into()),
+                relevance_score: round3(c.relevance),
+                replaced_by: inverted_from
+                    .iter()
+                    .find(|(o, _)| *o == b.id)
+                    .map(|(_, n)| n.clone()),
+            });
+            continue;
+        }
+        let w = weight(c.effective);
+        let (scope, scope_note) = scope_factor(b, c.from_repo, opts.workspace);
+        let reinforce = reinforcement_factor(c.uses);
+        let final_score = c.relevance * w * scope * reinforce;
+        let mut why = Vec::new();
+        if !c.matched.is_empty() {
+            why.push(format!("matches {}", c.matched.join(", ")));
+        }
+        if let Some(s) = c.semantic {
+            why.push(format!("semantic similarity {:.2}", s));
+        }
+        if let Some(n) = scope_note {
+            why.push(n.to_string());
+        }
+        why.push(format!(
+            "{} helpful / {} harmful",
+            b.helpful_count, b.harmful_count
+        ));
+        if c.uses > 0 {
+            why.push(format!(
+                "used {} time(s) (cited in a session or marked helpful)",
+                c.uses
+            ));
+        }
+        if let Some(r) = &b.reasoning {
+            why.push(format!("source: {r}"));
+        }
+        live.push((
+            final_score,
+            RankedBullet {
+                id: b.id.clone(),
+                // Redacted again on the way out: a hand-edited repository file never was.
+                content: shown_text(b, c.from_repo),
+                category: b.category.clone(),
+                bullet_type: type_name(b.bullet_type),
+                maturity: maturity_name(b.maturity),
+                effective_score: round3(c.effective),
+                relevance_score: round3(c.relevance),
+                final_score: round3(final_score),
+                reasoning: why.join("; "),
+                location: if c.from_repo { "repo" } else { "personal" },
+                semantic_score: c.semantic.map(round3),
+            },
+        ));
+    }
+    live.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+    for (_, r) in live {
+        if r.bullet_type == "anti-pattern" {
+            if out.anti_patterns.len() < opts.limit {
+                out.anti_patterns.push(r);
+            }
+        } else if out.rules.len() < opts.limit {
+            out.rules.push(r);
+        }
+    }
+    out.deprecated.sort_by(|a, b| {
+        b.relevance_score
+            .total_cmp(&a.relevance_score)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    out.deprecated.truncate(5);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::bullet::{BulletType, Maturity};
+
+    fn cand(id: &str, rel: f64, eff: f64) -> Candidate {
+        Candidate {
+            bullet: Bullet {
+                id: id.into(),
+                content: format!("rule {id}"),
+                ..Bullet::default()
+            },
+            from_repo: false,
+            relevance: rel,
+            effective: eff,
+            uses: 0,
+            matched: vec!["x".into()],
+            semantic: None,
+        }
+    }
+
+    fn opts() -> Options<'static> {
+        Options {
+            min_relevance: 0.1,
+            limit: 10,
+            workspace: Some("/w/app"),
+        }
+    }
+
+    #[test]
+    fn weight_function_shape() {
+        assert_eq!(weight(0.0), 1.0);
+        assert!((weight(3.0) - (1.0 + 4f64.ln())).abs() < 1e-12);
+        assert_eq!(weight(-4.0), WEIGHT_FLOOR);
+        assert_eq!(weight(-2.0), 0.5);
+        assert_eq!(weight(-100.0), WEIGHT_FLOOR);
+    }
+
+    #[test]
+    fn feedback_and_scope_reorder_equally_relevant_rules() {
+        let mut repo = cand("b-repo", 0.5, 0.0);
+        repo.from_repo = true;
+        let helped = cand("b-helped", 0.5, 3.0);
+        let hurt = cand("b-hurt", 0.5, -2.0);
+        let plain = cand("b-plain", 0.5, 0.0);
+        let r = rank(vec![plain, hurt, helped, repo], &opts());
+        let ids: Vec<_> = r.rules.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["b-helped", "b-repo", "b-plain", "b-hurt"]);
+    }
+
+    #[test]
+    fn workspace_scope_follows_the_workspace() {
+        let mut mine = cand("b-mine", 0.4, 0.0);
+        mine.bullet.scope = Scope::Workspace;
+        mine.bullet.scope_key = Some("/w/app".into());
+        let mut other = cand("b-other", 0.4, 0.0);
+        other.bullet.scope = Scope::Workspace;
+        other.bullet.scope_key = Some("/w/elsewhere".into());
+        let global = cand("b-global", 0.4, 0.0);
+        let r = rank(vec![other, global, mine], &opts());
+        let ids: Vec<_> = r.rules.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["b-mine", "b-global", "b-other"]);
+    }
+
+    #[test]
+    fn splits_anti_patterns_and_deprecated() {
+        let mut old = cand("b-old", 0.6, 0.0);
+        old.bullet.deprecated = true;
+        old.bullet.maturity = Maturity::Deprecated;
+        old.bullet.deprecation_reason = Some("inverted".into());
+        let mut anti = cand("b-anti", 0.6, 0.0);
+        anti.bullet.bullet_type = BulletType::AntiPattern;
+        anti.bullet.reasoning =
+            Some("Inverted from harmful rule b-old (3 harmful / 0 helpful): x".into());
+        let weak = cand("b-weak", 0.05, 5.0);
+        let r = rank(vec![old, anti, weak], &opts());
+        assert!(r.rules.is_empty(), "{:?}", r.rules);
+        assert_eq!(r.anti_patterns[0].id, "b-anti");
+        assert_eq!(r.deprecated[0].id, "b-old");
+        assert_eq!(r.deprecated[0].replaced_by.as_deref(), Some("b-anti"));
+    }
+
+    #[test]
+    fn reinforcement_is_capped() {
+        assert_eq!(reinforcement_factor(0), 1.0);
+        assert!((reinforcement_factor(2) - 1.1).abs() < 1e-12);
+        assert_eq!(reinforcement_factor(50), reinforcement_factor(4));
+    }
+}

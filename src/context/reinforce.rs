@@ -1,0 +1,216 @@
+//! Recall reinforcement: rules that agents actually use get a small, bounded ranking boost.
+//!
+//! "Used" means evidence, not display: an assistant message in the session index that cites the
+//! rule's id (agents are asked to say "following b-8f3a2c..."), counted once per session, or a
+//! helpful mark. Being shown by `cm context` counts for nothing. Evidence rows are unique, so
+//! re-scanning never double counts; the scan is incremental by message rowid. The boost itself is
+//! applied in [`super::rank`] (5% per use, at most 20%).
+
+use crate::error::Result;
+use crate::store::{Store, map_err};
+use rusqlite::{Connection, params};
+use std::collections::{HashMap, HashSet};
+
+fn sql(e: rusqlite::Error) -> crate::error::CmError {
+    map_err(e, &crate::paths::db_path())
+}
+
+/// Rule ids cited in `text`: `b-` followed by letters, digits, `_` or `-`, on word boundaries.
+pub fn cited_ids(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(pos) = text[i..].find("b-") {
+        let start = i + pos;
+        let boundary = start == 0
+            || !(bytes[start - 1].is_ascii_alphanumeric()
+                || bytes[start - 1] == b'_'
+                || bytes[start - 1] == b'-');
+        let mut end = start + 2;
+        while end < bytes.len()
+            && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_' || bytes[end] == b'-')
+        {
+            end += 1;
+        }
+        if boundary && end - start >= 6 {
+            out.push(&text[start..end]);
+        }
+        i = end.max(start + 2);
+    }
+    out
+}
+
+/// Fold new evidence into `recall_reinforcement`: helpful marks, and citations in messages indexed
+/// since the last scan. Returns how many new pieces of evidence were recorded.
+pub fn scan(store: &Store, now: &str) -> Result<usize> {
+    if !has_new_evidence(&store.conn)? {
+        return Ok(0);
+    }
+    store.write(|tx| {
+        let mut added = tx
+            .execute(
+                "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at)
+                 SELECT bullet_id, 'helpful:' || id, timestamp FROM feedback_events WHERE type = 'helpful'",
+                [],
+            )
+            .map_err(sql)?;
+        if super::history::table_exists(tx, "episodic_messages") {
+            added += scan_messages(tx, now)?;
+        }
+        if added > 0 {
+            tx.execute_batch(
+                "DELETE FROM recall_reinforcement;
+                 INSERT INTO recall_reinforcement (item_id, uses, last_used_at, evidence)
+                 SELECT item_id, count(*), max(at), max(evidence) FROM recall_evidence GROUP BY item_id;",
+            )
+            .map_err(sql)?;
+        }
+        Ok(added)
+    })
+}
+
+/// Cheap read-only check, so the common case (nothing new) takes no write lock.
+fn has_new_evidence(conn: &Connection) -> Result<bool> {
+    let helpful_unseen: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM feedback_events f WHERE f.type = 'helpful' AND NOT EXISTS
+               (SELECT 1 FROM recall_evidence e WHERE e.item_id = f.bullet_id AND e.evidence = 'helpful:' || f.id)",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    if helpful_unseen > 0 {
+        return Ok(true);
+    }
+    if !super::history::table_exists(conn, "episodic_messages") {
+        return Ok(false);
+    }
+    let last: i64 = conn
+        .query_row(
+            "SELECT coalesce(max(last_msg_id), 0) FROM recall_scan",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    let max_id: i64 = conn
+        .query_row(
+            "SELECT coalesce(max(id), 0) FROM episodic_messages",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    Ok(max_id > last)
+}
+
+fn scan_messages(tx: &Connection, now: &str) -> Result<usize> {
+    let last: i64 = tx
+        .query_row(
+            "SELECT coalesce(max(last_msg_id), 0) FROM recall_scan",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    let mut stmt = tx
+        .prepare(
+            "SELECT id, agent, session_id, text, created_at FROM episodic_messages
+             WHERE id > ?1 AND role = 'assistant' AND text LIKE '%b-%' ORDER BY id",
+        )
+        .map_err(sql)?;
+    let rows: Vec<(i64, String, String, String, Option<String>)> = stmt
+        .query_map([last], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                r.get(4)?,
+            ))
+        })
+        .map_err(sql)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(sql)?;
+    let max_id: i64 = tx
+        .query_row(
+            "SELECT coalesce(max(id), 0) FROM episodic_messages",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
+    let mut added = 0;
+    if !rows.is_empty() {
+        let known: HashSet<String> = {
+            let mut s = tx.prepare("SELECT id FROM bullets").map_err(sql)?;
+            s.query_map([], |r| r.get(0))
+                .map_err(sql)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(sql)?
+        };
+        let mut ins = tx
+            .prepare(
+                "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at) VALUES (?1, ?2, ?3)",
+            )
+            .map_err(sql)?;
+        for (_, agent, session, text, at) in &rows {
+            for id in cited_ids(text) {
+                if known.contains(id) {
+                    let evidence = format!("session:{agent}/{session}");
+                    added += ins
+                        .execute(params![id, evidence, at.as_deref().unwrap_or(now)])
+                        .map_err(sql)?;
+                }
+            }
+        }
+    }
+    tx.execute(
+        "INSERT INTO recall_scan (id, last_msg_id) VALUES (1, ?1)
+         ON CONFLICT(id) DO UPDATE SET last_msg_id = excluded.last_msg_id",
+        [max_id.max(last)],
+    )
+    .map_err(sql)?;
+    Ok(added)
+}
+
+/// Uses of every item with any (read-only; hooks use it too). The table holds only items that
+/// were used, so it stays small.
+pub fn all_uses(conn: &Connection) -> HashMap<String, u32> {
+    let Ok(mut stmt) = conn.prepare_cached("SELECT item_id, uses FROM recall_reinforcement") else {
+        return HashMap::new();
+    };
+    stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+        .map(|rows| {
+            rows.flatten()
+                .map(|(id, n)| (id, n.max(0) as u32))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Uses per item, for the ids asked about (read-only; hooks use it too).
+pub fn uses(conn: &Connection, ids: &[&str]) -> HashMap<String, u32> {
+    let mut out = HashMap::new();
+    let Ok(mut stmt) =
+        conn.prepare_cached("SELECT uses FROM recall_reinforcement WHERE item_id = ?1")
+    else {
+        return out;
+    };
+    for id in ids {
+        if let Ok(n) = stmt.query_row([id], |r| r.get::<_, i64>(0)) {
+            out.insert(id.to_string(), n.max(0) as u32);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_cited_ids_on_word_boundaries() {
+        assert_eq!(
+            cited_ids("Following b-8f3a2c91d0e4, and (b-0123456789ab)."),
+            vec!["b-8f3a2c91d0e4", "b-0123456789ab"]
+        );
+        assert!(cited_ids("a web-b-tree, ab-cdefgh, b-x").is_empty());
+    }
+}
