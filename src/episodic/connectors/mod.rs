@@ -10,6 +10,21 @@
 use super::model::Message;
 use std::path::PathBuf;
 
+pub mod claude;
+pub mod common;
+pub mod lines;
+pub mod walk;
+
+/// Every connector, in the order sources are listed and indexed.
+pub fn all() -> Vec<Box<dyn Connector>> {
+    vec![Box::new(claude::Claude)]
+}
+
+/// The connector for an agent slug (`claude`, `codex`, ...), if there is one.
+pub fn by_slug(slug: &str) -> Option<Box<dyn Connector>> {
+    all().into_iter().find(|c| c.slug() == slug)
+}
+
 /// How a source is read incrementally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceKind {

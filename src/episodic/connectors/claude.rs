@@ -1,0 +1,666 @@
+//! Claude Code transcripts: `$CLAUDE_CONFIG_DIR/projects` (else `~/.claude/projects`), one
+//! `<project>/<session-uuid>.jsonl` per session, subagent transcripts in
+//! `<project>/<session-uuid>/subagents/agent-<id>.jsonl` (older versions: `agent-<id>.jsonl`
+//! beside the sessions).
+//!
+//! Each line is one record. `user` and `assistant` records carry an Anthropic Messages-shaped
+//! `message` whose content is a string or a list of blocks; every block worth searching becomes
+//! one message (text, thinking, tool call, tool result), all with the record's line number.
+//! `summary`/`custom-title`/`ai-title` records name the session; bookkeeping records are
+//! ignored; record types this module does not know are skipped and counted.
+//!
+//! A subagent's lines carry the parent's `sessionId`, so the subagent's own session id is
+//! `<parent>:<file stem>`, linked to the parent through `parent_session_id`.
+
+use super::common::{self, Context, Str, opt_str};
+use super::lines::{self, Line, LineReader};
+use super::{Connector, Discovery, ParseOutput, ResumePoint, SessionInfo, SourceFile, SourceKind};
+use crate::episodic::model::{Message, MessageKind, Role};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const SLUG: &str = "claude";
+
+/// How many tool calls awaiting their result are remembered across runs (to name results).
+const PENDING_TOOLS: usize = 256;
+
+pub struct Claude;
+
+/// `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+pub fn projects_root() -> PathBuf {
+    common::env_path("CLAUDE_CONFIG_DIR")
+        .unwrap_or_else(|| crate::paths::home_dir().join(".claude"))
+        .join("projects")
+}
+
+impl Connector for Claude {
+    fn slug(&self) -> &'static str {
+        SLUG
+    }
+
+    fn discover(&self) -> Discovery {
+        discover_in(&projects_root())
+    }
+
+    fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
+        parse_file(file, from)
+    }
+}
+
+/// Sessions and subagent transcripts under a `projects` directory.
+pub fn discover_in(root: &Path) -> Discovery {
+    let walk = super::walk::files(root, 3, &|n| n.ends_with(".jsonl"));
+    let mut files = Vec::new();
+    for path in walk.files {
+        let depth = path
+            .strip_prefix(root)
+            .map(|r| r.components().count())
+            .unwrap_or(0);
+        let parent_session_id = match depth {
+            // <project>/<session>.jsonl (or a legacy agent-*.jsonl; its parent is read from it)
+            2 => None,
+            // <project>/<session>/subagents/agent-*.jsonl
+            4 if path.parent().and_then(Path::file_name) == Some("subagents".as_ref()) => path
+                .parent()
+                .and_then(Path::parent)
+                .and_then(Path::file_name)
+                .map(|s| s.to_string_lossy().into_owned()),
+            _ => continue,
+        };
+        files.push(SourceFile {
+            agent: SLUG,
+            path,
+            kind: SourceKind::Lines,
+            parent_session_id,
+        });
+    }
+    Discovery {
+        looked_in: vec![root.to_path_buf()],
+        files,
+        errors: walk.errors,
+    }
+}
+
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    cwd: Option<Str<'a>>,
+    #[serde(rename = "gitBranch", borrow)]
+    git_branch: Option<Str<'a>>,
+    #[serde(borrow)]
+    timestamp: Option<Str<'a>>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<Str<'a>>,
+    #[serde(rename = "isMeta")]
+    is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: Option<bool>,
+    #[serde(borrow)]
+    message: Option<ApiMessage<'a>>,
+    #[serde(borrow)]
+    summary: Option<Str<'a>>,
+    #[serde(rename = "customTitle", borrow)]
+    custom_title: Option<Str<'a>>,
+    #[serde(rename = "aiTitle", borrow)]
+    ai_title: Option<Str<'a>>,
+    #[serde(borrow)]
+    title: Option<Str<'a>>,
+    /// `system` records: a string (other record types may put anything here).
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ApiMessage<'a> {
+    #[serde(borrow)]
+    model: Option<Str<'a>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    text: Option<Str<'a>>,
+    #[serde(borrow)]
+    thinking: Option<Str<'a>>,
+    #[serde(borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    name: Option<Str<'a>>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool_use_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    is_error: Option<bool>,
+}
+
+/// What survives between incremental runs of one transcript.
+#[derive(Default, serde::Serialize, Deserialize)]
+struct State {
+    /// Tool calls whose result has not been seen yet: id -> tool name.
+    #[serde(default)]
+    pending_tools: BTreeMap<String, String>,
+    #[serde(default)]
+    parent: Option<String>,
+    #[serde(default)]
+    workspace: Option<String>,
+    #[serde(default)]
+    git_branch: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+}
+
+/// Record types that hold no conversation: ignored without being counted as skipped.
+const BOOKKEEPING: &[&str] = &[
+    "file-history-snapshot",
+    "attachment",
+    "queue-operation",
+    "mode",
+    "last-prompt",
+    "pr-link",
+    "agent-name",
+    "progress",
+    "tag",
+];
+
+fn parse_file(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
+    let mut reader = LineReader::open(&file.path, from)?;
+    let mut state: State = from
+        .state
+        .as_ref()
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default();
+    let stem = common::file_stem(&file.path);
+    let is_agent_file = stem.starts_with("agent-");
+    let parent = file.parent_session_id.clone().or(state.parent.clone());
+    let mut ctx = Context::for_file(file, String::new());
+    ctx.parent_session_id = parent;
+    ctx.workspace = state.workspace.take();
+    ctx.git_branch = state.git_branch.take();
+    ctx.model = state.model.take();
+    set_session_id(&mut ctx, &stem, is_agent_file);
+
+    let mut out = ParseOutput::default();
+    let mut title: Option<(u8, String)> = None;
+    let mut first_time: Option<String> = None;
+    let mut last_time: Option<String> = None;
+
+    while let Some(line) = reader.next_line()? {
+        let (number, bytes) = match line {
+            Line::Complete { number, bytes } => (number, bytes),
+            Line::TooLong { number } => {
+                out.skipped
+                    .push(common::skipped(number, "line longer than the 64 MiB limit"));
+                continue;
+            }
+        };
+        if lines::is_blank(bytes) {
+            continue;
+        }
+        let rec: Record = match serde_json::from_slice(bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                out.skipped.push(common::malformed(number, &e));
+                continue;
+            }
+        };
+        let kind = opt_str(&rec.kind).unwrap_or("");
+        match kind {
+            "user" | "assistant" | "system" => {}
+            "summary" => {
+                keep_title(&mut title, 1, opt_str(&rec.summary));
+                continue;
+            }
+            "custom-title" => {
+                keep_title(
+                    &mut title,
+                    2,
+                    opt_str(&rec.custom_title).or(opt_str(&rec.title)),
+                );
+                continue;
+            }
+            "ai-title" => {
+                keep_title(
+                    &mut title,
+                    0,
+                    opt_str(&rec.ai_title).or(opt_str(&rec.title)),
+                );
+                continue;
+            }
+            k if BOOKKEEPING.contains(&k) => continue,
+            "" => {
+                out.skipped
+                    .push(common::skipped(number, "record without a type"));
+                continue;
+            }
+            k => {
+                out.skipped.push(common::skipped(
+                    number,
+                    format!("unknown record type {k:?}"),
+                ));
+                continue;
+            }
+        }
+        // A legacy sidechain file names its parent session in every line.
+        if is_agent_file
+            && ctx.parent_session_id.is_none()
+            && let Some(sid) = opt_str(&rec.session_id)
+        {
+            ctx.parent_session_id = Some(sid.to_owned());
+            set_session_id(&mut ctx, &stem, true);
+        }
+        if let Some(cwd) = opt_str(&rec.cwd).filter(|c| !c.is_empty())
+            && ctx.workspace.as_deref() != Some(cwd)
+        {
+            ctx.workspace = Some(cwd.to_owned());
+        }
+        if let Some(b) = opt_str(&rec.git_branch).filter(|b| !b.is_empty())
+            && ctx.git_branch.as_deref() != Some(b)
+        {
+            ctx.git_branch = Some(b.to_owned());
+        }
+        let ts = opt_str(&rec.timestamp).and_then(common::normalise_time);
+        if ts.is_some() {
+            if first_time.is_none() {
+                first_time = ts.clone();
+            }
+            last_time = ts.clone();
+        }
+        let meta = rec.is_meta == Some(true) || rec.is_compact_summary == Some(true);
+        match kind {
+            "system" => {
+                if let Some(text) = rec
+                    .content
+                    .and_then(string_content)
+                    .filter(|t| !t.is_empty())
+                {
+                    out.messages.push(ctx.message(
+                        number,
+                        Role::System,
+                        MessageKind::Scaffolding,
+                        ts,
+                        text,
+                    ));
+                }
+            }
+            "user" => {
+                let Some(msg) = rec.message else { continue };
+                user_messages(
+                    &ctx,
+                    number,
+                    ts,
+                    meta,
+                    msg.content,
+                    &mut state,
+                    &mut out.messages,
+                );
+            }
+            _ => {
+                let Some(msg) = rec.message else { continue };
+                if let Some(m) = opt_str(&msg.model).filter(|m| !m.is_empty())
+                    && ctx.model.as_deref() != Some(m)
+                {
+                    ctx.model = Some(m.to_owned());
+                }
+                assistant_messages(&ctx, number, ts, msg.content, &mut state, &mut out.messages);
+            }
+        }
+    }
+
+    let mut next = reader.resume_point();
+    while state.pending_tools.len() > PENDING_TOOLS {
+        state.pending_tools.pop_first();
+    }
+    state.parent = ctx.parent_session_id.clone();
+    state.workspace = ctx.workspace.clone();
+    state.git_branch = ctx.git_branch.clone();
+    state.model = ctx.model.clone();
+    next.state = serde_json::to_value(&state).ok();
+    out.next = next;
+    out.sessions.push(SessionInfo {
+        agent: SLUG.into(),
+        session_id: ctx.session_id.clone(),
+        parent_session_id: ctx.parent_session_id.clone(),
+        source_path: ctx.source_path.clone(),
+        workspace: ctx.workspace.clone(),
+        git_branch: ctx.git_branch.clone(),
+        title: title.map(|(_, t)| t),
+        started_at: first_time,
+        ended_at: last_time,
+        model: ctx.model.clone(),
+    });
+    Ok(out)
+}
+
+fn set_session_id(ctx: &mut Context, stem: &str, is_agent_file: bool) {
+    ctx.session_id = match (&ctx.parent_session_id, is_agent_file) {
+        (Some(parent), true) => format!("{parent}:{stem}"),
+        _ => stem.to_owned(),
+    };
+}
+
+/// Keep the title of highest rank (custom > summary > generated); later ones of equal rank win.
+fn keep_title(title: &mut Option<(u8, String)>, rank: u8, new: Option<&str>) {
+    let Some(new) = new.map(str::trim).filter(|t| !t.is_empty()) else {
+        return;
+    };
+    if title.as_ref().is_none_or(|(r, _)| rank >= *r) {
+        *title = Some((rank, new.to_owned()));
+    }
+}
+
+/// A content value that is a JSON string.
+fn string_content(raw: &RawValue) -> Option<String> {
+    let s = raw.get();
+    if !s.starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<Str>(s)
+        .ok()
+        .map(|s| s.0.into_owned())
+}
+
+/// The blocks of a content value that is a list (`None` for a string or anything else).
+fn blocks(raw: &RawValue) -> Option<Vec<Block<'_>>> {
+    if !raw.get().starts_with('[') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// Tool result content: a string, or text blocks (images and other blocks are left out).
+fn result_text(raw: Option<&RawValue>) -> String {
+    let Some(raw) = raw else {
+        return String::new();
+    };
+    if let Some(s) = string_content(raw) {
+        return s;
+    }
+    let mut out = String::new();
+    for b in blocks(raw).unwrap_or_default() {
+        if let Some(t) = opt_str(&b.text) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(t);
+        }
+    }
+    out
+}
+
+fn user_messages(
+    ctx: &Context,
+    number: u64,
+    ts: Option<String>,
+    meta: bool,
+    content: Option<&RawValue>,
+    state: &mut State,
+    out: &mut Vec<Message>,
+) {
+    let Some(content) = content else { return };
+    let text_kind = if meta {
+        MessageKind::Scaffolding
+    } else {
+        MessageKind::Text
+    };
+    if let Some(text) = string_content(content) {
+        if !text.is_empty() {
+            out.push(ctx.message(number, Role::User, text_kind, ts, text));
+        }
+        return;
+    }
+    let mut text = String::new();
+    for b in blocks(content).unwrap_or_default() {
+        match opt_str(&b.kind) {
+            Some("text") => {
+                if let Some(t) = opt_str(&b.text).filter(|t| !t.is_empty()) {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(t);
+                }
+            }
+            Some("tool_result") => {
+                let tool_name =
+                    opt_str(&b.tool_use_id).and_then(|id| state.pending_tools.remove(id));
+                let mut m = ctx.message(
+                    number,
+                    Role::Tool,
+                    MessageKind::ToolResult,
+                    ts.clone(),
+                    result_text(b.content),
+                );
+                m.tool_name = tool_name;
+                m.is_error = b.is_error == Some(true);
+                out.push(m);
+            }
+            _ => {}
+        }
+    }
+    if !text.is_empty() {
+        out.push(ctx.message(number, Role::User, text_kind, ts, text));
+    }
+}
+
+fn assistant_messages(
+    ctx: &Context,
+    number: u64,
+    ts: Option<String>,
+    content: Option<&RawValue>,
+    state: &mut State,
+    out: &mut Vec<Message>,
+) {
+    let Some(content) = content else { return };
+    if let Some(text) = string_content(content) {
+        if !text.is_empty() {
+            out.push(ctx.message(number, Role::Assistant, MessageKind::Text, ts, text));
+        }
+        return;
+    }
+    for b in blocks(content).unwrap_or_default() {
+        match opt_str(&b.kind) {
+            Some("text") => {
+                if let Some(t) = opt_str(&b.text).filter(|t| !t.is_empty()) {
+                    let m = ctx.message(
+                        number,
+                        Role::Assistant,
+                        MessageKind::Text,
+                        ts.clone(),
+                        t.to_owned(),
+                    );
+                    out.push(m);
+                }
+            }
+            Some("thinking") => {
+                if let Some(t) = opt_str(&b.thinking).filter(|t| !t.is_empty()) {
+                    let m = ctx.message(
+                        number,
+                        Role::Assistant,
+                        MessageKind::Thinking,
+                        ts.clone(),
+                        t.to_owned(),
+                    );
+                    out.push(m);
+                }
+            }
+            Some("tool_use") | Some("server_tool_use") => {
+                let name = opt_str(&b.name).unwrap_or("").to_owned();
+                let args = b.input.map(|r| r.get().to_owned());
+                let text = args
+                    .as_deref()
+                    .map(common::flatten_args)
+                    .unwrap_or_default();
+                if let Some(id) = opt_str(&b.id) {
+                    state.pending_tools.insert(id.to_owned(), name.clone());
+                }
+                let mut m = ctx.message(
+                    number,
+                    Role::Assistant,
+                    MessageKind::ToolCall,
+                    ts.clone(),
+                    text,
+                );
+                m.tool_name = Some(name);
+                m.tool_args = args;
+                out.push(m);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const USER: &str = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/u/proj","sessionId":"s1","version":"2.1.19","gitBranch":"main","type":"user","message":{"role":"user","content":"Fix the failing test in src/lib.rs"},"uuid":"u1","timestamp":"2026-08-10T12:00:00.000Z"}"#;
+    const ASSISTANT: &str = r#"{"parentUuid":"u1","isSidechain":false,"cwd":"/home/u/proj","sessionId":"s1","gitBranch":"main","message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"thinking","thinking":"Read the file first.","signature":"Eq"},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/home/u/proj/src/lib.rs"}}],"stop_reason":"tool_use","usage":{"input_tokens":1}},"requestId":"req_1","type":"assistant","uuid":"a1","timestamp":"2026-08-10T12:00:05.123Z"}"#;
+    const RESULT: &str = r#"{"parentUuid":"a1","cwd":"/home/u/proj","sessionId":"s1","gitBranch":"main","type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":[{"type":"text","text":"No such file"}],"is_error":true}]},"uuid":"c1","timestamp":"2026-08-10T12:00:05.456Z","toolUseResult":"Error: No such file"}"#;
+
+    fn parse_str(content: &str, name: &str, parent: Option<&str>) -> ParseOutput {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        let file = SourceFile {
+            agent: SLUG,
+            path,
+            kind: SourceKind::Lines,
+            parent_session_id: parent.map(str::to_owned),
+        };
+        parse_file(&file, &ResumePoint::default()).unwrap()
+    }
+
+    #[test]
+    fn blocks_become_typed_messages() {
+        let text = format!(
+            "{USER}\n{ASSISTANT}\n{RESULT}\n{{\"type\":\"summary\",\"summary\":\"Fix add\",\"leafUuid\":\"c1\"}}\n"
+        );
+        let out = parse_str(&text, "s1.jsonl", None);
+        let got: Vec<_> = out
+            .messages
+            .iter()
+            .map(|m| {
+                (
+                    m.line_number,
+                    m.role,
+                    m.kind,
+                    m.tool_name.as_deref(),
+                    m.is_error,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, Role::User, MessageKind::Text, None, false),
+                (2, Role::Assistant, MessageKind::Thinking, None, false),
+                (
+                    2,
+                    Role::Assistant,
+                    MessageKind::ToolCall,
+                    Some("Read"),
+                    false
+                ),
+                (3, Role::Tool, MessageKind::ToolResult, Some("Read"), true),
+            ]
+        );
+        let call = &out.messages[2];
+        assert_eq!(call.text, "/home/u/proj/src/lib.rs");
+        assert_eq!(
+            call.tool_args.as_deref(),
+            Some(r#"{"file_path":"/home/u/proj/src/lib.rs"}"#)
+        );
+        assert_eq!(call.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+        assert_eq!(out.messages[3].text, "No such file");
+        assert_eq!(out.messages[0].workspace.as_deref(), Some("/home/u/proj"));
+        assert_eq!(out.messages[0].git_branch.as_deref(), Some("main"));
+        assert_eq!(out.messages[0].session_id, "s1");
+        let s = &out.sessions[0];
+        assert_eq!(s.title.as_deref(), Some("Fix add"));
+        assert_eq!(s.started_at.as_deref(), Some("2026-08-10T12:00:00.000Z"));
+        assert_eq!(s.ended_at.as_deref(), Some("2026-08-10T12:00:05.456Z"));
+        assert!(out.skipped.is_empty());
+    }
+
+    #[test]
+    fn bad_and_unknown_lines_are_counted_not_fatal() {
+        let text = format!(
+            "{USER}\n{{not json\n\n{{\"type\":\"brand-new\"}}\n\u{1}\u{2}garbage\n{{\"type\":\"file-history-snapshot\",\"snapshot\":{{}}}}\n{ASSISTANT}\n"
+        );
+        let out = parse_str(&text, "s1.jsonl", None);
+        assert_eq!(out.messages.len(), 3);
+        assert_eq!(out.messages[2].line_number, 7);
+        let lines: Vec<u64> = out.skipped.iter().map(|s| s.line).collect();
+        assert_eq!(lines, vec![2, 4, 5]);
+        assert!(out.skipped[1].reason.contains("brand-new"));
+        assert_eq!(out.next.line, 8);
+    }
+
+    #[test]
+    fn meta_and_compact_summaries_are_scaffolding() {
+        let meta = r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"Caveat: generated by local commands"},"timestamp":"2026-08-10T12:00:00.000Z"}"#;
+        let compact = r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":[{"type":"text","text":"This session is being continued"}]}}"#;
+        let out = parse_str(&format!("{meta}\n{compact}\n"), "s1.jsonl", None);
+        assert!(
+            out.messages
+                .iter()
+                .all(|m| m.kind == MessageKind::Scaffolding)
+        );
+        assert_eq!(out.messages.len(), 2);
+    }
+
+    #[test]
+    fn subagents_get_their_own_id_linked_to_the_parent() {
+        let line = r#"{"type":"user","isSidechain":true,"agentId":"a3f9","sessionId":"parent-1","message":{"role":"user","content":"Search the repo"}}"#;
+        let out = parse_str(&format!("{line}\n"), "agent-a3f9.jsonl", Some("parent-1"));
+        assert_eq!(out.messages[0].session_id, "parent-1:agent-a3f9");
+        assert_eq!(
+            out.messages[0].parent_session_id.as_deref(),
+            Some("parent-1")
+        );
+        // A legacy sidechain file beside the sessions learns its parent from its lines.
+        let out = parse_str(&format!("{line}\n"), "agent-a3f9.jsonl", None);
+        assert_eq!(out.messages[0].session_id, "parent-1:agent-a3f9");
+        assert_eq!(
+            out.sessions[0].parent_session_id.as_deref(),
+            Some("parent-1")
+        );
+    }
+
+    #[test]
+    fn tool_names_survive_a_resume_between_call_and_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s1.jsonl");
+        std::fs::write(&path, format!("{USER}\n{ASSISTANT}\n")).unwrap();
+        let file = SourceFile {
+            agent: SLUG,
+            path: path.clone(),
+            kind: SourceKind::Lines,
+            parent_session_id: None,
+        };
+        let first = parse_file(&file, &ResumePoint::default()).unwrap();
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(f, "{RESULT}").unwrap();
+        let second = parse_file(&file, &first.next).unwrap();
+        assert_eq!(second.messages.len(), 1);
+        assert_eq!(second.messages[0].line_number, 3);
+        assert_eq!(second.messages[0].tool_name.as_deref(), Some("Read"));
+        assert_eq!(
+            second.messages[0].workspace.as_deref(),
+            Some("/home/u/proj")
+        );
+    }
+}
