@@ -11,13 +11,15 @@ use super::model::Message;
 use std::path::PathBuf;
 
 pub mod claude;
+pub mod codex;
+mod codex_items;
 pub mod common;
 pub mod lines;
 pub mod walk;
 
 /// Every connector, in the order sources are listed and indexed.
 pub fn all() -> Vec<Box<dyn Connector>> {
-    vec![Box::new(claude::Claude)]
+    vec![Box::new(claude::Claude), Box::new(codex::Codex)]
 }
 
 /// The connector for an agent slug (`claude`, `codex`, ...), if there is one.
