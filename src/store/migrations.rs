@@ -7,7 +7,10 @@
 use super::Store;
 use crate::error::{CmError, ExitCode, Result};
 
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("sql/001_playbook.sql"))];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("sql/001_playbook.sql")),
+    (2, include_str!("sql/002_episodic.sql")),
+];
 
 pub fn latest_version() -> i64 {
     MIGRATIONS.last().map(|m| m.0).unwrap_or(0)
