@@ -2,5 +2,7 @@
 //! store with full-text search.
 
 pub mod connectors;
+pub mod index;
 pub mod model;
+pub mod query;
 pub mod search;
