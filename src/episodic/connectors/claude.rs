@@ -45,7 +45,16 @@ impl Connector for Claude {
     }
 
     fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
-        parse_file(file, from)
+        parse_file(file, from, u64::MAX)
+    }
+
+    fn parse_limited(
+        &self,
+        file: &SourceFile,
+        from: &ResumePoint,
+        max_bytes: u64,
+    ) -> std::io::Result<ParseOutput> {
+        parse_file(file, from, max_bytes)
     }
 }
 
@@ -172,7 +181,11 @@ const BOOKKEEPING: &[&str] = &[
     "tag",
 ];
 
-fn parse_file(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
+fn parse_file(
+    file: &SourceFile,
+    from: &ResumePoint,
+    max_bytes: u64,
+) -> std::io::Result<ParseOutput> {
     let mut reader = LineReader::open(&file.path, from)?;
     let mut state: State = from
         .state
@@ -194,7 +207,9 @@ fn parse_file(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOut
     let mut first_time: Option<String> = None;
     let mut last_time: Option<String> = None;
 
-    while let Some(line) = reader.next_line()? {
+    while reader.consumed_since(from) < max_bytes
+        && let Some(line) = reader.next_line()?
+    {
         let (number, bytes) = match line {
             Line::Complete { number, bytes } => (number, bytes),
             Line::TooLong { number } => {
@@ -519,148 +534,4 @@ fn assistant_messages(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const USER: &str = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/u/proj","sessionId":"s1","version":"2.1.19","gitBranch":"main","type":"user","message":{"role":"user","content":"Fix the failing test in src/lib.rs"},"uuid":"u1","timestamp":"2026-08-10T12:00:00.000Z"}"#;
-    const ASSISTANT: &str = r#"{"parentUuid":"u1","isSidechain":false,"cwd":"/home/u/proj","sessionId":"s1","gitBranch":"main","message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"thinking","thinking":"Read the file first.","signature":"Eq"},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/home/u/proj/src/lib.rs"}}],"stop_reason":"tool_use","usage":{"input_tokens":1}},"requestId":"req_1","type":"assistant","uuid":"a1","timestamp":"2026-08-10T12:00:05.123Z"}"#;
-    const RESULT: &str = r#"{"parentUuid":"a1","cwd":"/home/u/proj","sessionId":"s1","gitBranch":"main","type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":[{"type":"text","text":"No such file"}],"is_error":true}]},"uuid":"c1","timestamp":"2026-08-10T12:00:05.456Z","toolUseResult":"Error: No such file"}"#;
-
-    fn parse_str(content: &str, name: &str, parent: Option<&str>) -> ParseOutput {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        std::fs::write(&path, content).unwrap();
-        let file = SourceFile {
-            agent: SLUG,
-            path,
-            kind: SourceKind::Lines,
-            parent_session_id: parent.map(str::to_owned),
-        };
-        parse_file(&file, &ResumePoint::default()).unwrap()
-    }
-
-    #[test]
-    fn blocks_become_typed_messages() {
-        let text = format!(
-            "{USER}\n{ASSISTANT}\n{RESULT}\n{{\"type\":\"summary\",\"summary\":\"Fix add\",\"leafUuid\":\"c1\"}}\n"
-        );
-        let out = parse_str(&text, "s1.jsonl", None);
-        let got: Vec<_> = out
-            .messages
-            .iter()
-            .map(|m| {
-                (
-                    m.line_number,
-                    m.role,
-                    m.kind,
-                    m.tool_name.as_deref(),
-                    m.is_error,
-                )
-            })
-            .collect();
-        assert_eq!(
-            got,
-            vec![
-                (1, Role::User, MessageKind::Text, None, false),
-                (2, Role::Assistant, MessageKind::Thinking, None, false),
-                (
-                    2,
-                    Role::Assistant,
-                    MessageKind::ToolCall,
-                    Some("Read"),
-                    false
-                ),
-                (3, Role::Tool, MessageKind::ToolResult, Some("Read"), true),
-            ]
-        );
-        let call = &out.messages[2];
-        assert_eq!(call.text, "/home/u/proj/src/lib.rs");
-        assert_eq!(
-            call.tool_args.as_deref(),
-            Some(r#"{"file_path":"/home/u/proj/src/lib.rs"}"#)
-        );
-        assert_eq!(call.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
-        assert_eq!(out.messages[3].text, "No such file");
-        assert_eq!(out.messages[0].workspace.as_deref(), Some("/home/u/proj"));
-        assert_eq!(out.messages[0].git_branch.as_deref(), Some("main"));
-        assert_eq!(out.messages[0].session_id, "s1");
-        let s = &out.sessions[0];
-        assert_eq!(s.title.as_deref(), Some("Fix add"));
-        assert_eq!(s.started_at.as_deref(), Some("2026-08-10T12:00:00.000Z"));
-        assert_eq!(s.ended_at.as_deref(), Some("2026-08-10T12:00:05.456Z"));
-        assert!(out.skipped.is_empty());
-    }
-
-    #[test]
-    fn bad_and_unknown_lines_are_counted_not_fatal() {
-        let text = format!(
-            "{USER}\n{{not json\n\n{{\"type\":\"brand-new\"}}\n\u{1}\u{2}garbage\n{{\"type\":\"file-history-snapshot\",\"snapshot\":{{}}}}\n{ASSISTANT}\n"
-        );
-        let out = parse_str(&text, "s1.jsonl", None);
-        assert_eq!(out.messages.len(), 3);
-        assert_eq!(out.messages[2].line_number, 7);
-        let lines: Vec<u64> = out.skipped.iter().map(|s| s.line).collect();
-        assert_eq!(lines, vec![2, 4, 5]);
-        assert!(out.skipped[1].reason.contains("brand-new"));
-        assert_eq!(out.next.line, 8);
-    }
-
-    #[test]
-    fn meta_and_compact_summaries_are_scaffolding() {
-        let meta = r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"Caveat: generated by local commands"},"timestamp":"2026-08-10T12:00:00.000Z"}"#;
-        let compact = r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":[{"type":"text","text":"This session is being continued"}]}}"#;
-        let out = parse_str(&format!("{meta}\n{compact}\n"), "s1.jsonl", None);
-        assert!(
-            out.messages
-                .iter()
-                .all(|m| m.kind == MessageKind::Scaffolding)
-        );
-        assert_eq!(out.messages.len(), 2);
-    }
-
-    #[test]
-    fn subagents_get_their_own_id_linked_to_the_parent() {
-        let line = r#"{"type":"user","isSidechain":true,"agentId":"a3f9","sessionId":"parent-1","message":{"role":"user","content":"Search the repo"}}"#;
-        let out = parse_str(&format!("{line}\n"), "agent-a3f9.jsonl", Some("parent-1"));
-        assert_eq!(out.messages[0].session_id, "parent-1:agent-a3f9");
-        assert_eq!(
-            out.messages[0].parent_session_id.as_deref(),
-            Some("parent-1")
-        );
-        // A legacy sidechain file beside the sessions learns its parent from its lines.
-        let out = parse_str(&format!("{line}\n"), "agent-a3f9.jsonl", None);
-        assert_eq!(out.messages[0].session_id, "parent-1:agent-a3f9");
-        assert_eq!(
-            out.sessions[0].parent_session_id.as_deref(),
-            Some("parent-1")
-        );
-    }
-
-    #[test]
-    fn tool_names_survive_a_resume_between_call_and_result() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s1.jsonl");
-        std::fs::write(&path, format!("{USER}\n{ASSISTANT}\n")).unwrap();
-        let file = SourceFile {
-            agent: SLUG,
-            path: path.clone(),
-            kind: SourceKind::Lines,
-            parent_session_id: None,
-        };
-        let first = parse_file(&file, &ResumePoint::default()).unwrap();
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        writeln!(f, "{RESULT}").unwrap();
-        let second = parse_file(&file, &first.next).unwrap();
-        assert_eq!(second.messages.len(), 1);
-        assert_eq!(second.messages[0].line_number, 3);
-        assert_eq!(second.messages[0].tool_name.as_deref(), Some("Read"));
-        assert_eq!(
-            second.messages[0].workspace.as_deref(),
-            Some("/home/u/proj")
-        );
-    }
-}
+mod tests;

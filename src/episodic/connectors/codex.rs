@@ -44,7 +44,16 @@ impl Connector for Codex {
     }
 
     fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
-        parse_file(file, from)
+        parse_file(file, from, u64::MAX)
+    }
+
+    fn parse_limited(
+        &self,
+        file: &SourceFile,
+        from: &ResumePoint,
+        max_bytes: u64,
+    ) -> std::io::Result<ParseOutput> {
+        parse_file(file, from, max_bytes)
     }
 }
 
@@ -165,7 +174,11 @@ impl State {
     }
 }
 
-fn parse_file(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
+fn parse_file(
+    file: &SourceFile,
+    from: &ResumePoint,
+    max_bytes: u64,
+) -> std::io::Result<ParseOutput> {
     let mut reader = LineReader::open(&file.path, from)?;
     let mut state: State = from
         .state
@@ -186,7 +199,9 @@ fn parse_file(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOut
     let mut session = SessionInfo::default();
     let mut last_time: Option<String> = None;
 
-    while let Some(line) = reader.next_line()? {
+    while reader.consumed_since(from) < max_bytes
+        && let Some(line) = reader.next_line()?
+    {
         let (number, bytes) = match line {
             Line::Complete { number, bytes } => (number, bytes),
             Line::TooLong { number } => {

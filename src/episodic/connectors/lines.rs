@@ -67,6 +67,11 @@ impl LineReader {
         }
     }
 
+    /// Bytes consumed since `from` (complete lines only).
+    pub fn consumed_since(&self, from: &ResumePoint) -> u64 {
+        self.offset.saturating_sub(from.offset)
+    }
+
     /// The next complete line, or `None` at end of file or before an unterminated last line.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         self.buf.clear();

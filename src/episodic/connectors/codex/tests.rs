@@ -31,7 +31,7 @@ fn parse_lines(lines: &[&str]) -> ParseOutput {
         .path()
         .join("rollout-2026-08-10T20-05-50-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    parse_file(&file_at(path), &ResumePoint::default()).unwrap()
+    parse_file(&file_at(path), &ResumePoint::default(), u64::MAX).unwrap()
 }
 
 fn summary(m: &[Message]) -> Vec<(u64, Role, MessageKind, &str)> {
@@ -121,7 +121,7 @@ fn the_twin_is_recognised_across_a_resume() {
     let path = dir.path().join("rollout-x.jsonl");
     std::fs::write(&path, format!("{META}\n{TURN}\n{PROMPT}\n")).unwrap();
     let file = file_at(path.clone());
-    let first = parse_file(&file, &ResumePoint::default()).unwrap();
+    let first = parse_file(&file, &ResumePoint::default(), u64::MAX).unwrap();
     assert_eq!(first.messages.len(), 1);
     let state = first.next.state.as_ref().unwrap().to_string();
     assert!(!state.contains("run the tests"), "state must not hold text");
@@ -131,7 +131,7 @@ fn the_twin_is_recognised_across_a_resume() {
         .unwrap();
     writeln!(f, "{PROMPT_EV}\n{CALL}").unwrap();
     write!(f, "{}", &OUTPUT[..40]).unwrap();
-    let second = parse_file(&file, &first.next).unwrap();
+    let second = parse_file(&file, &first.next, u64::MAX).unwrap();
     assert_eq!(summary(&second.messages).len(), 1, "only the call is new");
     assert_eq!(second.messages[0].line_number, 5);
     assert_eq!(
@@ -144,7 +144,7 @@ fn the_twin_is_recognised_across_a_resume() {
     );
     assert_eq!(second.next.line, 6);
     writeln!(f, "{}", &OUTPUT[40..]).unwrap();
-    let third = parse_file(&file, &second.next).unwrap();
+    let third = parse_file(&file, &second.next, u64::MAX).unwrap();
     assert_eq!(third.messages.len(), 1);
     assert_eq!(third.messages[0].line_number, 6);
     assert_eq!(third.messages[0].tool_name.as_deref(), Some("exec_command"));
