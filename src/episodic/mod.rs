@@ -5,4 +5,5 @@ pub mod connectors;
 pub mod index;
 pub mod model;
 pub mod query;
+pub mod remote;
 pub mod search;
