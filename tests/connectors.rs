@@ -1,0 +1,371 @@
+//! Connectors through the library API: discover() and parse() against fixture homes laid out like
+//! each agent's real directories, copied into a temp HOME. Resume tests cut files mid-line,
+//! append the rest and check that nothing is lost, duplicated or renumbered.
+
+use cm::episodic::connectors::{self, Connector, ParseOutput, ResumePoint, SourceFile, SourceKind};
+use cm::episodic::model::{Message, MessageKind, Role};
+use std::path::Path;
+use std::sync::Mutex;
+
+/// HOME and the agents' overrides are process-wide: one test at a time touches them.
+static ENV: Mutex<()> = Mutex::new(());
+
+const OVERRIDES: &[&str] = &[
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_HOME",
+    "OPENCODE_STORAGE_ROOT",
+    "OPENCODE_SQLITE_DB",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "APPDATA",
+    "CASS_AIDER_DATA_ROOT",
+];
+
+struct Home {
+    dir: tempfile::TempDir,
+    _guard: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Home {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// A temp HOME holding every agent's fixture tree, with HOME pointed at it.
+fn home() -> Home {
+    let guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/episodic");
+    for agent in std::fs::read_dir(&fixtures).unwrap() {
+        copy_tree(&agent.unwrap().path(), dir.path());
+    }
+    // SAFETY: every test in this binary holds ENV while it reads or writes the environment.
+    unsafe {
+        std::env::set_var("HOME", dir.path());
+        for v in OVERRIDES {
+            std::env::remove_var(v);
+        }
+    }
+    Home { dir, _guard: guard }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn connector(slug: &str) -> Box<dyn Connector> {
+    connectors::by_slug(slug).unwrap_or_else(|| panic!("no connector {slug}"))
+}
+
+fn file_named<'a>(files: &'a [SourceFile], part: &str) -> &'a SourceFile {
+    files
+        .iter()
+        .find(|f| f.path.to_string_lossy().contains(part))
+        .unwrap_or_else(|| panic!("no file matching {part} in {files:?}"))
+}
+
+fn parse(c: &dyn Connector, f: &SourceFile) -> ParseOutput {
+    c.parse(f, &ResumePoint::default()).unwrap()
+}
+
+fn brief(m: &Message) -> (u64, Role, MessageKind, String) {
+    (m.line_number, m.role, m.kind, m.text.clone())
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
+}
+
+/// Every message of a Lines file read in one pass equals the messages read one line per call
+/// (resume state carried between calls) and read in two halves cut mid-line.
+fn assert_resumable(c: &dyn Connector, f: &SourceFile) {
+    let whole = parse(c, f);
+    let mut from = ResumePoint::default();
+    let mut stepped = Vec::new();
+    loop {
+        let out = c.parse_limited(f, &from, 1).unwrap();
+        stepped.extend(out.messages);
+        if out.next.offset == from.offset {
+            break;
+        }
+        from = out.next;
+    }
+    assert_eq!(
+        stepped,
+        whole.messages,
+        "{}: line-by-line",
+        f.path.display()
+    );
+
+    let full = std::fs::read(&f.path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = SourceFile {
+        path: dir.path().join(f.path.file_name().unwrap()),
+        ..f.clone()
+    };
+    let cut = full.len() / 2;
+    std::fs::write(&copy.path, &full[..cut]).unwrap();
+    let first = parse(c, &copy);
+    append(&copy.path, &full[cut..]);
+    let second = c.parse(&copy, &first.next).unwrap();
+    let mut halves: Vec<Message> = first.messages;
+    halves.extend(second.messages);
+    let rel = |ms: &[Message]| ms.iter().map(brief).collect::<Vec<_>>();
+    assert_eq!(
+        rel(&halves),
+        rel(&whole.messages),
+        "{}: halves",
+        f.path.display()
+    );
+    assert_eq!(second.next.offset, whole.next.offset);
+    assert_eq!(second.next.line, whole.next.line);
+}
+
+#[test]
+fn registry_knows_every_connector() {
+    let slugs: Vec<&str> = connectors::all().iter().map(|c| c.slug()).collect();
+    for s in ["claude", "codex"] {
+        assert!(slugs.contains(&s), "{s} missing from {slugs:?}");
+        assert_eq!(connector(s).slug(), s);
+    }
+    assert!(connectors::by_slug("nope").is_none());
+}
+
+#[test]
+fn claude_sessions_subagents_errors_and_bad_lines() {
+    let home = home();
+    let c = connector("claude");
+    let d = c.discover();
+    assert_eq!(d.looked_in, vec![home.path().join(".claude/projects")]);
+    assert_eq!(d.files.len(), 3, "{:?}", d.files);
+    assert!(d.files.iter().all(|f| f.kind == SourceKind::Lines));
+    let sub = file_named(&d.files, "agent-a3f9c2e");
+    assert_eq!(
+        sub.parent_session_id.as_deref(),
+        Some("3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f")
+    );
+
+    let main = file_named(
+        &d.files,
+        "-home-u-proj/3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f.jsonl",
+    );
+    let out = parse(c.as_ref(), main);
+    let got: Vec<_> = out
+        .messages
+        .iter()
+        .map(|m| {
+            (
+                m.line_number,
+                m.role,
+                m.kind,
+                m.tool_name.clone(),
+                m.is_error,
+            )
+        })
+        .collect();
+    use MessageKind::*;
+    assert_eq!(
+        got,
+        vec![
+            (1, Role::User, Text, None, false),
+            (2, Role::Assistant, Thinking, None, false),
+            (2, Role::Assistant, ToolCall, Some("Bash".into()), false),
+            (3, Role::Tool, ToolResult, Some("Bash".into()), true),
+            (4, Role::Assistant, Text, None, false),
+            (5, Role::Assistant, ToolCall, Some("Task".into()), false),
+            (6, Role::Tool, ToolResult, Some("Task".into()), false),
+            (9, Role::System, Scaffolding, None, false),
+        ]
+    );
+    let m = &out.messages[2];
+    assert_eq!(m.agent, "claude");
+    assert_eq!(m.session_id, "3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f");
+    assert_eq!(m.source_path, main.path.to_string_lossy());
+    assert_eq!(m.workspace.as_deref(), Some("/home/u/proj"));
+    assert_eq!(m.git_branch.as_deref(), Some("main"));
+    assert_eq!(m.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+    assert_eq!(m.timestamp.as_deref(), Some("2026-08-10T12:00:05.123Z"));
+    assert_eq!(m.text, "cargo test add_works\nRun the failing test");
+    let args: serde_json::Value = serde_json::from_str(m.tool_args.as_deref().unwrap()).unwrap();
+    assert_eq!(args["command"], "cargo test add_works");
+    assert!(out.messages[3].text.starts_with("error[E0308]"));
+
+    // malformed (7), unknown type (11), binary garbage (13); the blank line 8 is not an error
+    let skipped: Vec<u64> = out.skipped.iter().map(|s| s.line).collect();
+    assert_eq!(skipped, vec![7, 11, 13]);
+    let s = &out.sessions[0];
+    assert_eq!(
+        s.title.as_deref(),
+        Some("Fix add subtracting instead of adding")
+    );
+
+    // The partially written last line waits: next points at its start.
+    let len = std::fs::metadata(&main.path).unwrap().len();
+    assert_eq!(out.next.offset, len - 60);
+    assert_eq!(out.next.line, 14);
+    let rest = r#"rnal","type":"user","message":{"role":"user","content":"Now run the whole suite please"},"uuid":"u-14","timestamp":"2026-08-10T12:01:00.000Z"}"#;
+    append(&main.path, format!("{rest}\n").as_bytes());
+    let more = c.parse(main, &out.next).unwrap();
+    assert_eq!(more.messages.len(), 1);
+    assert_eq!(more.messages[0].line_number, 14);
+    assert_eq!(more.messages[0].text, "Now run the whole suite please");
+    assert_eq!(more.messages[0].workspace.as_deref(), Some("/home/u/proj"));
+    assert!(more.skipped.is_empty());
+
+    let sub_out = parse(c.as_ref(), sub);
+    assert_eq!(sub_out.messages.len(), 4);
+    for m in &sub_out.messages {
+        assert_eq!(
+            m.session_id,
+            "3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f:agent-a3f9c2e"
+        );
+        assert_eq!(
+            m.parent_session_id.as_deref(),
+            Some("3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f")
+        );
+    }
+    assert_eq!(sub_out.messages[2].tool_name.as_deref(), Some("Grep"));
+
+    let other = parse(c.as_ref(), file_named(&d.files, "-home-u-other"));
+    assert_eq!(other.sessions[0].title.as_deref(), Some("Login form"));
+    assert_eq!(
+        other.messages[1].text,
+        "I will add the form in src/login.tsx."
+    );
+    assert_eq!(
+        other.messages[1].git_branch.as_deref(),
+        Some("feature/login")
+    );
+
+    for f in &d.files {
+        assert_resumable(c.as_ref(), f);
+    }
+}
+
+#[test]
+fn claude_config_dir_overrides_home() {
+    let home = home();
+    let alt = home.path().join("alt-claude");
+    copy_tree(&home.path().join(".claude"), &alt);
+    std::fs::remove_dir_all(alt.join("projects/-home-u-other")).unwrap();
+    unsafe { std::env::set_var("CLAUDE_CONFIG_DIR", &alt) };
+    let d = connector("claude").discover();
+    unsafe { std::env::remove_var("CLAUDE_CONFIG_DIR") };
+    assert_eq!(d.looked_in, vec![alt.join("projects")]);
+    assert_eq!(d.files.len(), 2);
+}
+
+#[test]
+fn codex_dedupes_prompts_marks_scaffolding_and_follows_cwd() {
+    let home = home();
+    let c = connector("codex");
+    let d = c.discover();
+    assert_eq!(
+        d.looked_in,
+        vec![
+            home.path().join(".codex/sessions"),
+            home.path().join(".codex/archived_sessions")
+        ]
+    );
+    assert_eq!(d.files.len(), 2);
+    let main = file_named(&d.files, "sessions/2026/08/10/rollout-");
+    let out = parse(c.as_ref(), main);
+    let got: Vec<_> = out.messages.iter().map(brief).collect();
+    let texts = |kind: MessageKind| -> Vec<u64> {
+        got.iter().filter(|g| g.2 == kind).map(|g| g.0).collect()
+    };
+    // the developer message, AGENTS.md text and environment context are scaffolding
+    assert_eq!(texts(MessageKind::Scaffolding), vec![3, 4, 5]);
+    // "run the tests" was sent twice; each copy appears in both logs
+    let prompts: Vec<u64> = got
+        .iter()
+        .filter(|g| g.1 == Role::User && g.2 == MessageKind::Text)
+        .map(|g| g.0)
+        .collect();
+    assert_eq!(prompts, vec![6, 17]);
+    assert_eq!(texts(MessageKind::Thinking), vec![8]);
+    let replies: Vec<u64> = got
+        .iter()
+        .filter(|g| g.1 == Role::Assistant && g.2 == MessageKind::Text)
+        .map(|g| g.0)
+        .collect();
+    assert_eq!(replies, vec![13]);
+    let result = out.messages.iter().find(|m| m.line_number == 11).unwrap();
+    assert!(result.is_error);
+    assert_eq!(result.tool_name.as_deref(), Some("exec_command"));
+    assert!(result.text.contains("1 failed"));
+    let patch = out.messages.iter().find(|m| m.line_number == 19).unwrap();
+    assert_eq!(patch.tool_name.as_deref(), Some("apply_patch"));
+    assert_eq!(patch.workspace.as_deref(), Some("/home/u/proj/crates/core"));
+    let applied = out.messages.iter().find(|m| m.line_number == 20).unwrap();
+    assert!(!applied.is_error);
+    assert!(applied.text.starts_with("Success."));
+    assert!(
+        out.messages
+            .iter()
+            .all(|m| m.session_id == "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+                && m.git_branch.as_deref() == Some("main"))
+    );
+    let skipped: Vec<u64> = out.skipped.iter().map(|s| s.line).collect();
+    assert_eq!(skipped, vec![12, 21]);
+    assert_eq!(out.next.line, 22);
+    assert_eq!(
+        out.sessions[0].workspace.as_deref(),
+        Some("/home/u/proj/crates/core")
+    );
+
+    let sub = parse(c.as_ref(), file_named(&d.files, "archived_sessions"));
+    assert_eq!(sub.messages.len(), 4, "{:?}", sub.messages);
+    assert!(
+        sub.messages
+            .iter()
+            .all(|m| m.session_id == "0199a1b2-aaaa-7bbb-8ccc-0d1e2f3a4b5c"
+                && m.parent_session_id.as_deref() == Some("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"))
+    );
+    assert!(sub.messages[2].is_error);
+    assert_eq!(sub.messages[2].tool_name.as_deref(), Some("shell"));
+    assert_eq!(sub.messages[0].model.as_deref(), Some("gpt-5-codex-mini"));
+
+    for f in &d.files {
+        assert_resumable(c.as_ref(), f);
+    }
+}
+
+#[test]
+fn codex_home_overrides_and_missing_dirs_are_quiet() {
+    let home = home();
+    unsafe { std::env::set_var("CODEX_HOME", home.path().join("nowhere")) };
+    let d = connector("codex").discover();
+    unsafe { std::env::remove_var("CODEX_HOME") };
+    assert!(d.files.is_empty() && d.errors.is_empty());
+    assert_eq!(d.looked_in[0], home.path().join("nowhere/sessions"));
+}
+
+#[test]
+fn every_connector_survives_an_empty_home() {
+    let _home = home();
+    let empty = tempfile::tempdir().unwrap();
+    unsafe { std::env::set_var("HOME", empty.path()) };
+    for c in connectors::all() {
+        let d = c.discover();
+        assert!(d.files.is_empty(), "{} found {:?}", c.slug(), d.files);
+        assert!(d.errors.is_empty(), "{}: {:?}", c.slug(), d.errors);
+    }
+}
