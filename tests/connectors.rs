@@ -141,7 +141,7 @@ fn assert_resumable(c: &dyn Connector, f: &SourceFile) {
 #[test]
 fn registry_knows_every_connector() {
     let slugs: Vec<&str> = connectors::all().iter().map(|c| c.slug()).collect();
-    for s in ["claude", "codex"] {
+    for s in ["claude", "codex", "gemini"] {
         assert!(slugs.contains(&s), "{s} missing from {slugs:?}");
         assert_eq!(connector(s).slug(), s);
     }
@@ -368,4 +368,62 @@ fn every_connector_survives_an_empty_home() {
         assert!(d.files.is_empty(), "{} found {:?}", c.slug(), d.files);
         assert!(d.errors.is_empty(), "{}: {:?}", c.slug(), d.errors);
     }
+}
+
+/// The line holding `needle` in `path` (1-based).
+fn line_containing(path: &Path, needle: &str) -> u64 {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().position(|l| l.contains(needle)).unwrap() as u64 + 1
+}
+
+#[test]
+fn gemini_documents_place_messages_on_their_lines() {
+    let home = home();
+    let c = connector("gemini");
+    let d = c.discover();
+    assert_eq!(d.looked_in, vec![home.path().join(".gemini/tmp")]);
+    assert_eq!(d.files.len(), 2);
+    assert!(d.files.iter().all(|f| f.kind == SourceKind::Document));
+    let f = file_named(&d.files, "6e1f2a3b");
+    let out = parse(c.as_ref(), f);
+    let at = |id: &str| line_containing(&f.path, &format!("\"id\": \"{id}\"")) - 1;
+    let got: Vec<_> = out
+        .messages
+        .iter()
+        .map(|m| (m.line_number, m.role, m.kind, m.is_error))
+        .collect();
+    use MessageKind::*;
+    assert_eq!(
+        got,
+        vec![
+            (at("m1"), Role::User, Text, false),
+            (at("m2"), Role::Assistant, Thinking, false),
+            (at("m2"), Role::Assistant, Text, false),
+            (at("m2"), Role::Assistant, ToolCall, false),
+            (at("m2"), Role::Tool, ToolResult, true),
+            (at("m4"), Role::System, Scaffolding, false),
+            (at("m5"), Role::Assistant, Text, false),
+        ]
+    );
+    let m = &out.messages[3];
+    assert_eq!(m.tool_name.as_deref(), Some("run_shell_command"));
+    assert_eq!(m.text, "npm test -- --ci\nRun tests in CI mode");
+    assert_eq!(m.timestamp.as_deref(), Some("2026-08-12T10:00:20.000Z"));
+    assert!(out.messages[4].text.contains("Jest did not exit"));
+    assert_eq!(out.messages[6].model.as_deref(), Some("gemini-2.5-pro"));
+    assert!(
+        out.messages
+            .iter()
+            .all(|m| m.workspace.as_deref() == Some("/home/u/webapp")
+                && m.session_id == "6e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b")
+    );
+    assert_eq!(out.skipped.len(), 1, "the bare number in messages[]");
+    let s = &out.sessions[0];
+    assert_eq!(s.started_at.as_deref(), Some("2026-08-12T10:00:00.000Z"));
+    assert_eq!(s.ended_at.as_deref(), Some("2026-08-12T10:02:30.000Z"));
+    assert_eq!(out.next.offset, std::fs::metadata(&f.path).unwrap().len());
+
+    let broken = parse(c.as_ref(), file_named(&d.files, "broken"));
+    assert!(broken.messages.is_empty());
+    assert_eq!(broken.skipped.len(), 1);
 }

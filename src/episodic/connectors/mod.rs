@@ -14,12 +14,18 @@ pub mod claude;
 pub mod codex;
 mod codex_items;
 pub mod common;
+pub mod document;
+pub mod gemini;
 pub mod lines;
 pub mod walk;
 
 /// Every connector, in the order sources are listed and indexed.
 pub fn all() -> Vec<Box<dyn Connector>> {
-    vec![Box::new(claude::Claude), Box::new(codex::Codex)]
+    vec![
+        Box::new(claude::Claude),
+        Box::new(codex::Codex),
+        Box::new(gemini::Gemini),
+    ]
 }
 
 /// The connector for an agent slug (`claude`, `codex`, ...), if there is one.
