@@ -141,7 +141,7 @@ fn assert_resumable(c: &dyn Connector, f: &SourceFile) {
 #[test]
 fn registry_knows_every_connector() {
     let slugs: Vec<&str> = connectors::all().iter().map(|c| c.slug()).collect();
-    for s in ["claude", "codex", "gemini"] {
+    for s in ["claude", "codex", "gemini", "aider"] {
         assert!(slugs.contains(&s), "{s} missing from {slugs:?}");
         assert_eq!(connector(s).slug(), s);
     }
@@ -426,4 +426,78 @@ fn gemini_documents_place_messages_on_their_lines() {
     let broken = parse(c.as_ref(), file_named(&d.files, "broken"));
     assert!(broken.messages.is_empty());
     assert_eq!(broken.skipped.len(), 1);
+}
+
+#[test]
+fn aider_histories_split_into_user_reply_and_output_blocks() {
+    let home = home();
+    let c = connector("aider");
+    let d = c.discover();
+    assert_eq!(d.looked_in, vec![home.path().to_path_buf()]);
+    let found: Vec<_> = d
+        .files
+        .iter()
+        .map(|f| f.path.strip_prefix(home.path()).unwrap().to_path_buf())
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            Path::new(".aider.chat.history.md").to_path_buf(),
+            Path::new("code/webapp/.aider.chat.history.md").to_path_buf()
+        ],
+        "hidden and node_modules directories are not searched"
+    );
+    let f = file_named(&d.files, "webapp");
+    let out = parse(c.as_ref(), f);
+    use MessageKind::*;
+    let got: Vec<_> = out
+        .messages
+        .iter()
+        .map(|m| (m.line_number, m.role, m.kind))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (4, Role::System, Scaffolding),
+            (10, Role::User, Text),
+            (13, Role::Assistant, Text),
+            (26, Role::Tool, ToolResult),
+            (29, Role::User, Text),
+            (31, Role::Tool, ToolResult),
+            (38, Role::System, Scaffolding),
+            (41, Role::User, Text),
+            (43, Role::Assistant, Text),
+        ]
+    );
+    let m = &out.messages[1];
+    assert_eq!(
+        m.text,
+        "add input validation to the signup handler\nreject empty emails"
+    );
+    assert_eq!(
+        m.workspace.as_deref(),
+        Some(f.path.parent().unwrap().to_str().unwrap())
+    );
+    assert_eq!(
+        m.model.as_deref(),
+        Some("anthropic/claude-sonnet-4-20250514")
+    );
+    assert_eq!(m.timestamp.as_deref(), Some("2026-08-14T09:30:00.000Z"));
+    assert!(out.messages[2].text.ends_with("```"));
+    assert_eq!(out.messages[4].tool_name.as_deref(), Some("/run"));
+    assert_eq!(out.messages[8].model.as_deref(), Some("gpt-4o"));
+    assert_ne!(out.messages[0].session_id, out.messages[8].session_id);
+    assert_eq!(out.sessions.len(), 2);
+
+    // Appended at a block boundary: the second run continues exactly.
+    let full = std::fs::read(&f.path).unwrap();
+    let text = String::from_utf8(full.clone()).unwrap();
+    let cut = text.find("#### /run").unwrap();
+    std::fs::write(&f.path, &full[..cut]).unwrap();
+    let first = parse(c.as_ref(), f);
+    append(&f.path, &full[cut..]);
+    let second = c.parse(f, &first.next).unwrap();
+    let mut both = first.messages;
+    both.extend(second.messages);
+    assert_eq!(both, out.messages);
 }

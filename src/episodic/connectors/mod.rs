@@ -10,6 +10,7 @@
 use super::model::Message;
 use std::path::PathBuf;
 
+pub mod aider;
 pub mod claude;
 pub mod codex;
 mod codex_items;
@@ -25,6 +26,7 @@ pub fn all() -> Vec<Box<dyn Connector>> {
         Box::new(claude::Claude),
         Box::new(codex::Codex),
         Box::new(gemini::Gemini),
+        Box::new(aider::Aider),
     ]
 }
 
