@@ -141,7 +141,7 @@ fn assert_resumable(c: &dyn Connector, f: &SourceFile) {
 #[test]
 fn registry_knows_every_connector() {
     let slugs: Vec<&str> = connectors::all().iter().map(|c| c.slug()).collect();
-    for s in ["claude", "codex", "gemini", "aider"] {
+    for s in ["claude", "codex", "gemini", "aider", "opencode"] {
         assert!(slugs.contains(&s), "{s} missing from {slugs:?}");
         assert_eq!(connector(s).slug(), s);
     }
@@ -500,4 +500,98 @@ fn aider_histories_split_into_user_reply_and_output_blocks() {
     let mut both = first.messages;
     both.extend(second.messages);
     assert_eq!(both, out.messages);
+}
+
+/// Build a SQLite database from the `.sql` script committed beside where it belongs.
+fn build_db(script: &Path) -> std::path::PathBuf {
+    let db = script.with_extension("");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(&std::fs::read_to_string(script).unwrap())
+        .unwrap();
+    db
+}
+
+#[test]
+fn opencode_reads_the_database_and_legacy_json_once_each() {
+    let home = home();
+    let share = home.path().join(".local/share/opencode");
+    let db = build_db(&share.join("opencode.db.sql"));
+    let before = std::fs::read(&db).unwrap();
+    let c = connector("opencode");
+    let d = c.discover();
+    assert_eq!(d.looked_in, vec![db.clone(), share.join("storage/session")]);
+    assert!(d.errors.is_empty(), "{:?}", d.errors);
+    let names: Vec<String> = d
+        .files
+        .iter()
+        .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["opencode.db", "ses_6a1b2c3d4e5fLegacyJson01.json"],
+        "the migrated session's legacy copy is skipped"
+    );
+
+    let out = parse(c.as_ref(), &d.files[0]);
+    assert_eq!(std::fs::read(&db).unwrap(), before, "opened read-only");
+    use MessageKind::*;
+    let got: Vec<_> = out
+        .messages
+        .iter()
+        .map(|m| (m.session_id.as_str(), m.line_number, m.role, m.kind))
+        .collect();
+    let (main, child) = (
+        "ses_7c2d3e4f5a6bInDatabase001",
+        "ses_7c2d3e4f5a6bChildTask0001",
+    );
+    assert_eq!(
+        got,
+        vec![
+            (child, 1, Role::User, Text),
+            (child, 2, Role::Assistant, ToolCall),
+            (child, 2, Role::Tool, ToolResult),
+            (main, 1, Role::User, Text),
+            (main, 3, Role::Assistant, ToolCall),
+            (main, 3, Role::Tool, ToolResult),
+            (main, 4, Role::Assistant, Text),
+        ]
+    );
+    assert_eq!(out.skipped.len(), 1, "the cut-off part");
+    let call = &out.messages[4];
+    assert_eq!(call.tool_name.as_deref(), Some("task"));
+    assert_eq!(call.model.as_deref(), Some("gpt-5"));
+    assert_eq!(call.workspace.as_deref(), Some("/home/u/api"));
+    assert_eq!(call.timestamp.as_deref(), Some("2026-08-11T12:00:02.000Z"));
+    assert_eq!(out.messages[0].parent_session_id.as_deref(), Some(main));
+    let s = out.sessions.iter().find(|s| s.session_id == main).unwrap();
+    assert_eq!(s.title.as_deref(), Some("Fix flaky login test"));
+    assert_eq!(s.started_at.as_deref(), Some("2026-08-11T12:00:00.000Z"));
+
+    let legacy = parse(c.as_ref(), &d.files[1]);
+    let got: Vec<_> = legacy
+        .messages
+        .iter()
+        .map(|m| (m.line_number, m.role, m.kind, m.is_error))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, Role::User, Text, false),
+            (2, Role::User, Scaffolding, false),
+            (4, Role::Assistant, Thinking, false),
+            (5, Role::Assistant, ToolCall, false),
+            (5, Role::Tool, ToolResult, true),
+            (6, Role::Assistant, Text, false),
+        ]
+    );
+    assert!(legacy.messages[4].text.contains("undefined: Cursor"));
+    assert_eq!(
+        legacy.messages[3].text,
+        "go test ./users/...\nRun user tests"
+    );
+    assert_eq!(legacy.skipped.len(), 1, "the truncated part file");
+    assert_eq!(
+        legacy.sessions[0].title.as_deref(),
+        Some("Paginate the users endpoint")
+    );
 }

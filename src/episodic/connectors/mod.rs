@@ -16,8 +16,11 @@ pub mod codex;
 mod codex_items;
 pub mod common;
 pub mod document;
+pub mod foreign_db;
 pub mod gemini;
 pub mod lines;
+pub mod opencode;
+mod opencode_db;
 pub mod walk;
 
 /// Every connector, in the order sources are listed and indexed.
@@ -27,6 +30,7 @@ pub fn all() -> Vec<Box<dyn Connector>> {
         Box::new(codex::Codex),
         Box::new(gemini::Gemini),
         Box::new(aider::Aider),
+        Box::new(opencode::OpenCode),
     ]
 }
 
