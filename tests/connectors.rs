@@ -141,7 +141,7 @@ fn assert_resumable(c: &dyn Connector, f: &SourceFile) {
 #[test]
 fn registry_knows_every_connector() {
     let slugs: Vec<&str> = connectors::all().iter().map(|c| c.slug()).collect();
-    for s in ["claude", "codex", "gemini", "aider", "opencode"] {
+    for s in ["claude", "codex", "gemini", "aider", "opencode", "cline"] {
         assert!(slugs.contains(&s), "{s} missing from {slugs:?}");
         assert_eq!(connector(s).slug(), s);
     }
@@ -594,4 +594,97 @@ fn opencode_reads_the_database_and_legacy_json_once_each() {
         legacy.sessions[0].title.as_deref(),
         Some("Paginate the users endpoint")
     );
+}
+
+#[test]
+fn cline_tasks_from_every_editor_and_fork() {
+    let home = home();
+    let c = connector("cline");
+    let d = c.discover();
+    assert!(
+        d.looked_in.contains(
+            &home
+                .path()
+                .join(".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks")
+        )
+    );
+    assert_eq!(d.files.len(), 3, "{:?}", d.files);
+    let f = file_named(&d.files, "1786536000000");
+    let out = parse(c.as_ref(), f);
+    use MessageKind::*;
+    let got: Vec<_> = out
+        .messages
+        .iter()
+        .map(|m| {
+            (
+                m.line_number,
+                m.role,
+                m.kind,
+                m.tool_name.clone(),
+                m.is_error,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, Role::User, Text, None, false),
+            (1, Role::User, Scaffolding, None, false),
+            (2, Role::Assistant, Text, None, false),
+            (
+                2,
+                Role::Assistant,
+                ToolCall,
+                Some("read_file".into()),
+                false
+            ),
+            (3, Role::Tool, ToolResult, Some("read_file".into()), false),
+            (3, Role::User, Scaffolding, None, false),
+            (
+                4,
+                Role::Assistant,
+                ToolCall,
+                Some("execute_command".into()),
+                false
+            ),
+            (
+                5,
+                Role::Tool,
+                ToolResult,
+                Some("execute_command".into()),
+                true
+            ),
+            (7, Role::Assistant, Text, None, false),
+        ]
+    );
+    assert_eq!(out.skipped.len(), 1, "the message with an unknown role");
+    let m = &out.messages[0];
+    assert_eq!(m.session_id, "1786536000000");
+    assert_eq!(m.workspace.as_deref(), Some("/home/u/shop"));
+    assert_eq!(m.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+    assert_eq!(m.timestamp.as_deref(), Some("2026-08-12T12:00:00.000Z"));
+    let s = &out.sessions[0];
+    assert_eq!(
+        s.title.as_deref(),
+        Some("The cart total ignores discounts; fix computeTotal")
+    );
+    assert_eq!(s.ended_at.as_deref(), Some("2026-08-12T12:01:30.000Z"));
+
+    let roo = parse(c.as_ref(), file_named(&d.files, "1786539600000"));
+    assert_eq!(roo.messages.len(), 4);
+    let result = &roo.messages[3];
+    assert_eq!(
+        (result.role, result.kind, result.is_error),
+        (Role::Tool, ToolResult, true)
+    );
+    assert_eq!(result.tool_name.as_deref(), Some("list_files"));
+    assert_eq!(result.workspace.as_deref(), Some("/Users/u/db"));
+    assert_eq!(
+        result.timestamp.as_deref(),
+        Some("2026-08-12T13:00:02.000Z")
+    );
+
+    let cut = parse(c.as_ref(), file_named(&d.files, "1786543200000"));
+    assert!(cut.messages.is_empty());
+    assert_eq!(cut.skipped.len(), 1);
 }

@@ -12,10 +12,12 @@ use std::path::PathBuf;
 
 pub mod aider;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 mod codex_items;
 pub mod common;
 pub mod document;
+pub mod editors;
 pub mod foreign_db;
 pub mod gemini;
 pub mod lines;
@@ -31,6 +33,7 @@ pub fn all() -> Vec<Box<dyn Connector>> {
         Box::new(gemini::Gemini),
         Box::new(aider::Aider),
         Box::new(opencode::OpenCode),
+        Box::new(cline::Cline),
     ]
 }
 
