@@ -141,7 +141,9 @@ fn assert_resumable(c: &dyn Connector, f: &SourceFile) {
 #[test]
 fn registry_knows_every_connector() {
     let slugs: Vec<&str> = connectors::all().iter().map(|c| c.slug()).collect();
-    for s in ["claude", "codex", "gemini", "aider", "opencode", "cline"] {
+    for s in [
+        "claude", "codex", "gemini", "aider", "opencode", "cline", "cursor",
+    ] {
         assert!(slugs.contains(&s), "{s} missing from {slugs:?}");
         assert_eq!(connector(s).slug(), s);
     }
@@ -687,4 +689,109 @@ fn cline_tasks_from_every_editor_and_fork() {
     let cut = parse(c.as_ref(), file_named(&d.files, "1786543200000"));
     assert!(cut.messages.is_empty());
     assert_eq!(cut.skipped.len(), 1);
+}
+
+/// Build every database whose `.sql` script is in the temp home.
+fn build_all_dbs(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            build_all_dbs(&path);
+        } else if path.extension() == Some("sql".as_ref()) {
+            build_db(&path);
+        }
+    }
+}
+
+#[test]
+fn cursor_composers_bubbles_and_chat_tabs() {
+    let home = home();
+    let user = home.path().join(".config/Cursor/User");
+    build_all_dbs(&user);
+    let global = user.join("globalStorage/state.vscdb");
+    let before = std::fs::read(&global).unwrap();
+    let c = connector("cursor");
+    let d = c.discover();
+    assert!(d.looked_in.contains(&global));
+    assert!(d.errors.is_empty(), "{:?}", d.errors);
+    assert_eq!(d.files.len(), 3, "{:?}", d.files);
+
+    let out = parse(c.as_ref(), file_named(&d.files, "globalStorage"));
+    assert_eq!(std::fs::read(&global).unwrap(), before, "opened read-only");
+    use MessageKind::*;
+    let got: Vec<_> = out
+        .messages
+        .iter()
+        .map(|m| {
+            (
+                &m.session_id[..4],
+                m.line_number,
+                m.role,
+                m.kind,
+                m.is_error,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("3d1c", 1, Role::User, Text, false),
+            ("3d1c", 2, Role::Assistant, Thinking, false),
+            ("3d1c", 2, Role::Assistant, Text, false),
+            ("3d1c", 3, Role::Assistant, ToolCall, false),
+            ("3d1c", 3, Role::Tool, ToolResult, true),
+            ("7a8b", 1, Role::User, Text, false),
+            ("7a8b", 2, Role::Assistant, Text, false),
+        ]
+    );
+    let call = &out.messages[3];
+    assert_eq!(call.tool_name.as_deref(), Some("run_terminal_cmd"));
+    assert_eq!(call.text, "cargo test cache::evict");
+    assert_eq!(call.workspace.as_deref(), Some("/home/u/cache lib"));
+    assert_eq!(call.model.as_deref(), Some("claude-4.5-sonnet-thinking"));
+    assert_eq!(call.timestamp.as_deref(), Some("2026-08-13T12:00:09.000Z"));
+    let inline = &out.messages[5];
+    assert_eq!(inline.text, "rename maxConn to maxConnections");
+    assert_eq!(inline.workspace.as_deref(), Some("/home/u/settings"));
+    assert_eq!(
+        inline.timestamp.as_deref(),
+        Some("2026-08-13T13:00:00.000Z")
+    );
+    assert_eq!(out.messages[6].model.as_deref(), Some("gpt-5"));
+    let skipped: Vec<u64> = out.skipped.iter().map(|s| s.line).collect();
+    assert_eq!(
+        skipped,
+        vec![4, 4],
+        "the missing bubble and the broken composer row"
+    );
+    let titles: Vec<_> = out.sessions.iter().map(|s| s.title.as_deref()).collect();
+    assert_eq!(
+        titles,
+        vec![Some("Fix flaky cache test"), Some("Rename config keys")],
+        "the empty composer is no session"
+    );
+
+    let ws = parse(c.as_ref(), file_named(&d.files, "9f86d081"));
+    let got: Vec<_> = ws
+        .messages
+        .iter()
+        .map(|m| (m.session_id.as_str(), m.line_number, m.role))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("tab-5c6d7e8f", 1, Role::User),
+            ("tab-5c6d7e8f", 2, Role::Assistant)
+        ]
+    );
+    assert_eq!(ws.messages[1].model.as_deref(), Some("gpt-4o"));
+    assert_eq!(
+        ws.messages[0].workspace.as_deref(),
+        Some("/home/u/cache lib")
+    );
+    assert_eq!(ws.skipped.len(), 1);
+    assert_eq!(ws.sessions[0].title.as_deref(), Some("Explain the LRU"));
+
+    let empty = parse(c.as_ref(), file_named(&d.files, "e3b0c442"));
+    assert!(empty.messages.is_empty() && empty.sessions.is_empty());
 }

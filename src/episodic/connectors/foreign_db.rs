@@ -4,7 +4,8 @@
 //! never write, lock for long, or migrate. A read-only URI open with a short busy timeout reads a
 //! database its owner is writing (WAL or rollback journal) without disturbing it.
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags, Row};
 use std::path::Path;
 
 pub fn open_readonly(path: &Path) -> std::io::Result<Connection> {
@@ -36,4 +37,22 @@ pub fn pick<'a>(cols: &[String], candidates: &[&'a str], fallback: &'a str) -> &
 
 pub fn to_io(e: rusqlite::Error) -> std::io::Error {
     std::io::Error::other(format!("sqlite: {e}"))
+}
+
+/// A text or blob column as a string (agents store JSON in either).
+pub fn text(row: &Row, i: usize) -> Option<String> {
+    match row.get_ref(i).ok()? {
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Integer(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// An integer (or real) column.
+pub fn int(row: &Row, i: usize) -> Option<i64> {
+    match row.get_ref(i).ok()? {
+        ValueRef::Integer(n) => Some(n),
+        ValueRef::Real(f) => Some(f as i64),
+        _ => None,
+    }
 }

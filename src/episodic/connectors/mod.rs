@@ -16,6 +16,8 @@ pub mod cline;
 pub mod codex;
 mod codex_items;
 pub mod common;
+pub mod cursor;
+mod cursor_db;
 pub mod document;
 pub mod editors;
 pub mod foreign_db;
@@ -34,6 +36,7 @@ pub fn all() -> Vec<Box<dyn Connector>> {
         Box::new(aider::Aider),
         Box::new(opencode::OpenCode),
         Box::new(cline::Cline),
+        Box::new(cursor::Cursor),
     ]
 }
 

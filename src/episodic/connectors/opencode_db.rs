@@ -3,11 +3,9 @@
 //! (`time_created` vs `created_at`), so they are looked up rather than assumed.
 
 use super::common;
-use super::foreign_db::{self, columns, pick, to_io};
+use super::foreign_db::{self, columns, int, pick, text, to_io};
 use super::opencode::{Record, session_info, session_messages};
 use super::{ParseOutput, SourceFile};
-use rusqlite::Row;
-use rusqlite::types::ValueRef;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -22,23 +20,6 @@ pub fn session_ids(db: &Path) -> std::io::Result<Vec<String>> {
         .flatten()
         .collect();
     Ok(ids)
-}
-
-/// A text or blob column as a string.
-fn text(row: &Row, i: usize) -> Option<String> {
-    match row.get_ref(i).ok()? {
-        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
-        ValueRef::Integer(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-fn int(row: &Row, i: usize) -> Option<i64> {
-    match row.get_ref(i).ok()? {
-        ValueRef::Integer(n) => Some(n),
-        ValueRef::Real(f) => Some(f as i64),
-        _ => None,
-    }
 }
 
 pub fn parse(file: &SourceFile) -> std::io::Result<ParseOutput> {
