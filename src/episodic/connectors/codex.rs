@@ -87,7 +87,25 @@ struct Record<'a> {
     kind: Option<Str<'a>>,
     #[serde(borrow)]
     payload: Option<&'a RawValue>,
+    /// Rollouts from before the `{timestamp, type, payload}` envelope: `{"record_type":"state"}`.
+    #[serde(borrow)]
+    record_type: Option<Str<'a>>,
+    /// ... and a first line `{"id", "timestamp", "instructions", "git"}` with no type.
+    #[serde(borrow)]
+    id: Option<Str<'a>>,
 }
+
+/// Response item types that old rollouts wrote bare, one per line, without the envelope.
+const BARE_ITEMS: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+];
 
 #[derive(Deserialize)]
 struct Meta<'a> {
@@ -145,6 +163,9 @@ pub(super) struct State {
     git_branch: Option<String>,
     #[serde(default)]
     model: Option<String>,
+    /// The latest record time, for old rollouts whose items carry none.
+    #[serde(default)]
+    last_time: Option<String>,
     /// Texts shown by one stream whose twin from the other stream has not arrived yet.
     #[serde(default)]
     unmatched: VecDeque<(Channel, Stream, String)>,
@@ -197,7 +218,7 @@ fn parse_file(
 
     let mut out = ParseOutput::default();
     let mut session = SessionInfo::default();
-    let mut last_time: Option<String> = None;
+    let mut last_time: Option<String> = state.last_time.take();
 
     while reader.consumed_since(from) < max_bytes
         && let Some(line) = reader.next_line()?
@@ -227,8 +248,21 @@ fn parse_file(
             }
             last_time = ts.clone();
         }
-        let kind = opt_str(&rec.kind).unwrap_or("");
-        let payload = rec.payload.map(RawValue::get).unwrap_or("null");
+        // Old rollouts time only their header: their items take the latest time known.
+        let ts = ts.or_else(|| last_time.clone().or_else(|| session.started_at.clone()));
+        let mut kind = opt_str(&rec.kind).unwrap_or("");
+        let mut payload = rec.payload.map(RawValue::get).unwrap_or("null");
+        if rec.payload.is_none() {
+            // The pre-envelope format: the line itself is the item (or the session's header).
+            let whole = std::str::from_utf8(bytes).unwrap_or("null");
+            if BARE_ITEMS.contains(&kind) {
+                (kind, payload) = ("response_item", whole);
+            } else if kind.is_empty() && rec.record_type.is_some() {
+                continue;
+            } else if kind.is_empty() && rec.id.is_some() {
+                (kind, payload) = ("session_meta", whole);
+            }
+        }
         let parsed = match kind {
             "session_meta" => serde_json::from_str::<Meta>(payload).map(|m| {
                 apply_meta(&m, &mut ctx, &mut session);
@@ -289,6 +323,7 @@ fn parse_file(
     state.workspace = ctx.workspace.clone();
     state.git_branch = ctx.git_branch.clone();
     state.model = ctx.model.clone();
+    state.last_time = last_time.clone();
     next.state = serde_json::to_value(&state).ok();
     out.next = next;
     session.agent = SLUG.into();

@@ -212,3 +212,35 @@ fn the_session_id_falls_back_to_the_file_name() {
     );
     assert_eq!(id_from_file_name(Path::new("odd.jsonl")), "odd");
 }
+
+#[test]
+fn rollouts_from_before_the_envelope_are_read() {
+    let lines = [
+        r#"{"id":"legacy-1","timestamp":"2025-05-02T10:00:00.000Z","instructions":null,"git":{"commit_hash":"abc","branch":"dev","repository_url":null}}"#,
+        r#"{"record_type":"state"}"#,
+        r#"{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"why is ci red"}]}"#,
+        r#"{"type":"function_call","id":"fc_1","name":"shell","arguments":"{\"command\":[\"make\",\"lint\"]}","call_id":"call_1"}"#,
+        r#"{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"lint: 3 errors\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.4}}"}"#,
+        r#"{"record_type":"state"}"#,
+    ];
+    let out = parse_lines(&lines);
+    assert_eq!(
+        summary(&out.messages),
+        vec![
+            (3, Role::User, MessageKind::Text, "why is ci red"),
+            (4, Role::Assistant, MessageKind::ToolCall, "make\nlint"),
+            (5, Role::Tool, MessageKind::ToolResult, "lint: 3 errors"),
+        ]
+    );
+    assert!(out.messages[2].is_error);
+    assert_eq!(
+        out.messages[0].timestamp.as_deref(),
+        Some("2025-05-02T10:00:00.000Z")
+    );
+    assert!(
+        out.messages
+            .iter()
+            .all(|m| m.session_id == "legacy-1" && m.git_branch.as_deref() == Some("dev"))
+    );
+    assert!(out.skipped.is_empty());
+}
