@@ -136,6 +136,36 @@ fn assert_resumable(c: &dyn Connector, f: &SourceFile) {
     );
     assert_eq!(second.next.offset, whole.next.offset);
     assert_eq!(second.next.line, whole.next.line);
+
+    // Cut at many byte offsets, each time in three pieces appended one after another.
+    let step = (full.len() / 19).max(1);
+    for a in (1..full.len()).step_by(step) {
+        let b = (a + step / 2 + 1).min(full.len());
+        std::fs::write(&copy.path, &full[..a]).unwrap();
+        let p1 = parse(c, &copy);
+        append(&copy.path, &full[a..b]);
+        let p2 = c.parse(&copy, &p1.next).unwrap();
+        append(&copy.path, &full[b..]);
+        let p3 = c.parse(&copy, &p2.next).unwrap();
+        let pieces: Vec<Message> = [p1.messages, p2.messages, p3.messages].concat();
+        assert_eq!(
+            pieces,
+            relocate(&whole.messages, &copy.path),
+            "cut at {a} and {b}"
+        );
+        assert_eq!(p3.next.line, whole.next.line);
+    }
+}
+
+/// The same messages as read from a copy of their file at `path`.
+fn relocate(messages: &[Message], path: &Path) -> Vec<Message> {
+    messages
+        .iter()
+        .map(|m| Message {
+            source_path: path.to_string_lossy().into_owned(),
+            ..m.clone()
+        })
+        .collect()
 }
 
 #[test]
