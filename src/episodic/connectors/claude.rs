@@ -12,10 +12,11 @@
 //! A subagent's lines carry the parent's `sessionId`, so the subagent's own session id is
 //! `<parent>:<file stem>`, linked to the parent through `parent_session_id`.
 
+use super::claude_content::{assistant_messages, string_content, user_messages};
 use super::common::{self, Context, Str, opt_str};
 use super::lines::{self, Line, LineReader};
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SessionInfo, SourceFile, SourceKind};
-use crate::episodic::model::{Message, MessageKind, Role};
+use crate::episodic::model::{MessageKind, Role};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -131,33 +132,12 @@ struct ApiMessage<'a> {
     content: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
-struct Block<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<Str<'a>>,
-    #[serde(borrow)]
-    text: Option<Str<'a>>,
-    #[serde(borrow)]
-    thinking: Option<Str<'a>>,
-    #[serde(borrow)]
-    id: Option<Str<'a>>,
-    #[serde(borrow)]
-    name: Option<Str<'a>>,
-    #[serde(borrow)]
-    input: Option<&'a RawValue>,
-    #[serde(borrow)]
-    tool_use_id: Option<Str<'a>>,
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
-    is_error: Option<bool>,
-}
-
 /// What survives between incremental runs of one transcript.
 #[derive(Default, serde::Serialize, Deserialize)]
-struct State {
+pub(super) struct State {
     /// Tool calls whose result has not been seen yet: id -> tool name.
     #[serde(default)]
-    pending_tools: BTreeMap<String, String>,
+    pub(super) pending_tools: BTreeMap<String, String>,
     #[serde(default)]
     parent: Option<String>,
     #[serde(default)]
@@ -370,166 +350,6 @@ fn keep_title(title: &mut Option<(u8, String)>, rank: u8, new: Option<&str>) {
     };
     if title.as_ref().is_none_or(|(r, _)| rank >= *r) {
         *title = Some((rank, new.to_owned()));
-    }
-}
-
-/// A content value that is a JSON string.
-fn string_content(raw: &RawValue) -> Option<String> {
-    let s = raw.get();
-    if !s.starts_with('"') {
-        return None;
-    }
-    serde_json::from_str::<Str>(s)
-        .ok()
-        .map(|s| s.0.into_owned())
-}
-
-/// The blocks of a content value that is a list (`None` for a string or anything else).
-fn blocks(raw: &RawValue) -> Option<Vec<Block<'_>>> {
-    if !raw.get().starts_with('[') {
-        return None;
-    }
-    serde_json::from_str(raw.get()).ok()
-}
-
-/// Tool result content: a string, or text blocks (images and other blocks are left out).
-fn result_text(raw: Option<&RawValue>) -> String {
-    let Some(raw) = raw else {
-        return String::new();
-    };
-    if let Some(s) = string_content(raw) {
-        return s;
-    }
-    let mut out = String::new();
-    for b in blocks(raw).unwrap_or_default() {
-        if let Some(t) = opt_str(&b.text) {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(t);
-        }
-    }
-    out
-}
-
-fn user_messages(
-    ctx: &Context,
-    number: u64,
-    ts: Option<String>,
-    meta: bool,
-    content: Option<&RawValue>,
-    state: &mut State,
-    out: &mut Vec<Message>,
-) {
-    let Some(content) = content else { return };
-    let text_kind = if meta {
-        MessageKind::Scaffolding
-    } else {
-        MessageKind::Text
-    };
-    if let Some(text) = string_content(content) {
-        if !text.is_empty() {
-            out.push(ctx.message(number, Role::User, text_kind, ts, text));
-        }
-        return;
-    }
-    let mut text = String::new();
-    for b in blocks(content).unwrap_or_default() {
-        match opt_str(&b.kind) {
-            Some("text") => {
-                if let Some(t) = opt_str(&b.text).filter(|t| !t.is_empty()) {
-                    if !text.is_empty() {
-                        text.push('\n');
-                    }
-                    text.push_str(t);
-                }
-            }
-            Some("tool_result") => {
-                let tool_name =
-                    opt_str(&b.tool_use_id).and_then(|id| state.pending_tools.remove(id));
-                let mut m = ctx.message(
-                    number,
-                    Role::Tool,
-                    MessageKind::ToolResult,
-                    ts.clone(),
-                    result_text(b.content),
-                );
-                m.tool_name = tool_name;
-                m.is_error = b.is_error == Some(true);
-                out.push(m);
-            }
-            _ => {}
-        }
-    }
-    if !text.is_empty() {
-        out.push(ctx.message(number, Role::User, text_kind, ts, text));
-    }
-}
-
-fn assistant_messages(
-    ctx: &Context,
-    number: u64,
-    ts: Option<String>,
-    content: Option<&RawValue>,
-    state: &mut State,
-    out: &mut Vec<Message>,
-) {
-    let Some(content) = content else { return };
-    if let Some(text) = string_content(content) {
-        if !text.is_empty() {
-            out.push(ctx.message(number, Role::Assistant, MessageKind::Text, ts, text));
-        }
-        return;
-    }
-    for b in blocks(content).unwrap_or_default() {
-        match opt_str(&b.kind) {
-            Some("text") => {
-                if let Some(t) = opt_str(&b.text).filter(|t| !t.is_empty()) {
-                    let m = ctx.message(
-                        number,
-                        Role::Assistant,
-                        MessageKind::Text,
-                        ts.clone(),
-                        t.to_owned(),
-                    );
-                    out.push(m);
-                }
-            }
-            Some("thinking") => {
-                if let Some(t) = opt_str(&b.thinking).filter(|t| !t.is_empty()) {
-                    let m = ctx.message(
-                        number,
-                        Role::Assistant,
-                        MessageKind::Thinking,
-                        ts.clone(),
-                        t.to_owned(),
-                    );
-                    out.push(m);
-                }
-            }
-            Some("tool_use") | Some("server_tool_use") => {
-                let name = opt_str(&b.name).unwrap_or("").to_owned();
-                let args = b.input.map(|r| r.get().to_owned());
-                let text = args
-                    .as_deref()
-                    .map(common::flatten_args)
-                    .unwrap_or_default();
-                if let Some(id) = opt_str(&b.id) {
-                    state.pending_tools.insert(id.to_owned(), name.clone());
-                }
-                let mut m = ctx.message(
-                    number,
-                    Role::Assistant,
-                    MessageKind::ToolCall,
-                    ts.clone(),
-                    text,
-                );
-                m.tool_name = Some(name);
-                m.tool_args = args;
-                out.push(m);
-            }
-            _ => {}
-        }
     }
 }
 

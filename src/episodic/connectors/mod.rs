@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 pub mod aider;
 pub mod claude;
+mod claude_content;
 pub mod cline;
 pub mod codex;
 mod codex_items;
