@@ -134,6 +134,11 @@ fn parse_file(
                 continue;
             }
         };
+        if memchr::memchr(0, bytes).is_some() {
+            out.skipped
+                .push(common::skipped(number, "binary data in a Markdown history"));
+            continue;
+        }
         let text = String::from_utf8_lossy(bytes);
         if let Some(when) = text.strip_prefix(SESSION_START) {
             flush(&mut block, &ctx, &state, &mut out);
@@ -277,6 +282,33 @@ mod tests {
             Some("gpt-4")
         );
         assert_eq!(banner_model("Git repo: .git with 12 files"), None);
+    }
+
+    #[test]
+    fn binary_lines_are_skipped_and_the_last_line_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(
+            &path,
+            b"# aider chat started at 2026-08-14 09:30:00\n\n#### hi\n\x00\x01\xff\nhello\n#### par",
+        )
+        .unwrap();
+        let file = SourceFile {
+            agent: SLUG,
+            path,
+            kind: SourceKind::Lines,
+            parent_session_id: None,
+        };
+        let out = parse_file(&file, &ResumePoint::default(), u64::MAX).unwrap();
+        let got: Vec<_> = out
+            .messages
+            .iter()
+            .map(|m| (m.line_number, m.text.as_str()))
+            .collect();
+        assert_eq!(got, vec![(3, "hi"), (5, "hello")]);
+        assert_eq!(out.skipped.len(), 1);
+        assert_eq!(out.skipped[0].line, 4);
+        assert_eq!(out.next.line, 6);
     }
 
     #[test]

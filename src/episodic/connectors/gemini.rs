@@ -371,6 +371,38 @@ mod tests {
     }
 
     #[test]
+    fn jsonl_chats_are_read_line_by_line_and_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session-2026-08-12T10-00-abc.jsonl");
+        let header =
+            r#"{"sessionId":"abc-1","projectHash":"h","startTime":"2026-08-12T10:00:00.000Z"}"#;
+        let user =
+            r#"{"id":"m1","timestamp":"2026-08-12T10:00:01.000Z","type":"user","content":"hi"}"#;
+        let reply = r#"{"id":"m2","timestamp":"2026-08-12T10:00:02.000Z","type":"gemini","content":"hello","model":"gemini-2.5-flash"}"#;
+        std::fs::write(&path, format!("{header}\n{user}\n{{oops\n{}", &reply[..20])).unwrap();
+        let file = SourceFile {
+            agent: SLUG,
+            path: path.clone(),
+            kind: SourceKind::Lines,
+            parent_session_id: None,
+        };
+        let first = Gemini.parse(&file, &ResumePoint::default()).unwrap();
+        assert_eq!(first.messages.len(), 1);
+        assert_eq!(first.messages[0].session_id, "abc-1");
+        assert_eq!(first.messages[0].line_number, 2);
+        assert_eq!(first.skipped.len(), 1);
+        std::fs::write(&path, format!("{header}\n{user}\n{{oops\n{reply}\n")).unwrap();
+        let second = Gemini.parse(&file, &first.next).unwrap();
+        assert_eq!(second.messages.len(), 1);
+        let m = &second.messages[0];
+        assert_eq!(
+            (m.line_number, m.session_id.as_str(), m.text.as_str()),
+            (4, "abc-1", "hello")
+        );
+        assert_eq!(m.model.as_deref(), Some("gemini-2.5-flash"));
+    }
+
+    #[test]
     fn content_is_a_string_or_parts() {
         let raw: Box<RawValue> = serde_json::from_str(r#"[{"text":"a"},{"text":"b"}]"#).unwrap();
         assert_eq!(content_text(&raw), "a\nb");
