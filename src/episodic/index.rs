@@ -21,6 +21,7 @@ use prepare::Limits;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use write::FileBatch;
@@ -90,6 +91,9 @@ pub struct IndexReport {
     pub skipped_files: Vec<FileSkips>,
     pub errors: Vec<FileError>,
     pub elapsed_ms: u64,
+    /// Time spent parsing and preparing (summed over parser threads) and writing.
+    pub parse_ms: u64,
+    pub write_ms: u64,
 }
 
 /// Index `sources` (found by `connectors`) into `store`.
@@ -188,6 +192,8 @@ fn pipeline(
     }
     .min(jobs.len());
     let queue = Mutex::new(jobs.into_iter());
+    let parse_nanos = AtomicU64::new(0);
+    let mut write_time = Duration::ZERO;
     let limits = opts.limits.clone();
     let (tx, rx) = mpsc::sync_channel::<Parsed>(threads * 4);
     let mut progress = Progress {
@@ -197,16 +203,18 @@ fn pipeline(
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..threads {
             let tx = tx.clone();
-            let (queue, limits) = (&queue, &limits);
+            let (queue, limits, parse_nanos) = (&queue, &limits, &parse_nanos);
             scope.spawn(move || {
                 loop {
                     let job = queue.lock().ok().and_then(|mut q| q.next());
                     let Some(job) = job else { break };
                     let connector = connectors.iter().find(|c| c.slug() == job.source.agent);
+                    let t = Instant::now();
                     let parsed = match connector {
                         Some(c) => parse_job(*c, job, limits),
                         None => Err((job.source, "no connector for this agent".into())),
                     };
+                    parse_nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
                     if tx.send(parsed).is_err() {
                         break; // the writer stopped (an error); stop parsing.
                     }
@@ -217,6 +225,7 @@ fn pipeline(
         let mut next = rx.recv().ok();
         while let Some(first) = next.take() {
             let batch_started = Instant::now();
+            let mut waited = Duration::ZERO;
             let mut done: Vec<Parsed> = Vec::new();
             let mut outcomes: Vec<write::Written> = Vec::new();
             store.write(|txn| {
@@ -241,10 +250,14 @@ fn pipeline(
                     if messages >= BATCH_MESSAGES || left.is_zero() {
                         break;
                     }
+                    let t = Instant::now();
                     item = rx.recv_timeout(left).ok();
+                    waited += t.elapsed();
                 }
                 Ok(())
             })?;
+            // Commit time counts as writing; waiting for the parsers does not.
+            write_time += batch_started.elapsed().saturating_sub(waited);
             for (parsed, written) in done.into_iter().zip(outcomes) {
                 account(report, parsed, written, &mut progress);
             }
@@ -255,7 +268,10 @@ fn pipeline(
             next = rx.recv().ok();
         }
         Ok(())
-    })
+    })?;
+    report.parse_ms = parse_nanos.load(Ordering::Relaxed) / 1_000_000;
+    report.write_ms = write_time.as_millis() as u64;
+    Ok(())
 }
 
 fn account(report: &mut IndexReport, parsed: Parsed, written: write::Written, p: &mut Progress) {

@@ -76,8 +76,7 @@ CREATE TABLE episodic_messages (
     -- Bytes dropped from the middle of a huge body (0 when kept whole).
     capped_bytes      INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX episodic_messages_file ON episodic_messages(file_id);
-CREATE INDEX episodic_messages_session ON episodic_messages(session_id, line_number);
+CREATE INDEX episodic_messages_file_line ON episodic_messages(file_id, line_number);
 
 -- Full-text index over the messages (external content: the text is stored once, in
 -- episodic_messages). Columns are weighted at query time so conversation outranks tool output.
