@@ -463,6 +463,15 @@ fn gemini_documents_place_messages_on_their_lines() {
 #[test]
 fn aider_histories_split_into_user_reply_and_output_blocks() {
     let home = home();
+    // A history below a repository's root is not aider's (it keeps one at the root).
+    std::fs::create_dir_all(home.path().join("code/webapp/.git")).unwrap();
+    std::fs::create_dir_all(home.path().join("code/webapp/nested")).unwrap();
+    std::fs::write(
+        home.path()
+            .join("code/webapp/nested/.aider.chat.history.md"),
+        "#### not found\n",
+    )
+    .unwrap();
     let c = connector("aider");
     let d = c.discover();
     assert_eq!(d.looked_in, vec![home.path().to_path_buf()]);
@@ -477,7 +486,7 @@ fn aider_histories_split_into_user_reply_and_output_blocks() {
             Path::new(".aider.chat.history.md").to_path_buf(),
             Path::new("code/webapp/.aider.chat.history.md").to_path_buf()
         ],
-        "hidden and node_modules directories are not searched"
+        "hidden, node_modules and in-repository directories are not searched"
     );
     let f = file_named(&d.files, "webapp");
     let out = parse(c.as_ref(), f);

@@ -1,7 +1,7 @@
 //! Aider chat histories: `~/.aider.chat.history.md` and the per-project `.aider.chat.history.md`
-//! files aider writes in each repository it runs in. Found by a shallow scan of the home
-//! directory (three levels, hidden and build directories skipped; `$CASS_AIDER_DATA_ROOT` adds
-//! another root), never the whole disk.
+//! files aider writes at the root of each repository it runs in. Found by a shallow scan of the
+//! home directory (three levels; hidden and build directories skipped; no descent below a
+//! repository's root; `$CASS_AIDER_DATA_ROOT` adds another root), never the whole disk.
 //!
 //! The file is Markdown appended as the chat goes: `# aider chat started at <local time>` opens a
 //! session; lines starting `#### ` are what the user typed (prompts and `/commands`); lines
@@ -65,10 +65,37 @@ impl Connector for Aider {
 pub fn discover_in(roots: &[PathBuf]) -> Discovery {
     let mut d = Discovery::default();
     for root in roots {
-        let walk = super::walk::files_pruned(root, 3, &|n| n == FILE_NAME, &|n| {
-            !n.starts_with('.') && !SKIP_DIRS.contains(&n)
-        });
-        for path in walk.files {
+        find_histories(root, 0, &mut d);
+        d.looked_in.push(root.clone());
+    }
+    d
+}
+
+/// How many directory levels below a root are searched.
+const MAX_DEPTH: usize = 3;
+
+/// Histories in `dir` and below. Aider keeps a repository's history at its root, so the search
+/// does not descend into a repository (a directory holding `.git`) below the starting root, nor
+/// into hidden or build directories, nor through symlinks.
+fn find_histories(dir: &Path, depth: usize, d: &mut Discovery) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            d.errors.push((dir.to_path_buf(), e.to_string()));
+            return;
+        }
+    };
+    let mut subdirs = Vec::new();
+    let mut is_repo = false;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if name == FILE_NAME && kind.is_file() {
+            let path = entry.path();
             if !d.files.iter().any(|f| f.path == path) {
                 d.files.push(SourceFile {
                     agent: SLUG,
@@ -77,11 +104,23 @@ pub fn discover_in(roots: &[PathBuf]) -> Discovery {
                     parent_session_id: None,
                 });
             }
+        } else if name == ".git" {
+            is_repo = true;
+        } else if kind.is_dir()
+            && depth < MAX_DEPTH
+            && !name.starts_with('.')
+            && !SKIP_DIRS.contains(&&*name)
+        {
+            subdirs.push(entry.path());
         }
-        d.errors.extend(walk.errors);
-        d.looked_in.push(root.clone());
     }
-    d
+    if is_repo && depth > 0 {
+        return;
+    }
+    subdirs.sort();
+    for sub in subdirs {
+        find_histories(&sub, depth + 1, d);
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Debug)]

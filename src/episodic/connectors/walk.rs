@@ -13,29 +13,13 @@ pub struct Walk {
 /// Files under `root` (at most `max_depth` directory levels below it) whose name satisfies
 /// `keep`. A missing root is not an error; an unreadable directory is.
 pub fn files(root: &Path, max_depth: usize, keep: &dyn Fn(&str) -> bool) -> Walk {
-    files_pruned(root, max_depth, keep, &|_| true)
-}
-
-/// Like [`files`], descending only into directories whose name satisfies `enter`.
-pub fn files_pruned(
-    root: &Path,
-    max_depth: usize,
-    keep: &dyn Fn(&str) -> bool,
-    enter: &dyn Fn(&str) -> bool,
-) -> Walk {
     let mut walk = Walk::default();
-    let filters = Filters { keep, enter };
-    visit(root, 0, max_depth, &filters, &mut walk);
+    visit(root, 0, max_depth, keep, &mut walk);
     walk.files.sort();
     walk
 }
 
-struct Filters<'a> {
-    keep: &'a dyn Fn(&str) -> bool,
-    enter: &'a dyn Fn(&str) -> bool,
-}
-
-fn visit(dir: &Path, depth: usize, max_depth: usize, f: &Filters, w: &mut Walk) {
+fn visit(dir: &Path, depth: usize, max_depth: usize, keep: &dyn Fn(&str) -> bool, w: &mut Walk) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
@@ -53,10 +37,10 @@ fn visit(dir: &Path, depth: usize, max_depth: usize, f: &Filters, w: &mut Walk) 
             continue;
         };
         if meta.is_dir() {
-            if depth < max_depth && (f.enter)(&name) {
-                visit(&path, depth + 1, max_depth, f, w);
+            if depth < max_depth {
+                visit(&path, depth + 1, max_depth, keep, w);
             }
-        } else if meta.is_file() && (f.keep)(&name) {
+        } else if meta.is_file() && keep(&name) {
             w.files.push(path);
         }
     }
