@@ -289,15 +289,7 @@ fn parse_file(
             }
             "user" => {
                 let Some(msg) = rec.message else { continue };
-                user_messages(
-                    &ctx,
-                    number,
-                    ts,
-                    meta,
-                    msg.content,
-                    &mut state,
-                    &mut out.messages,
-                );
+                user_messages(&ctx, number, ts, meta, msg.content, &mut state, &mut out);
             }
             _ => {
                 let Some(msg) = rec.message else { continue };
@@ -306,7 +298,7 @@ fn parse_file(
                 {
                     ctx.model = Some(m.to_owned());
                 }
-                assistant_messages(&ctx, number, ts, msg.content, &mut state, &mut out.messages);
+                assistant_messages(&ctx, number, ts, msg.content, &mut state, &mut out);
             }
         }
     }

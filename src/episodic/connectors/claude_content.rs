@@ -1,9 +1,10 @@
 //! Claude Code message content: a string or Anthropic content blocks, turned into messages
 //! (text, thinking, tool calls, tool results).
 
+use super::ParseOutput;
 use super::claude::State;
 use super::common::{self, Context, Str, opt_str};
-use crate::episodic::model::{Message, MessageKind, Role};
+use crate::episodic::model::{MessageKind, Role};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -28,6 +29,23 @@ struct Block<'a> {
     is_error: Option<bool>,
 }
 
+impl Block<'_> {
+    /// A block whose fields do not have the expected types: counted, not read.
+    const UNREADABLE: Block<'static> = Block {
+        kind: Some(Str(std::borrow::Cow::Borrowed(UNREADABLE_KIND))),
+        text: None,
+        thinking: None,
+        id: None,
+        name: None,
+        input: None,
+        tool_use_id: None,
+        content: None,
+        is_error: None,
+    };
+}
+
+const UNREADABLE_KIND: &str = "\u{0}unreadable";
+
 /// A content value that is a JSON string.
 pub(super) fn string_content(raw: &RawValue) -> Option<String> {
     let s = raw.get();
@@ -44,7 +62,13 @@ fn blocks(raw: &RawValue) -> Option<Vec<Block<'_>>> {
     if !raw.get().starts_with('[') {
         return None;
     }
-    serde_json::from_str(raw.get()).ok()
+    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).ok()?;
+    Some(
+        items
+            .into_iter()
+            .map(|b| serde_json::from_str(b.get()).unwrap_or(Block::UNREADABLE))
+            .collect(),
+    )
 }
 
 /// Tool result content: a string, or text blocks (images and other blocks are left out).
@@ -74,7 +98,7 @@ pub(super) fn user_messages(
     meta: bool,
     content: Option<&RawValue>,
     state: &mut State,
-    out: &mut Vec<Message>,
+    out: &mut ParseOutput,
 ) {
     let Some(content) = content else { return };
     let text_kind = if meta {
@@ -84,7 +108,8 @@ pub(super) fn user_messages(
     };
     if let Some(text) = string_content(content) {
         if !text.is_empty() {
-            out.push(ctx.message(number, Role::User, text_kind, ts, text));
+            out.messages
+                .push(ctx.message(number, Role::User, text_kind, ts, text));
         }
         return;
     }
@@ -111,13 +136,18 @@ pub(super) fn user_messages(
                 );
                 m.tool_name = tool_name;
                 m.is_error = b.is_error == Some(true);
-                out.push(m);
+                out.messages.push(m);
             }
+            Some(UNREADABLE_KIND) => out.skipped.push(common::skipped(
+                number,
+                "content block with unexpected field types",
+            )),
             _ => {}
         }
     }
     if !text.is_empty() {
-        out.push(ctx.message(number, Role::User, text_kind, ts, text));
+        out.messages
+            .push(ctx.message(number, Role::User, text_kind, ts, text));
     }
 }
 
@@ -127,12 +157,13 @@ pub(super) fn assistant_messages(
     ts: Option<String>,
     content: Option<&RawValue>,
     state: &mut State,
-    out: &mut Vec<Message>,
+    out: &mut ParseOutput,
 ) {
     let Some(content) = content else { return };
     if let Some(text) = string_content(content) {
         if !text.is_empty() {
-            out.push(ctx.message(number, Role::Assistant, MessageKind::Text, ts, text));
+            out.messages
+                .push(ctx.message(number, Role::Assistant, MessageKind::Text, ts, text));
         }
         return;
     }
@@ -147,7 +178,7 @@ pub(super) fn assistant_messages(
                         ts.clone(),
                         t.to_owned(),
                     );
-                    out.push(m);
+                    out.messages.push(m);
                 }
             }
             Some("thinking") => {
@@ -159,7 +190,7 @@ pub(super) fn assistant_messages(
                         ts.clone(),
                         t.to_owned(),
                     );
-                    out.push(m);
+                    out.messages.push(m);
                 }
             }
             Some("tool_use") | Some("server_tool_use") => {
@@ -181,8 +212,12 @@ pub(super) fn assistant_messages(
                 );
                 m.tool_name = Some(name);
                 m.tool_args = args;
-                out.push(m);
+                out.messages.push(m);
             }
+            Some(UNREADABLE_KIND) => out.skipped.push(common::skipped(
+                number,
+                "content block with unexpected field types",
+            )),
             _ => {}
         }
     }
