@@ -210,4 +210,59 @@ mod tests {
         assert!(lines.is_empty());
         assert_eq!((next.offset, next.line), (100, 9));
     }
+
+    /// Random bytes appended in random pieces, read after every append: every complete line is
+    /// seen exactly once, with its exact number, and the resume point is always just past it.
+    #[test]
+    fn random_appends_yield_every_line_once() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for case in 0..300 {
+            let len = (rnd() % 600) as usize;
+            let data: Vec<u8> = (0..len)
+                .map(|_| match rnd() % 8 {
+                    0 => b'\n',
+                    1 => b'\r',
+                    2 => 0xff,
+                    _ => b'a' + (rnd() % 26) as u8,
+                })
+                .collect();
+            let complete = data.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            let expected: Vec<(u64, String)> = data[..complete]
+                .split(|b| *b == b'\n')
+                .take(data[..complete].iter().filter(|b| **b == b'\n').count())
+                .enumerate()
+                .map(|(i, l)| {
+                    let l = l.strip_suffix(b"\r").unwrap_or(l);
+                    (i as u64 + 1, String::from_utf8_lossy(l).into_owned())
+                })
+                .collect();
+            let path = dir.path().join(format!("case-{case}.jsonl"));
+            std::fs::write(&path, b"").unwrap();
+            let mut from = ResumePoint::default();
+            let mut got = Vec::new();
+            let mut written = 0;
+            while written < len {
+                let end = (written + 1 + (rnd() % 80) as usize).min(len);
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                f.write_all(&data[written..end]).unwrap();
+                written = end;
+                let (lines, next) = collect(&path, &from, MAX_LINE);
+                got.extend(lines);
+                from = next;
+            }
+            assert_eq!(got, expected, "case {case}");
+            assert_eq!(from.offset, complete as u64, "case {case}");
+            assert_eq!(from.line, expected.len() as u64 + 1, "case {case}");
+        }
+    }
 }
