@@ -138,7 +138,7 @@ pub fn item(
                 .map(decoded_string)
                 .filter(|t| !t.trim().is_empty())
             {
-                push_once(ctx, number, &ts, Channel::User, stream, &t, state, out);
+                user_prompt(ctx, number, &ts, stream, &t, state, out);
             }
         }
         (Stream::Event, "agent_message") => {
@@ -225,16 +225,7 @@ fn message(
                 }
             }
             if !prompt.is_empty() {
-                push_once(
-                    ctx,
-                    number,
-                    &ts,
-                    Channel::User,
-                    Stream::Response,
-                    &prompt,
-                    state,
-                    out,
-                );
+                user_prompt(ctx, number, &ts, Stream::Response, &prompt, state, out);
             }
         }
         "assistant" => {
@@ -266,6 +257,42 @@ fn message(
                 out.push(m);
             }
         }
+    }
+}
+
+/// The heading editor integrations put before the user's own words, after the editor context.
+const IDE_REQUEST: &str = "## My request for Codex:";
+
+/// A user prompt. Editor context sent with it (`# Context from my IDE setup: ... ## My request
+/// for Codex:`) is scaffolding, kept once from the model-visible log; the request is the prompt,
+/// and the two logs' copies are paired on the request alone.
+fn user_prompt(
+    ctx: &Context,
+    number: u64,
+    ts: &Option<String>,
+    stream: Stream,
+    text: &str,
+    state: &mut State,
+    out: &mut Vec<Message>,
+) {
+    let (context, request) = match text.find(IDE_REQUEST) {
+        Some(i) if i == 0 || text[..i].ends_with('\n') => {
+            (Some(text[..i].trim()), text[i + IDE_REQUEST.len()..].trim())
+        }
+        _ => (None, text),
+    };
+    if let Some(c) = context.filter(|c| !c.is_empty() && stream == Stream::Response) {
+        let m = ctx.message(
+            number,
+            Role::User,
+            MessageKind::Scaffolding,
+            ts.clone(),
+            c.to_owned(),
+        );
+        out.push(m);
+    }
+    if !request.is_empty() {
+        push_once(ctx, number, ts, Channel::User, stream, request, state, out);
     }
 }
 

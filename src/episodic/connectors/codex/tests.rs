@@ -244,3 +244,26 @@ fn rollouts_from_before_the_envelope_are_read() {
     );
     assert!(out.skipped.is_empty());
 }
+
+#[test]
+fn editor_context_is_scaffolding_and_the_request_is_paired() {
+    let ide = "# Context from my IDE setup:\n\n## Active file: src/main.rs\n\n## My request for Codex:\nfix the overflow";
+    let resp = serde_json::json!({"timestamp":"2026-08-10T20:05:51.010Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":ide}]}}).to_string();
+    let ev_full = serde_json::json!({"timestamp":"2026-08-10T20:05:51.011Z","type":"event_msg","payload":{"type":"user_message","message":ide}}).to_string();
+    let ev_bare = serde_json::json!({"timestamp":"2026-08-10T20:05:51.012Z","type":"event_msg","payload":{"type":"user_message","message":"fix the overflow"}}).to_string();
+    for ev in [&ev_full, &ev_bare] {
+        let out = parse_lines(&[META, &resp, ev]);
+        assert_eq!(
+            summary(&out.messages),
+            vec![
+                (
+                    2,
+                    Role::User,
+                    MessageKind::Scaffolding,
+                    "# Context from my IDE setup:\n\n## Active file: src/main.rs"
+                ),
+                (2, Role::User, MessageKind::Text, "fix the overflow"),
+            ]
+        );
+    }
+}
