@@ -15,81 +15,197 @@ pub const WEIGHTS: (f64, f64, f64) = (1.0, 0.35, 0.25);
 /// Characters of context a snippet shows around the matched terms (in tokens).
 const SNIPPET_TOKENS: i32 = 16;
 pub const DEFAULT_LIMIT: usize = 10;
+/// Up to this many indexed messages, every match is ranked.
+const RANK_ALL_UP_TO: i64 = 50_000;
+/// A term matching more messages than this is "common" in a large index (see [`plan`]).
+const COMMON_TERM_DOCS: i64 = 1_000;
+
+/// Which terms go into the MATCH expression, and how matches are ordered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub terms: Vec<String>,
+    pub mode: Mode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Any term matches; BM25 ranks every match.
+    Ranked,
+    /// Every term is common: messages holding all of them (then any), newest first, unscored.
+    Newest,
+}
+
+/// BM25 has to score every match (and to count each term's matches for its IDF), and that is
+/// what costs: an OR of words found in a third of all messages scores a third of the index. In
+/// a large index each term's matches are counted, stopping at [`COMMON_TERM_DOCS`]. Terms above
+/// it carry little weight (low IDF) and are dropped when rarer terms exist, which bounds the
+/// work by the rare terms' postings. When every term is common, ranking would cost the most and
+/// tell the least, so the newest messages holding all of the terms come first. Small indexes
+/// rank every match.
+pub fn plan(conn: &Connection, terms: Vec<String>) -> rusqlite::Result<Plan> {
+    let size: i64 = conn.query_row(
+        "SELECT coalesce(max(id), 0) FROM episodic_messages",
+        [],
+        |r| r.get(0),
+    )?;
+    if size <= RANK_ALL_UP_TO {
+        return Ok(Plan {
+            terms,
+            mode: Mode::Ranked,
+        });
+    }
+    let mut probe = conn.prepare_cached(
+        "SELECT count(*) FROM (SELECT 1 FROM episodic_fts WHERE episodic_fts MATCH ?1 LIMIT ?2)",
+    )?;
+    let (mut rare, mut present) = (Vec::new(), Vec::new());
+    for t in terms {
+        let n: i64 = probe.query_row(rusqlite::params![quote(&t), COMMON_TERM_DOCS + 1], |r| {
+            r.get(0)
+        })?;
+        if n > 0 && n <= COMMON_TERM_DOCS {
+            rare.push(t.clone());
+        }
+        if n > 0 {
+            present.push(t);
+        }
+    }
+    Ok(if rare.is_empty() {
+        Plan {
+            terms: present,
+            mode: Mode::Newest,
+        }
+    } else {
+        Plan {
+            terms: rare,
+            mode: Mode::Ranked,
+        }
+    })
+}
+
+fn quote(term: &str) -> String {
+    format!("\"{}\"", term.replace('"', "\"\""))
+}
 
 pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
-    let Some(fts) = super::query::fts_query(&query.query) else {
+    let terms = super::query::terms(&query.query);
+    if terms.is_empty() {
         return Ok(Vec::new());
+    }
+    let err = |e: rusqlite::Error| CmError::internal(format!("session search failed: {e}"));
+    let highlight = terms
+        .iter()
+        .map(|t| quote(t))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let plan = plan(conn, terms).map_err(err)?;
+    if plan.terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let quoted: Vec<String> = plan.terms.iter().map(|t| quote(t)).collect();
+    let fts = match plan.mode {
+        Mode::Ranked => quoted.join(" OR "),
+        // All of the terms first, then any of them (a match of the AND is a match of the OR;
+        // the outer ORDER BY puts the AND matches first).
+        Mode::Newest => quoted.join(" OR "),
     };
+    let all_terms = quoted.join(" AND ");
     let limit = if query.limit == 0 {
         DEFAULT_LIMIT
     } else {
         query.limit
     };
-    let mut sql = format!(
-        "SELECT m.id, m.agent, m.session_id, f.path, m.line_number, m.workspace, m.role,
-                m.created_at, bm25(episodic_fts, {}, {}, {}) AS score, s.title
-         FROM episodic_fts
-         JOIN episodic_messages m ON m.id = episodic_fts.rowid
-         JOIN episodic_files f ON f.id = m.file_id
-         LEFT JOIN episodic_sessions s ON s.agent = m.agent AND s.session_id = m.session_id
-         WHERE episodic_fts MATCH ?1",
-        WEIGHTS.0, WEIGHTS.1, WEIGHTS.2
-    );
+    let mut filters = String::new();
     let mut params: Vec<Box<dyn ToSql>> = vec![Box::new(fts.clone())];
     if let Some(agent) = &query.agent {
         params.push(Box::new(agent.clone()));
-        sql.push_str(&format!(" AND m.agent = ?{}", params.len()));
+        filters.push_str(&format!(" AND m.agent = ?{}", params.len()));
     }
     if let Some(role) = query.role {
         params.push(Box::new(role.as_str()));
-        sql.push_str(&format!(" AND m.role = ?{}", params.len()));
+        filters.push_str(&format!(" AND m.role = ?{}", params.len()));
     }
     if let Some(ws) = query.workspace.as_deref().filter(|w| !w.is_empty()) {
         params.push(Box::new(ws.to_string()));
         let n = params.len();
-        sql.push_str(&format!(" AND substr(m.workspace, 1, length(?{n})) = ?{n}"));
+        filters.push_str(&format!(" AND substr(m.workspace, 1, length(?{n})) = ?{n}"));
     }
     if let Some(days) = query.days {
         let since = crate::clock::now().timestamp_millis() - days as i64 * 86_400_000;
         params.push(Box::new(since));
-        sql.push_str(&format!(" AND m.ts >= ?{}", params.len()));
+        filters.push_str(&format!(" AND m.ts >= ?{}", params.len()));
     }
+    params.push(Box::new(match plan.mode {
+        Mode::Ranked => -1,
+        Mode::Newest => limit as i64,
+    }));
+    let newest = params.len();
     params.push(Box::new(limit as i64));
-    sql.push_str(&format!(
-        " ORDER BY round(score, 2), m.ts DESC LIMIT ?{}",
-        params.len()
-    ));
-    let err = |e: rusqlite::Error| CmError::internal(format!("session search failed: {e}"));
-    let mut stmt = conn.prepare_cached(&sql).map_err(err)?;
-    let refs: Vec<&dyn ToSql> = params.iter().map(|p| p.as_ref()).collect();
-    let rows = stmt
-        .query_map(refs.as_slice(), |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                Hit {
-                    agent: r.get(1)?,
-                    session_id: r.get(2)?,
-                    source_path: r.get(3)?,
-                    line_number: r.get::<_, i64>(4)? as u64,
-                    workspace: r.get(5)?,
-                    role: r.get(6)?,
-                    created_at: r.get(7)?,
-                    score: -r.get::<_, f64>(8)?,
-                    title: r.get(9)?,
-                    snippet: String::new(),
-                    origin: Origin::local(),
-                },
-            ))
-        })
-        .map_err(err)?;
+    let limit_param = params.len();
+    let (w0, w1, w2) = WEIGHTS;
+    let score = match plan.mode {
+        Mode::Ranked => format!("bm25(episodic_fts, {w0}, {w1}, {w2})"),
+        Mode::Newest => "0.0".to_string(),
+    };
+    if plan.mode == Mode::Newest {
+        // Try the AND first; fall back to the OR when it finds too little.
+        params[0] = Box::new(all_terms.clone());
+    }
+    let sql = format!(
+        "SELECT m.id, m.agent, m.session_id, f.path, m.line_number, m.workspace, m.role,
+                m.created_at, h.score, s.title
+         FROM (SELECT episodic_fts.rowid AS id, {score} AS score, m.ts AS ts
+               FROM episodic_fts JOIN episodic_messages m ON m.id = episodic_fts.rowid
+               WHERE episodic_fts MATCH ?1{filters}
+               ORDER BY episodic_fts.rowid DESC LIMIT ?{newest}) h
+         JOIN episodic_messages m ON m.id = h.id
+         JOIN episodic_files f ON f.id = m.file_id
+         LEFT JOIN episodic_sessions s ON s.agent = m.agent AND s.session_id = m.session_id
+         ORDER BY round(h.score, 2), h.ts DESC LIMIT ?{limit_param}"
+    );
+    let mut found = fetch(conn, &sql, &params).map_err(err)?;
+    if plan.mode == Mode::Newest && found.len() < limit && plan.terms.len() > 1 {
+        params[0] = Box::new(fts.clone());
+        for (id, hit) in fetch(conn, &sql, &params).map_err(err)? {
+            if found.len() < limit && !found.iter().any(|(f, _)| *f == id) {
+                found.push((id, hit));
+            }
+        }
+    }
     let mut hits = Vec::new();
-    for row in rows {
-        let (id, mut hit) = row.map_err(err)?;
-        hit.snippet = snippet(conn, &fts, id).map_err(err)?;
+    for (id, mut hit) in found {
+        hit.snippet = snippet(conn, &highlight, id).map_err(err)?;
         hit.score = (hit.score * 1000.0).round() / 1000.0;
         hits.push(hit);
     }
     Ok(hits)
+}
+
+fn fetch(
+    conn: &Connection,
+    sql: &str,
+    params: &[Box<dyn ToSql>],
+) -> rusqlite::Result<Vec<(i64, Hit)>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let refs: Vec<&dyn ToSql> = params.iter().map(|p| p.as_ref()).collect();
+    let rows = stmt.query_map(refs.as_slice(), |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            Hit {
+                agent: r.get(1)?,
+                session_id: r.get(2)?,
+                source_path: r.get(3)?,
+                line_number: r.get::<_, i64>(4)? as u64,
+                workspace: r.get(5)?,
+                role: r.get(6)?,
+                created_at: r.get(7)?,
+                score: -r.get::<_, f64>(8)?,
+                title: r.get(9)?,
+                snippet: String::new(),
+                origin: Origin::local(),
+            },
+        ))
+    })?;
+    rows.collect()
 }
 
 /// The highlighted passage of message `id` that best matches `fts` (matched terms in `**`).
