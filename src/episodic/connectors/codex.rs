@@ -24,6 +24,9 @@ pub const SLUG: &str = "codex";
 
 /// Unmatched texts remembered for dedupe; the twin copy arrives within a few lines.
 const DEDUPE_WINDOW: usize = 32;
+/// How many lines after a text its twin may appear; older texts are not paired any more (a text
+/// the other log never repeated must not swallow a later, unrelated copy).
+const TWIN_DISTANCE: u64 = 64;
 /// Tool calls awaiting their output, remembered across runs (to name outputs).
 const PENDING_TOOLS: usize = 256;
 
@@ -168,7 +171,7 @@ pub(super) struct State {
     last_time: Option<String>,
     /// Texts shown by one stream whose twin from the other stream has not arrived yet.
     #[serde(default)]
-    unmatched: VecDeque<(Channel, Stream, String)>,
+    unmatched: VecDeque<(Channel, Stream, String, u64)>,
     /// call_id -> tool name for calls whose output has not been seen.
     #[serde(default)]
     pub(super) pending_tools: BTreeMap<String, String>,
@@ -177,17 +180,25 @@ pub(super) struct State {
 impl State {
     /// True when `text` is the twin of a text the other stream already showed (and consumes it);
     /// otherwise remembers it and returns false.
-    pub(super) fn is_duplicate(&mut self, channel: Channel, stream: Stream, text: &str) -> bool {
+    pub(super) fn is_duplicate(
+        &mut self,
+        channel: Channel,
+        stream: Stream,
+        text: &str,
+        line: u64,
+    ) -> bool {
+        self.unmatched
+            .retain(|(_, _, _, at)| at.saturating_add(TWIN_DISTANCE) >= line);
         let hash = common::text_hash(text);
         if let Some(i) = self
             .unmatched
             .iter()
-            .position(|(c, s, h)| *c == channel && *s != stream && *h == hash)
+            .position(|(c, s, h, _)| *c == channel && *s != stream && *h == hash)
         {
             self.unmatched.remove(i);
             return true;
         }
-        self.unmatched.push_back((channel, stream, hash));
+        self.unmatched.push_back((channel, stream, hash, line));
         while self.unmatched.len() > DEDUPE_WINDOW {
             self.unmatched.pop_front();
         }

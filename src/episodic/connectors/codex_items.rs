@@ -308,7 +308,7 @@ fn push_once(
     state: &mut State,
     out: &mut Vec<Message>,
 ) {
-    if state.is_duplicate(channel, stream, text) {
+    if state.is_duplicate(channel, stream, text, number) {
         return;
     }
     let (role, kind) = match channel {

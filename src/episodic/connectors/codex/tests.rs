@@ -267,3 +267,111 @@ fn editor_context_is_scaffolding_and_the_request_is_paired() {
         );
     }
 }
+
+/// Random sessions in which every prompt and reply appears in both logs (in either order, with
+/// other records between the copies) or, for older writers, in one log only: each is kept once,
+/// in order, and reading the file in random pieces changes nothing.
+#[test]
+fn random_sessions_keep_every_text_once() {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let words = ["run the tests", "continue", "fix it", "yes", "ship it"];
+    let dir = tempfile::tempdir().unwrap();
+    for case in 0..200 {
+        // Older writers persisted one log only; which one is a property of the file.
+        let both_logs = rnd(4) != 0;
+        let only_response = rnd(2) == 0;
+        let mut lines = vec![META.to_string()];
+        let mut expected = Vec::new();
+        for turn in 0..(1 + rnd(12)) {
+            let (channel, text) = if rnd(2) == 0 {
+                ("user", words[rnd(words.len() as u64) as usize].to_string())
+            } else {
+                ("assistant", format!("reply {}", rnd(3)))
+            };
+            let resp = if channel == "user" {
+                serde_json::json!({"timestamp":"2026-08-10T20:05:51.010Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":text}]}})
+            } else {
+                serde_json::json!({"timestamp":"2026-08-10T20:05:51.010Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":text}]}})
+            };
+            let ev_type = if channel == "user" {
+                "user_message"
+            } else {
+                "agent_message"
+            };
+            let ev = serde_json::json!({"timestamp":"2026-08-10T20:05:51.011Z","type":"event_msg","payload":{"type":ev_type,"message":text}});
+            let noise = format!(
+                r#"{{"timestamp":"2026-08-10T20:05:52.000Z","type":"event_msg","payload":{{"type":"token_count","info":null,"turn":{turn}}}}}"#
+            );
+            let mut copies = if both_logs {
+                vec![resp.to_string(), ev.to_string()]
+            } else {
+                vec![if only_response {
+                    resp.to_string()
+                } else {
+                    ev.to_string()
+                }]
+            };
+            if rnd(2) == 0 {
+                copies.reverse();
+            }
+            let first = copies.remove(0);
+            lines.push(first);
+            expected.push((channel == "user", text));
+            for _ in 0..rnd(3) {
+                lines.push(noise.clone());
+            }
+            lines.extend(copies);
+        }
+        let path = dir.path().join(format!("rollout-{case}.jsonl"));
+        let data = lines.join("\n") + "\n";
+        std::fs::write(&path, &data).unwrap();
+        let file = file_at(path.clone());
+        let whole = parse_file(&file, &ResumePoint::default(), u64::MAX).unwrap();
+        let got: Vec<(bool, String)> = whole
+            .messages
+            .iter()
+            .map(|m| (m.role == Role::User, m.text.clone()))
+            .collect();
+        assert_eq!(got, expected, "case {case}: {data}");
+
+        // The same file arriving in random pieces.
+        std::fs::write(&path, b"").unwrap();
+        let (mut from, mut pieces, mut written) = (ResumePoint::default(), Vec::new(), 0);
+        while written < data.len() {
+            let end = (written + 1 + rnd(300) as usize).min(data.len());
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            f.write_all(&data.as_bytes()[written..end]).unwrap();
+            written = end;
+            let out = parse_file(&file, &from, u64::MAX).unwrap();
+            pieces.extend(out.messages);
+            from = out.next;
+        }
+        assert_eq!(pieces, whole.messages, "case {case} in pieces");
+    }
+}
+
+#[test]
+fn a_text_only_one_log_showed_long_ago_does_not_swallow_a_new_one() {
+    let reply = |n: u32| {
+        format!(
+            r#"{{"timestamp":"2026-08-10T20:05:59.001Z","type":"event_msg","payload":{{"type":"agent_message","message":"Done.","n":{n}}}}}"#
+        )
+    };
+    let late = r#"{"timestamp":"2026-08-10T20:09:00.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}"#;
+    let mut lines = vec![META.to_string(), reply(1)];
+    lines.extend(std::iter::repeat_n(TOKENS.to_string(), 70));
+    lines.push(late.to_string());
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let out = parse_lines(&refs);
+    let lines: Vec<u64> = out.messages.iter().map(|m| m.line_number).collect();
+    assert_eq!(lines, vec![2, 73]);
+}
