@@ -3,7 +3,7 @@
 
 use super::SourceFile;
 use crate::episodic::model::{Message, MessageKind, Role};
-use serde::de::{Deserialize, Deserializer, Visitor};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
 use std::path::PathBuf;
@@ -11,7 +11,9 @@ use std::path::PathBuf;
 /// A JSON string borrowed from the input when it has no escapes, owned otherwise.
 ///
 /// serde only borrows a `Cow<str>` that is a struct field of its own; inside an `Option` it
-/// always allocates. This wrapper borrows in both places.
+/// always allocates. This wrapper borrows in both places. Any other JSON value reads as the empty
+/// string (and is skipped without allocating), so a field whose type drifts in a new version of
+/// an agent costs that field, not the whole record.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Str<'a>(pub Cow<'a, str>);
 
@@ -38,8 +40,31 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
             fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
                 Ok(Cow::Owned(v))
             }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(""))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(""))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(""))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(""))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(""))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Cow::Borrowed(""))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Cow::Borrowed(""))
+            }
         }
-        d.deserialize_str(V).map(Str)
+        d.deserialize_any(V).map(Str)
     }
 }
 
@@ -233,6 +258,10 @@ mod tests {
         assert_eq!(s.unwrap().as_str(), "a\nb");
         let s: Option<Str> = serde_json::from_str("null").unwrap();
         assert!(s.is_none());
+        for other in ["42", "true", "[1,{\"a\":2}]", "{\"a\":[\"b\"]}"] {
+            let s: Option<Str> = serde_json::from_str(other).unwrap();
+            assert_eq!(s.unwrap().as_str(), "", "{other}");
+        }
     }
 
     #[test]

@@ -144,7 +144,7 @@ fn tool_names_survive_a_resume_between_call_and_result() {
 
 #[test]
 fn a_block_of_the_wrong_shape_is_counted_and_its_siblings_kept() {
-    let line = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":42},{"type":"text","text":"still here"}]}}"#;
+    let line = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"lost","is_error":"maybe"},{"type":"text","text":42},{"type":"text","text":"still here"}]}}"#;
     let out = parse_str(&format!("{line}\n"), "s1.jsonl", None);
     assert_eq!(out.messages.len(), 1);
     assert_eq!(out.messages[0].text, "still here");
