@@ -14,7 +14,9 @@ use serde::Deserialize;
 pub struct Limits {
     /// Redact secrets before storing. Only the global config may turn this off.
     pub redact: bool,
-    /// Tool calls and results longer than head + tail keep only their head and tail.
+    /// Tool calls and results longer than head + tail keep only their head and tail (the
+    /// source file keeps the whole output; `source_path` and `line_number` point at it). Small
+    /// by default: tool output is most of what agents log, and every byte kept is indexed.
     pub tool_output_head_bytes: usize,
     pub tool_output_tail_bytes: usize,
     /// Conversation text longer than this keeps its first and last halves.
@@ -25,8 +27,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             redact: true,
-            tool_output_head_bytes: 8 * 1024,
-            tool_output_tail_bytes: 8 * 1024,
+            tool_output_head_bytes: 1024,
+            tool_output_tail_bytes: 1024,
             text_max_bytes: 64 * 1024,
         }
     }
@@ -309,7 +311,7 @@ mod tests {
     #[test]
     fn redacts_before_capping_and_counts() {
         let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
-        let body = format!("{} {secret} {}", "a".repeat(8180), "b".repeat(20_000));
+        let body = format!("{} {secret} {}", "a".repeat(1010), "b".repeat(20_000));
         let mut m = msg(Role::User, MessageKind::ToolResult, &body);
         m.tool_args = Some(format!("{{\"token\":\"{secret}\"}}"));
         let p = prepare(vec![m], vec![], &Limits::default());

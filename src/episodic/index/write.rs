@@ -97,10 +97,10 @@ pub fn delete_file_rows(tx: &Transaction, file_id: i64) -> rusqlite::Result<()> 
     // External-content FTS: a delete must repeat the indexed values.
     tx.prepare_cached(
         "INSERT INTO episodic_fts(episodic_fts, rowid, text, tool_text, tool_args)
-         SELECT 'delete', id, text, substr(tool_text, 1, ?2), substr(tool_args, 1, ?2)
+         SELECT 'delete', id, text, tool_text, tool_args
          FROM episodic_messages WHERE file_id = ?1 AND hidden_text IS NULL",
     )?
-    .execute(params![file_id, TOOL_INDEX_CHARS as i64])?;
+    .execute([file_id])?;
     tx.prepare_cached("DELETE FROM episodic_messages WHERE file_id = ?1")?
         .execute([file_id])?;
     tx.prepare_cached("DELETE FROM episodic_sessions WHERE file_id = ?1")?
@@ -154,29 +154,10 @@ fn insert_messages(tx: &Transaction, file_id: i64, p: &Prepared) -> rusqlite::Re
         ])?;
         if row.column != Column::Hidden {
             let id = tx.last_insert_rowid();
-            fts.execute(params![
-                id,
-                text,
-                tool_text.map(index_head),
-                m.tool_args.as_deref().map(index_head)
-            ])?;
+            fts.execute(params![id, text, tool_text, m.tool_args])?;
         }
     }
     Ok(p.rows.len() as u64)
-}
-
-/// Characters of a tool call or result that go into the full-text index. The whole (capped)
-/// body is stored and shown; only its head is searchable, which is where commands, paths and
-/// error messages are, and which keeps bulk indexing fast. Deletes must repeat exactly what was
-/// indexed (external content), so this is a constant, not a setting.
-pub const TOOL_INDEX_CHARS: usize = 2048;
-
-/// The first [`TOOL_INDEX_CHARS`] characters (what SQLite's `substr(x, 1, N)` returns).
-pub fn index_head(s: &str) -> &str {
-    match s.char_indices().nth(TOOL_INDEX_CHARS) {
-        Some((i, _)) => &s[..i],
-        None => s,
-    }
 }
 
 pub fn kind_name(kind: crate::episodic::model::MessageKind) -> &'static str {
