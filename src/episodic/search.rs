@@ -102,12 +102,8 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
         return Ok(Vec::new());
     }
     let quoted: Vec<String> = plan.terms.iter().map(|t| quote(t)).collect();
-    let fts = match plan.mode {
-        Mode::Ranked => quoted.join(" OR "),
-        // All of the terms first, then any of them (a match of the AND is a match of the OR;
-        // the outer ORDER BY puts the AND matches first).
-        Mode::Newest => quoted.join(" OR "),
-    };
+    // Any of the terms. In `Newest` mode all of them are tried first (see below).
+    let fts = quoted.join(" OR ");
     let all_terms = quoted.join(" AND ");
     let limit = if query.limit == 0 {
         DEFAULT_LIMIT

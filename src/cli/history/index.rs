@@ -57,7 +57,9 @@ pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
     if show_progress {
         eprint!("\r\x1b[2K");
     }
-    let _ = store.conn.execute_batch("PRAGMA optimize;");
+    if report.messages_added > 0 {
+        let _ = store.conn.execute_batch("PRAGMA optimize;");
+    }
     let sources_json: Vec<_> = discovery
         .iter()
         .map(|(slug, d)| {
