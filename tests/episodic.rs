@@ -617,3 +617,42 @@ fn kill_9_mid_index_resumes_to_the_same_index_as_a_clean_run() {
     let again = env.index();
     assert_eq!(again["messagesAdded"], 0);
 }
+
+#[test]
+fn document_sources_are_replaced_when_they_change() {
+    let env = Env::new();
+    let dir = env
+        .home()
+        .join(".gemini/tmp/5d41402abc4b2a76b9719d911017c592d4b6f1a0c3e5b7d9f1a3c5e7b9d1f3a5/chats");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("session-2026-08-12T10-00-6e1f2a3b.json");
+    let mut doc = serde_json::json!({
+        "sessionId": "6e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b",
+        "projectHash": "5d41402abc4b2a76b9719d911017c592d4b6f1a0c3e5b7d9f1a3c5e7b9d1f3a5",
+        "startTime": "2026-08-12T10:00:00.000Z",
+        "lastUpdated": "2026-08-12T10:02:30.000Z",
+        "messages": [
+            {"id": "m1", "timestamp": "2026-08-12T10:00:00.000Z", "type": "user", "content": "Why does the pangolin suite hang on CI?"},
+            {"id": "m2", "timestamp": "2026-08-12T10:00:05.000Z", "type": "gemini", "content": "The pangolin watcher never exits."}
+        ]
+    });
+    std::fs::write(&file, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let r = env.index();
+    assert_eq!(r["byAgent"]["gemini"], 2, "{r}");
+    assert_eq!(env.hits("pangolin").len(), 2);
+    // The agent rewrites the whole file with one more message.
+    doc["messages"].as_array_mut().unwrap().push(serde_json::json!(
+        {"id": "m3", "timestamp": "2026-08-12T10:01:00.000Z", "type": "user", "content": "Then disable the pangolin watcher"}
+    ));
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(&file, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let r = env.index();
+    assert_eq!(r["filesReread"]["changed"], 1, "{r}");
+    assert_eq!(r["messagesAdded"], 3);
+    assert_eq!(
+        env.hits("pangolin").len(),
+        3,
+        "no duplicates after a re-read"
+    );
+    assert_eq!(env.messages(), 3);
+}
