@@ -656,3 +656,42 @@ fn document_sources_are_replaced_when_they_change() {
     );
     assert_eq!(env.messages(), 3);
 }
+
+#[test]
+fn unreadable_session_dirs_are_reported_and_the_rest_is_indexed() {
+    let env = Env::new();
+    // A path where a directory is expected cannot be read (works even as root, unlike chmod).
+    std::fs::create_dir_all(env.home().join(".claude")).unwrap();
+    std::fs::write(env.home().join(".claude/projects"), "not a directory").unwrap();
+    let rollout_dir = env.home().join(".codex/sessions/2026/08/10");
+    std::fs::create_dir_all(&rollout_dir).unwrap();
+    std::fs::write(
+        rollout_dir.join("rollout-2026-08-10T20-05-50-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"),
+        fixture("codex_rollout.jsonl"),
+    )
+    .unwrap();
+    let r = env.index();
+    assert!(r["byAgent"]["codex"].as_u64().unwrap() > 0, "{r}");
+    let claude = r["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["agent"] == "claude")
+        .unwrap();
+    assert_eq!(claude["errors"].as_array().unwrap().len(), 1, "{r}");
+    let out = env.cmd(&["history", "index"]).output().unwrap();
+    assert!(out.status.success());
+    let src = env.data_of(&["history", "sources"]);
+    let claude = src["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["agent"] == "claude")
+        .unwrap();
+    assert!(
+        claude["errors"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with(".claude/projects")
+    );
+}
