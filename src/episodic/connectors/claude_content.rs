@@ -170,25 +170,31 @@ pub(super) fn assistant_messages(
     for b in blocks(content).unwrap_or_default() {
         match opt_str(&b.kind) {
             Some("text") => {
-                if let Some(t) = opt_str(&b.text).filter(|t| !t.is_empty()) {
+                // Moved, not copied: escaped text was already decoded into its own buffer.
+                if let Some(Str(t)) = b.text
+                    && !t.is_empty()
+                {
                     let m = ctx.message(
                         number,
                         Role::Assistant,
                         MessageKind::Text,
                         ts.clone(),
-                        t.to_owned(),
+                        t.into_owned(),
                     );
                     out.messages.push(m);
                 }
             }
             Some("thinking") => {
-                if let Some(t) = opt_str(&b.thinking).filter(|t| !t.is_empty()) {
+                // Moved, not copied: escaped text was already decoded into its own buffer.
+                if let Some(Str(t)) = b.thinking
+                    && !t.is_empty()
+                {
                     let m = ctx.message(
                         number,
                         Role::Assistant,
                         MessageKind::Thinking,
                         ts.clone(),
-                        t.to_owned(),
+                        t.into_owned(),
                     );
                     out.messages.push(m);
                 }
