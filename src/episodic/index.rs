@@ -39,6 +39,8 @@ pub struct Options<'a> {
     pub threads: usize,
     /// Called after each file is written.
     pub progress: Option<&'a mut dyn FnMut(&Progress)>,
+    /// Bytes of a line file parsed and committed at a time (0: [`CHUNK_BYTES`]).
+    pub chunk_bytes: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -195,6 +197,10 @@ fn pipeline(
     let parse_nanos = AtomicU64::new(0);
     let mut write_time = Duration::ZERO;
     let limits = opts.limits.clone();
+    let chunk_bytes = match opts.chunk_bytes {
+        0 => CHUNK_BYTES,
+        n => n,
+    };
     let (tx, rx) = mpsc::sync_channel::<Parsed>(threads * 4);
     let mut progress = Progress {
         files_total: total,
@@ -209,13 +215,18 @@ fn pipeline(
                     let job = queue.lock().ok().and_then(|mut q| q.next());
                     let Some(job) = job else { break };
                     let connector = connectors.iter().find(|c| c.slug() == job.source.agent);
-                    let t = Instant::now();
-                    let parsed = match connector {
-                        Some(c) => parse_job(*c, job, limits),
-                        None => Err((job.source, "no connector for this agent".into())),
+                    let mut t = Instant::now();
+                    let mut send = |parsed: Parsed| {
+                        parse_nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                        let ok = tx.send(parsed).is_ok();
+                        t = Instant::now();
+                        ok
                     };
-                    parse_nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
-                    if tx.send(parsed).is_err() {
+                    let go_on = match connector {
+                        Some(c) => parse_job(*c, job, limits, chunk_bytes, &mut send),
+                        None => send(Err((job.source, "no connector for this agent".into()))),
+                    };
+                    if !go_on {
                         break; // the writer stopped (an error); stop parsing.
                     }
                 }
@@ -275,6 +286,24 @@ fn pipeline(
 }
 
 fn account(report: &mut IndexReport, parsed: Parsed, written: write::Written, p: &mut Progress) {
+    if let Ok(b) = &parsed
+        && b.chunk > 0
+    {
+        if !written.raced {
+            report.messages_added += written.messages;
+            *report
+                .by_agent
+                .entry(b.source.agent.to_string())
+                .or_default() += written.messages;
+            report.records_skipped += b.skipped.len() as u64;
+            report.redactions += b.prepared.redactions;
+            report.capped_messages += b.prepared.capped;
+            report.bytes_read += b.bytes_read;
+            p.messages += written.messages;
+            p.bytes += b.bytes_read;
+        }
+        return;
+    }
     p.files_done += 1;
     let batch = match parsed {
         Ok(b) => b,
@@ -330,8 +359,19 @@ fn reread_reason(plan: &Plan) -> Option<RereadWhy> {
     }
 }
 
-/// Parse one file from its resume point and prepare its rows. Runs on a parser thread.
-fn parse_job(connector: &dyn Connector, job: Job, limits: &Limits) -> Parsed {
+/// A Lines file is parsed (and written) in chunks of about this many bytes, so a huge file is
+/// indexed in bounded memory, each chunk committed with its own resume point.
+const CHUNK_BYTES: u64 = 16 << 20;
+
+/// Parse one file from its resume point and prepare its rows, chunk by chunk, handing each to
+/// `send`. Runs on a parser thread. Returns false when the writer has stopped.
+fn parse_job(
+    connector: &dyn Connector,
+    job: Job,
+    limits: &Limits,
+    chunk_bytes: u64,
+    send: &mut dyn FnMut(Parsed) -> bool,
+) -> bool {
     let Job {
         source,
         stat,
@@ -345,45 +385,72 @@ fn parse_job(connector: &dyn Connector, job: Job, limits: &Limits) -> Parsed {
     {
         plan = Plan::Reread(RereadWhy::Replaced);
     }
-    let from = files::resume_point(&plan, row.as_ref());
-    let out = match connector.parse(&source, &from) {
-        Ok(out) => out,
-        Err(e) => {
-            let error = if e.kind() == std::io::ErrorKind::NotFound {
-                "vanished while being read".to_string()
+    let mut from = files::resume_point(&plan, row.as_ref());
+    let mut basis = row;
+    let mut after = None;
+    for chunk in 0u32.. {
+        let out = match connector.parse_limited(&source, &from, chunk_bytes) {
+            Ok(out) => out,
+            Err(e) => {
+                let error = if e.kind() == std::io::ErrorKind::NotFound {
+                    "vanished while being read".to_string()
+                } else {
+                    format!("cannot read: {e}")
+                };
+                // A later chunk's failure leaves the earlier chunks committed: still consistent.
+                return send(Err((source, error)));
+            }
+        };
+        let head_len = match source.kind {
+            SourceKind::Lines => out.next.offset.min(files::HEAD_BYTES as u64),
+            SourceKind::Document => 0,
+        };
+        let head = if head_len > 0 {
+            files::head_hash(&source.path, head_len).unwrap_or((0, 0))
+        } else {
+            (0, 0)
+        };
+        let read = out.next.offset.saturating_sub(from.offset);
+        let more = source.kind == SourceKind::Lines && read >= chunk_bytes;
+        let bytes_read = match source.kind {
+            SourceKind::Lines => read,
+            SourceKind::Document => stat.size,
+        };
+        let next = out.next.clone();
+        let prepared = prepare::prepare(out.messages, out.sessions, limits);
+        let batch = FileBatch {
+            source: source.clone(),
+            // An unfinished file must not look unchanged to the next run if this one stops
+            // here: record the size read so far.
+            stat: if more {
+                Stat {
+                    size: next.offset,
+                    ..stat
+                }
             } else {
-                format!("cannot read: {e}")
-            };
-            return Err((source, error));
+                stat
+            },
+            basis: basis.take(),
+            after,
+            chunk,
+            reset: chunk == 0 && matches!(plan, Plan::Reread(_)),
+            reread: reread_reason(&plan),
+            prepared,
+            next: out.next,
+            head,
+            skipped: out.skipped,
+            bytes_read,
+        };
+        if !send(Ok(batch)) {
+            return false;
         }
-    };
-    let head_len = match source.kind {
-        SourceKind::Lines => out.next.offset.min(files::HEAD_BYTES as u64),
-        SourceKind::Document => 0,
-    };
-    let head = if head_len > 0 {
-        files::head_hash(&source.path, head_len).unwrap_or((0, 0))
-    } else {
-        (0, 0)
-    };
-    let bytes_read = match source.kind {
-        SourceKind::Lines => out.next.offset.saturating_sub(from.offset),
-        SourceKind::Document => stat.size,
-    };
-    let reset = matches!(plan, Plan::Reread(_));
-    let prepared = prepare::prepare(out.messages, out.sessions, limits);
-    Ok(FileBatch {
-        source,
-        stat,
-        basis: row,
-        reset,
-        reread: reread_reason(&plan),
-        prepared,
-        next: out.next,
-        head,
-        skipped: out.skipped,
-        bytes_read,
-    })
+        if !more {
+            break;
+        }
+        after = Some((next.offset, next.line, stat.ino));
+        from = next;
+    }
+    true
 }
 
 fn head_matches(source: &SourceFile, row: &FileRow) -> bool {

@@ -52,6 +52,7 @@ pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
         full: args.full,
         threads: args.threads,
         progress: if show_progress { Some(&mut cb) } else { None },
+        chunk_bytes: 0,
     };
     let report = index::run(store, &refs, sources, opts)?;
     if show_progress {

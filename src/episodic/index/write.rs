@@ -14,6 +14,11 @@ pub struct FileBatch {
     pub stat: Stat,
     /// The row the plan was made from (`None`: the file was new), to detect a concurrent writer.
     pub basis: Option<FileRow>,
+    /// For the second and later chunks of one file: where the previous chunk left the row
+    /// (offset, next line, inode).
+    pub after: Option<(u64, u64, u64)>,
+    /// 0 for a file's first chunk.
+    pub chunk: u32,
     /// Start over: delete what the file produced before.
     pub reset: bool,
     /// Why the file is re-read from the start, when it is.
@@ -42,9 +47,12 @@ pub fn write_file(tx: &Transaction, batch: &FileBatch, now: &str) -> rusqlite::R
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .optional()?;
-    let still_basis = match (&current, &batch.basis) {
-        (None, None) => true,
-        (Some((id, off, line, ino)), Some(b)) => {
+    let still_basis = match (&current, &batch.basis, batch.after) {
+        (Some((_, off, line, ino)), _, Some((o, l, i))) => {
+            *off as u64 == o && *line as u64 == l && ino.unwrap_or(0) as u64 == i
+        }
+        (None, None, None) => true,
+        (Some((id, off, line, ino)), Some(b), None) => {
             *id == b.id
                 && *off as u64 == b.offset
                 && *line as u64 == b.next_line
