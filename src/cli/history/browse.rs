@@ -127,7 +127,9 @@ pub fn show(args: &ShowArgs, ctx: &Ctx) -> Result<Report> {
                     coalesce(m.text, m.tool_text, m.hidden_text, ''), m.tool_name, m.tool_args,
                     m.is_error, m.model, f.path
              FROM episodic_messages m JOIN episodic_files f ON f.id = m.file_id
-             WHERE m.agent = ?1 AND m.session_id = ?2 AND m.line_number BETWEEN ?3 AND ?4
+             WHERE m.file_id = (SELECT file_id FROM episodic_sessions
+                                WHERE agent = ?1 AND session_id = ?2)
+               AND m.agent = ?1 AND m.session_id = ?2 AND m.line_number BETWEEN ?3 AND ?4
              ORDER BY m.line_number, m.id",
         )
         .map_err(db_err)?;
@@ -204,13 +206,15 @@ fn window(
     };
     let lo = edge(
         "SELECT min(line_number) FROM (SELECT line_number FROM episodic_messages
-         WHERE agent = ?1 AND session_id = ?2 AND line_number < ?3
+         WHERE file_id = (SELECT file_id FROM episodic_sessions WHERE agent = ?1 AND session_id = ?2)
+           AND agent = ?1 AND session_id = ?2 AND line_number < ?3
          ORDER BY line_number DESC LIMIT ?4)",
     )?
     .unwrap_or(line as i64);
     let hi = edge(
         "SELECT max(line_number) FROM (SELECT line_number FROM episodic_messages
-         WHERE agent = ?1 AND session_id = ?2 AND line_number > ?3
+         WHERE file_id = (SELECT file_id FROM episodic_sessions WHERE agent = ?1 AND session_id = ?2)
+           AND agent = ?1 AND session_id = ?2 AND line_number > ?3
          ORDER BY line_number LIMIT ?4)",
     )?
     .unwrap_or(line as i64);
