@@ -106,6 +106,8 @@ struct Msg<'a> {
     /// A header line of a JSONL log.
     #[serde(rename = "sessionId", borrow)]
     session_id: Option<Str<'a>>,
+    #[serde(rename = "startTime", borrow)]
+    start_time: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -195,6 +197,7 @@ fn parse_lines(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOu
         .map(str::to_owned)
         .unwrap_or_else(|| common::file_stem(&file.path));
     let mut out = ParseOutput::default();
+    let mut started_at = None;
     while let Some(line) = reader.next_line()? {
         let (number, bytes) = match line {
             Line::Complete { number, bytes } => (number, bytes),
@@ -210,6 +213,7 @@ fn parse_lines(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOu
         match serde_json::from_slice::<Msg>(bytes) {
             Ok(m) if m.kind.is_none() && m.session_id.is_some() => {
                 ctx.session_id = opt_str(&m.session_id).unwrap_or_default().to_owned();
+                started_at = opt_str(&m.start_time).and_then(common::normalise_time);
             }
             Ok(m) => message(&mut ctx, number, &m, &mut out),
             Err(e) => out.skipped.push(common::malformed(number, &e)),
@@ -222,6 +226,7 @@ fn parse_lines(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOu
         session_id: ctx.session_id.clone(),
         source_path: ctx.source_path.clone(),
         workspace: ctx.workspace.clone(),
+        started_at,
         model: ctx.model.clone(),
         ..SessionInfo::default()
     });
@@ -391,6 +396,10 @@ mod tests {
         assert_eq!(first.messages[0].session_id, "abc-1");
         assert_eq!(first.messages[0].line_number, 2);
         assert_eq!(first.skipped.len(), 1);
+        assert_eq!(
+            first.sessions[0].started_at.as_deref(),
+            Some("2026-08-12T10:00:00.000Z")
+        );
         std::fs::write(&path, format!("{header}\n{user}\n{{oops\n{reply}\n")).unwrap();
         let second = Gemini.parse(&file, &first.next).unwrap();
         assert_eq!(second.messages.len(), 1);
