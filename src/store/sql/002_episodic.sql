@@ -89,3 +89,6 @@ CREATE VIRTUAL TABLE episodic_fts USING fts5(
     content_rowid = 'id',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- Merge segments in larger groups: about 10% less work while indexing in bulk, for a few more
+-- segments to read per query.
+INSERT INTO episodic_fts(episodic_fts, rank) VALUES ('automerge', 8);
