@@ -185,7 +185,13 @@ fn claude_sessions_subagents_errors_and_bad_lines() {
     let home = home();
     let c = connector("claude");
     let d = c.discover();
-    assert_eq!(d.looked_in, vec![home.path().join(".claude/projects")]);
+    assert_eq!(
+        d.looked_in,
+        vec![
+            home.path().join(".claude/projects"),
+            home.path().join(".config/claude/projects")
+        ]
+    );
     assert_eq!(d.files.len(), 3, "{:?}", d.files);
     assert!(d.files.iter().all(|f| f.kind == SourceKind::Lines));
     let sub = file_named(&d.files, "agent-a3f9c2e");
@@ -302,6 +308,18 @@ fn claude_config_dir_overrides_home() {
     unsafe { std::env::remove_var("CLAUDE_CONFIG_DIR") };
     assert_eq!(d.looked_in, vec![alt.join("projects")]);
     assert_eq!(d.files.len(), 2);
+
+    // Without the override, the XDG location some versions used is searched too.
+    let xdg = home.path().join(".config/claude/projects/-home-u-xdg");
+    std::fs::create_dir_all(&xdg).unwrap();
+    std::fs::copy(
+        home.path()
+            .join(".claude/projects/-home-u-other/9b8c7d6e-5f4a-4b3c-8d2e-1f0a9b8c7d6e.jsonl"),
+        xdg.join("5e5e5e5e-0000-4000-8000-000000000001.jsonl"),
+    )
+    .unwrap();
+    let d = connector("claude").discover();
+    assert_eq!(d.files.len(), 4);
 }
 
 #[test]

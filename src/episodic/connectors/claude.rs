@@ -29,11 +29,15 @@ const PENDING_TOOLS: usize = 256;
 
 pub struct Claude;
 
-/// `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
-pub fn projects_root() -> PathBuf {
-    common::env_path("CLAUDE_CONFIG_DIR")
-        .unwrap_or_else(|| crate::paths::home_dir().join(".claude"))
-        .join("projects")
+/// `$CLAUDE_CONFIG_DIR/projects`; else `~/.claude/projects` and, where some versions put it,
+/// `$XDG_CONFIG_HOME/claude/projects` (`~/.config/claude/projects`).
+pub fn projects_roots() -> Vec<PathBuf> {
+    if let Some(dir) = common::env_path("CLAUDE_CONFIG_DIR") {
+        return vec![dir.join("projects")];
+    }
+    let home = crate::paths::home_dir();
+    let xdg = common::env_path("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
+    vec![home.join(".claude/projects"), xdg.join("claude/projects")]
 }
 
 impl Connector for Claude {
@@ -42,7 +46,14 @@ impl Connector for Claude {
     }
 
     fn discover(&self) -> Discovery {
-        discover_in(&projects_root())
+        let mut d = Discovery::default();
+        for root in projects_roots() {
+            let found = discover_in(&root);
+            d.looked_in.extend(found.looked_in);
+            d.files.extend(found.files);
+            d.errors.extend(found.errors);
+        }
+        d
     }
 
     fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
