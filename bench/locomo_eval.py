@@ -12,7 +12,7 @@ counts as found at k when one of its evidence turns (dia_id -> file + line) is a
 k hits.
 
 usage: bench/locomo_eval.py [--data /work/shared/data/locomo] [--bin target/release/cm]
-                            [--markdown] [--misses N]
+                            [--markdown] [--misses N] [--no-speaker]
 """
 import argparse
 import datetime
@@ -33,7 +33,7 @@ def session_time(s):
     return datetime.datetime.strptime(s.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=datetime.timezone.utc)
 
 
-def write_conversation(home, conv_id, conv):
+def write_conversation(home, conv_id, conv, speaker=True):
     cwd = "/home/u/locomo-%s" % conv_id
     proj = os.path.join(home, ".claude", "projects", cwd.replace("/", "-"))
     os.makedirs(proj, exist_ok=True)
@@ -48,7 +48,7 @@ def write_conversation(home, conv_id, conv):
         parent = None
         with open(path, "w") as f:
             for i, turn in enumerate(turns):
-                text = "%s: %s" % (turn["speaker"], turn["text"])
+                text = "%s: %s" % (turn["speaker"], turn["text"]) if speaker else turn["text"]
                 if turn.get("blip_caption"):
                     text += " [shares a photo: %s]" % turn["blip_caption"]
                 ts = (t0 + datetime.timedelta(seconds=30 * i)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
@@ -76,6 +76,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "cm"))
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--misses", type=int, default=0, help="print this many missed questions")
+    ap.add_argument("--no-speaker", action="store_true", help="do not prefix turns with the speaker's name")
     a = ap.parse_args()
     cm = os.path.abspath(a.bin)
     tmp = tempfile.mkdtemp(prefix="cm-locomo-")
@@ -89,7 +90,7 @@ def main():
                 continue
             doc = json.load(open(os.path.join(a.data, name)))
             conv = doc.get("conversation", doc)
-            cwd, where = write_conversation(home, name[:-5], conv)
+            cwd, where = write_conversation(home, name[:-5], conv, not a.no_speaker)
             convs.append((name[:-5], cwd, where, doc["qa"]))
         out = subprocess.run([cm, "history", "index", "--json"], env=env, capture_output=True, check=True)
         indexed = json.loads(out.stdout)["data"]["messagesAdded"]
