@@ -107,8 +107,14 @@ pub fn run(
 ) -> Result<IndexReport> {
     let started = Instant::now();
     let conn = &store.conn;
-    conn.execute_batch("PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY;")
-        .map_err(|e| store.map_err(e))?;
+    // Bulk-friendly settings for this connection: a larger page cache, and checkpoints every
+    // 64 MiB of WAL instead of 4 MiB (each checkpoint syncs), with the WAL file cut back to
+    // 16 MiB afterwards.
+    conn.execute_batch(
+        "PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY;
+         PRAGMA wal_autocheckpoint=16384; PRAGMA journal_size_limit=16777216;",
+    )
+    .map_err(|e| store.map_err(e))?;
     let rows = files::load_rows(conn).map_err(|e| store.map_err(e))?;
     let mut report = IndexReport::default();
     let mut jobs = Vec::new();
