@@ -456,6 +456,7 @@ fn remote_hosts_are_searched_over_ssh_and_failures_degrade() {
         .args(["history", "index", "--quiet"])
         .env("HOME", &remote_home)
         .env("CASS_MEMORY_HOME", &remote_data)
+        .stdout(Stdio::null())
         .status()
         .unwrap();
     assert!(st.success());

@@ -7,3 +7,4 @@ pub mod model;
 pub mod query;
 pub mod remote;
 pub mod search;
+pub mod snippet;

@@ -4,16 +4,15 @@
 //! weighting what the user and the assistant said above tool calls and tool output; messages
 //! whose scores tie (to two decimals) come newest first. Filters (agent, workspace prefix, age,
 //! role) are applied in the same statement. Snippets and titles are fetched for the returned hits
-//! only. Scaffolding is never in the full-text index, so it is never found.
+//! only (see [`super::snippet`]). Scaffolding is never in the full-text index, so it is never
+//! found.
 
 use super::model::{Hit, Origin, SearchQuery};
 use crate::error::{CmError, Result};
-use rusqlite::{Connection, OptionalExtension, ToSql};
+use rusqlite::{Connection, ToSql};
 
 /// BM25 column weights: conversation text, tool calls/results, tool arguments.
 pub const WEIGHTS: (f64, f64, f64) = (1.0, 0.35, 0.25);
-/// Characters of context a snippet shows around the matched terms (in tokens).
-const SNIPPET_TOKENS: i32 = 16;
 pub const DEFAULT_LIMIT: usize = 10;
 /// Up to this many indexed messages, every match is ranked.
 const RANK_ALL_UP_TO: i64 = 50_000;
@@ -92,11 +91,7 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
         return Ok(Vec::new());
     }
     let err = |e: rusqlite::Error| CmError::internal(format!("session search failed: {e}"));
-    let highlight = terms
-        .iter()
-        .map(|t| quote(t))
-        .collect::<Vec<_>>()
-        .join(" OR ");
+    let highlight = terms.clone();
     let plan = plan(conn, terms).map_err(err)?;
     if plan.terms.is_empty() {
         return Ok(Vec::new());
@@ -148,7 +143,7 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
     }
     let sql = format!(
         "SELECT m.id, m.agent, m.session_id, f.path, m.line_number, m.workspace, m.role,
-                m.created_at, h.score, s.title
+                m.created_at, h.score, s.title, coalesce(m.text, m.tool_text, ''), m.tool_args
          FROM (SELECT episodic_fts.rowid AS id, {score} AS score, m.ts AS ts
                FROM episodic_fts JOIN episodic_messages m ON m.id = episodic_fts.rowid
                WHERE episodic_fts MATCH ?1{filters}
@@ -161,15 +156,23 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
     let mut found = fetch(conn, &sql, &params).map_err(err)?;
     if plan.mode == Mode::Newest && found.len() < limit && plan.terms.len() > 1 {
         params[0] = Box::new(fts.clone());
-        for (id, hit) in fetch(conn, &sql, &params).map_err(err)? {
-            if found.len() < limit && !found.iter().any(|(f, _)| *f == id) {
-                found.push((id, hit));
+        for (id, hit, body) in fetch(conn, &sql, &params).map_err(err)? {
+            if found.len() < limit && !found.iter().any(|(f, _, _)| *f == id) {
+                found.push((id, hit, body));
             }
         }
     }
     let mut hits = Vec::new();
-    for (id, mut hit) in found {
-        hit.snippet = snippet(conn, &highlight, id).map_err(err)?;
+    for (_, mut hit, (body, args)) in found {
+        hit.snippet = super::snippet::snippet(&body, &highlight);
+        if !hit.snippet.contains("**")
+            && let Some(args) = args
+        {
+            let s = super::snippet::snippet(&args, &highlight);
+            if s.contains("**") || hit.snippet.is_empty() {
+                hit.snippet = s;
+            }
+        }
         hit.score = (hit.score * 1000.0).round() / 1000.0;
         hits.push(hit);
     }
@@ -180,7 +183,7 @@ fn fetch(
     conn: &Connection,
     sql: &str,
     params: &[Box<dyn ToSql>],
-) -> rusqlite::Result<Vec<(i64, Hit)>> {
+) -> rusqlite::Result<Vec<(i64, Hit, Body)>> {
     let mut stmt = conn.prepare_cached(sql)?;
     let refs: Vec<&dyn ToSql> = params.iter().map(|p| p.as_ref()).collect();
     let rows = stmt.query_map(refs.as_slice(), |r| {
@@ -199,26 +202,14 @@ fn fetch(
                 snippet: String::new(),
                 origin: Origin::local(),
             },
+            (r.get(10)?, r.get(11)?),
         ))
     })?;
     rows.collect()
 }
 
-/// The highlighted passage of message `id` that best matches `fts` (matched terms in `**`).
-fn snippet(conn: &Connection, fts: &str, id: i64) -> rusqlite::Result<String> {
-    let sql = format!(
-        "SELECT snippet(episodic_fts, -1, '**', '**', '…', {SNIPPET_TOKENS})
-         FROM episodic_fts WHERE episodic_fts MATCH ?1 AND rowid = ?2"
-    );
-    let s: Option<String> = conn
-        .prepare_cached(&sql)?
-        .query_row(rusqlite::params![fts, id], |r| r.get(0))
-        .optional()?;
-    Ok(
-        s.map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
-            .unwrap_or_default(),
-    )
-}
+/// A hit's stored body and tool arguments, for its snippet.
+type Body = (String, Option<String>);
 
 /// How much the index holds: lets callers say "no index yet" instead of "nothing found".
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
