@@ -197,7 +197,8 @@ fn fetch(
                 workspace: r.get(5)?,
                 role: r.get(6)?,
                 created_at: r.get(7)?,
-                score: -r.get::<_, f64>(8)?,
+                // BM25 is lower-is-better; hits carry higher-is-better (and no -0.0).
+                score: 0.0 - r.get::<_, f64>(8)? + 0.0,
                 title: r.get(9)?,
                 snippet: String::new(),
                 origin: Origin::local(),
