@@ -11,8 +11,8 @@ use super::model::{Hit, Origin, SearchQuery};
 use crate::error::{CmError, Result};
 use rusqlite::{Connection, ToSql};
 
-/// BM25 column weights: conversation text, tool calls/results, tool arguments.
-pub const WEIGHTS: (f64, f64, f64) = (1.0, 0.35, 0.25);
+/// BM25 column weights: conversation text, tool calls and results.
+pub const WEIGHTS: (f64, f64) = (1.0, 0.35);
 pub const DEFAULT_LIMIT: usize = 10;
 /// Up to this many indexed messages, every match is ranked.
 const RANK_ALL_UP_TO: i64 = 50_000;
@@ -132,9 +132,9 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
     let newest = params.len();
     params.push(Box::new(limit as i64));
     let limit_param = params.len();
-    let (w0, w1, w2) = WEIGHTS;
+    let (w0, w1) = WEIGHTS;
     let score = match plan.mode {
-        Mode::Ranked => format!("bm25(episodic_fts, {w0}, {w1}, {w2})"),
+        Mode::Ranked => format!("bm25(episodic_fts, {w0}, {w1})"),
         Mode::Newest => "0.0".to_string(),
     };
     if plan.mode == Mode::Newest {

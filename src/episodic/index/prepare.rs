@@ -105,6 +105,13 @@ pub fn prepare(messages: Vec<Message>, sessions: Vec<SessionInfo>, limits: &Limi
         if capped_bytes > 0 {
             out.capped += 1;
         }
+        // A call whose connector rendered no text is found by its arguments.
+        if column == Column::Tool
+            && msg.text.trim().is_empty()
+            && let Some(args) = &msg.tool_args
+        {
+            msg.text = args.clone();
+        }
         let ts = msg.timestamp.as_deref().and_then(parse_ms);
         out.rows.push(Row {
             msg,

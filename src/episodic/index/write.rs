@@ -104,8 +104,8 @@ fn kind_str(kind: SourceKind) -> &'static str {
 pub fn delete_file_rows(tx: &Transaction, file_id: i64) -> rusqlite::Result<()> {
     // External-content FTS: a delete must repeat the indexed values.
     tx.prepare_cached(
-        "INSERT INTO episodic_fts(episodic_fts, rowid, text, tool_text, tool_args)
-         SELECT 'delete', id, text, tool_text, tool_args
+        "INSERT INTO episodic_fts(episodic_fts, rowid, text, tool_text)
+         SELECT 'delete', id, text, tool_text
          FROM episodic_messages WHERE file_id = ?1 AND hidden_text IS NULL",
     )?
     .execute([file_id])?;
@@ -128,9 +128,8 @@ fn insert_messages(tx: &Transaction, file_id: i64, p: &Prepared) -> rusqlite::Re
            tool_name, tool_args, is_error, capped_bytes)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?;
-    let mut fts = tx.prepare_cached(
-        "INSERT INTO episodic_fts(rowid, text, tool_text, tool_args) VALUES (?1, ?2, ?3, ?4)",
-    )?;
+    let mut fts =
+        tx.prepare_cached("INSERT INTO episodic_fts(rowid, text, tool_text) VALUES (?1, ?2, ?3)")?;
     for row in &p.rows {
         let m = &row.msg;
         let body = Some(m.text.as_str());
@@ -162,7 +161,7 @@ fn insert_messages(tx: &Transaction, file_id: i64, p: &Prepared) -> rusqlite::Re
         ])?;
         if row.column != Column::Hidden {
             let id = tx.last_insert_rowid();
-            fts.execute(params![id, text, tool_text, m.tool_args])?;
+            fts.execute(params![id, text, tool_text])?;
         }
     }
     Ok(p.rows.len() as u64)

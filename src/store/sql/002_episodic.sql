@@ -81,10 +81,11 @@ CREATE INDEX episodic_messages_file_line ON episodic_messages(file_id, line_numb
 -- Full-text index over the messages (external content: the text is stored once, in
 -- episodic_messages). Columns are weighted at query time so conversation outranks tool output.
 -- Rows are added and deleted by the indexer explicitly; scaffolding rows are never added.
+-- Tool arguments are not indexed on their own: connectors render a call's arguments into its
+-- text (the command, the path, the edit), so indexing the JSON too would tokenize them twice.
 CREATE VIRTUAL TABLE episodic_fts USING fts5(
     text,
     tool_text,
-    tool_args,
     content = 'episodic_messages',
     content_rowid = 'id',
     tokenize = 'porter unicode61 remove_diacritics 2'
