@@ -53,11 +53,13 @@ pub struct SearchArgs {
     /// What to look for (free text).
     #[arg(required = true, num_args = 1..)]
     query: Vec<String>,
+    /// Most hits to return.
     #[arg(long, default_value_t = 10)]
     limit: usize,
     /// Only messages from the last N days.
     #[arg(long)]
     days: Option<u32>,
+    /// Only this agent's sessions (claude, codex, gemini, aider, opencode, cline, cursor).
     #[arg(long)]
     agent: Option<String>,
     /// Only sessions whose workspace starts with this path.
@@ -73,12 +75,16 @@ pub struct SearchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct SessionsArgs {
+    /// Only sessions active in the last N days.
     #[arg(long)]
     days: Option<u32>,
+    /// Only this agent's sessions.
     #[arg(long)]
     agent: Option<String>,
+    /// Only sessions whose workspace starts with this path.
     #[arg(long)]
     workspace: Option<String>,
+    /// Most sessions to list.
     #[arg(long, default_value_t = 20)]
     limit: usize,
 }
