@@ -130,7 +130,12 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
         Mode::Newest => limit as i64,
     }));
     let newest = params.len();
-    params.push(Box::new(limit as i64));
+    // Ranked: a few more candidates than asked for, re-ordered by how many of the terms they hold.
+    let fetch_n = match plan.mode {
+        Mode::Ranked => (limit * 5).max(50),
+        Mode::Newest => limit,
+    };
+    params.push(Box::new(fetch_n as i64));
     let limit_param = params.len();
     let (w0, w1) = WEIGHTS;
     let score = match plan.mode {
@@ -162,6 +167,32 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
             }
         }
     }
+    if plan.mode == Mode::Ranked && highlight.len() > 1 {
+        let n = highlight.len() as f64;
+        let mut keyed: Vec<(f64, usize)> = found
+            .iter()
+            .enumerate()
+            .map(|(i, (_, hit, (body, args)))| {
+                let c = super::snippet::coverage(body, &highlight).max(
+                    args.as_deref()
+                        .map_or(0, |a| super::snippet::coverage(a, &highlight)),
+                );
+                (hit.score * (1.0 + c as f64 / n), i)
+            })
+            .collect();
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut slots: Vec<Option<_>> = found.into_iter().map(Some).collect();
+        found = keyed
+            .into_iter()
+            .filter_map(|(score, i)| {
+                slots[i].take().map(|mut f| {
+                    f.1.score = score;
+                    f
+                })
+            })
+            .collect();
+    }
+    found.truncate(limit);
     let mut hits = Vec::new();
     for (_, mut hit, (body, args)) in found {
         hit.snippet = super::snippet::snippet(&body, &highlight);
