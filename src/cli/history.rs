@@ -1,21 +1,152 @@
-//! Placeholder until its issue lands: accepts any arguments and reports that it is unavailable.
+//! `cm history`: index agents' session logs and search them.
+
+mod browse;
+mod index;
+mod search;
 
 use super::Ctx;
-use crate::error::Result;
+use crate::episodic::connectors::{self, Connector};
+use crate::error::{CmError, Result};
 use crate::output::Report;
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    #[command(subcommand)]
+    cmd: Sub,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Sub {
+    /// Index new session logs (incremental: only what was appended or changed).
+    Index(IndexArgs),
+    /// Full-text search over indexed sessions (and remote hosts when configured).
+    Search(SearchArgs),
+    /// List indexed sessions, newest first.
+    Sessions(SessionsArgs),
+    /// Show a session's messages (optionally around one line).
+    Show(ShowArgs),
+    /// What the index holds.
+    Stats,
+    /// Where each agent's logs were looked for, and what was found.
+    Sources,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct IndexArgs {
+    /// Only this agent (claude, codex, ...).
+    #[arg(long)]
+    agent: Option<String>,
+    /// Re-read every file from the start.
+    #[arg(long)]
+    full: bool,
+    /// Index just this session file (used by the post-session hook).
+    #[arg(long, value_name = "PATH")]
+    file: Option<PathBuf>,
+    /// Parser threads (default: cores - 1).
+    #[arg(long, hide = true, default_value_t = 0)]
+    threads: usize,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SearchArgs {
+    /// What to look for (free text).
+    #[arg(required = true, num_args = 1..)]
+    query: Vec<String>,
+    /// Most hits to return.
+    #[arg(long, default_value_t = 10)]
+    limit: usize,
+    /// Only messages from the last N days.
+    #[arg(long)]
+    days: Option<u32>,
+    /// Only this agent's sessions (claude, codex, gemini, aider, opencode, cline, cursor).
+    #[arg(long)]
+    agent: Option<String>,
+    /// Only sessions whose workspace starts with this path.
+    #[arg(long)]
+    workspace: Option<String>,
+    /// Only messages with this role (user, assistant, tool, system).
+    #[arg(long)]
+    role: Option<String>,
+    /// Do not search remote hosts (remoteCass).
+    #[arg(long)]
+    no_remote: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SessionsArgs {
+    /// Only sessions active in the last N days.
+    #[arg(long)]
+    days: Option<u32>,
+    /// Only this agent's sessions.
+    #[arg(long)]
+    agent: Option<String>,
+    /// Only sessions whose workspace starts with this path.
+    #[arg(long)]
+    workspace: Option<String>,
+    /// Most sessions to list.
+    #[arg(long, default_value_t = 20)]
+    limit: usize,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// Session id (or a unique prefix of one), or the session file's path.
+    session: String,
+    /// Center the view on this line of the source file.
+    #[arg(long)]
+    around: Option<u64>,
+    /// Messages to show before and after `--around` (default 5).
+    #[arg(long, default_value_t = 5)]
+    context: u64,
 }
 
 impl Args {
     pub fn name(&self) -> String {
-        self.rest.first().cloned().unwrap_or_default()
+        match &self.cmd {
+            Sub::Index(_) => "index",
+            Sub::Search(_) => "search",
+            Sub::Sessions(_) => "sessions",
+            Sub::Show(_) => "show",
+            Sub::Stats => "stats",
+            Sub::Sources => "sources",
+        }
+        .into()
     }
 }
 
-pub fn run(_args: &Args, _ctx: &Ctx) -> Result<Report> {
-    super::not_yet("history")
+pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
+    match &args.cmd {
+        Sub::Index(a) => index::run(a, ctx),
+        Sub::Search(a) => search::run(a, ctx),
+        Sub::Sessions(a) => browse::sessions(a, ctx),
+        Sub::Show(a) => browse::show(a, ctx),
+        Sub::Stats => browse::stats(ctx),
+        Sub::Sources => browse::sources(ctx),
+    }
+}
+
+/// The connectors to use: all of them, or the one `--agent` names.
+fn selected(agent: Option<&str>) -> Result<Vec<Box<dyn Connector>>> {
+    let all = connectors::all();
+    let Some(want) = agent else {
+        return Ok(all);
+    };
+    let known: Vec<&str> = all.iter().map(|c| c.slug()).collect();
+    if !known.contains(&want) {
+        return Err(CmError::usage(
+            "UNKNOWN_AGENT",
+            format!("no connector for agent \"{want}\""),
+        )
+        .hint(format!("known agents: {}", known.join(", "))));
+    }
+    Ok(all.into_iter().filter(|c| c.slug() == want).collect())
+}
+
+/// A validated agent filter for queries (any name is allowed: remote hosts may know more agents).
+fn agent_filter(agent: &Option<String>) -> Option<String> {
+    agent
+        .as_ref()
+        .map(|a| a.trim().to_ascii_lowercase())
+        .filter(|a| !a.is_empty())
 }

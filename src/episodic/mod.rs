@@ -2,5 +2,9 @@
 //! store with full-text search.
 
 pub mod connectors;
+pub mod index;
 pub mod model;
+pub mod query;
+pub mod remote;
 pub mod search;
+pub mod snippet;

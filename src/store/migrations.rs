@@ -9,6 +9,7 @@ use crate::error::{CmError, ExitCode, Result};
 
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("sql/001_playbook.sql")),
+    (2, include_str!("sql/002_episodic.sql")),
     (3, include_str!("sql/003_context.sql")),
 ];
 

@@ -10,6 +10,42 @@
 use super::model::Message;
 use std::path::PathBuf;
 
+pub mod aider;
+pub mod claude;
+mod claude_content;
+pub mod cline;
+pub mod codex;
+mod codex_items;
+pub mod common;
+pub mod cursor;
+mod cursor_db;
+pub mod document;
+pub mod editors;
+pub mod foreign_db;
+pub mod gemini;
+pub mod lines;
+pub mod opencode;
+mod opencode_db;
+pub mod walk;
+
+/// Every connector, in the order sources are listed and indexed.
+pub fn all() -> Vec<Box<dyn Connector>> {
+    vec![
+        Box::new(claude::Claude),
+        Box::new(codex::Codex),
+        Box::new(gemini::Gemini),
+        Box::new(aider::Aider),
+        Box::new(opencode::OpenCode),
+        Box::new(cline::Cline),
+        Box::new(cursor::Cursor),
+    ]
+}
+
+/// The connector for an agent slug (`claude`, `codex`, ...), if there is one.
+pub fn by_slug(slug: &str) -> Option<Box<dyn Connector>> {
+    all().into_iter().find(|c| c.slug() == slug)
+}
+
 /// How a source is read incrementally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceKind {
@@ -89,4 +125,17 @@ pub trait Connector: Sync {
     /// Parse `file` from `from`. I/O errors on the file itself are returned; bad records are
     /// counted in `skipped`.
     fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput>;
+    /// Like [`Connector::parse`], but a Lines source stops after the first complete line that
+    /// takes it `max_bytes` past `from.offset`, so a huge file can be indexed in bounded memory
+    /// by calling again from `next` (while `next.offset` keeps growing). Document sources ignore
+    /// the limit.
+    fn parse_limited(
+        &self,
+        file: &SourceFile,
+        from: &ResumePoint,
+        max_bytes: u64,
+    ) -> std::io::Result<ParseOutput> {
+        let _ = max_bytes;
+        self.parse(file, from)
+    }
 }
