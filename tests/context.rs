@@ -926,3 +926,71 @@ fn secrets_in_a_hand_edited_repository_playbook_never_reach_the_output() {
     assert!(hook.contains("rotate it monthly"), "{hook}");
     assert!(!hook.contains(secret), "{hook}");
 }
+
+#[test]
+fn context_includes_remote_history_and_degrades_on_a_dead_host() {
+    let env = Env::new();
+    // The "remote" machine: its own home and data dir, indexed there.
+    let root = env.home.parent().unwrap().to_path_buf();
+    let (rhome, rdata) = (root.join("remote-home"), root.join("remote-data"));
+    let rfile = rhome.join(".claude/projects/-srv-app/3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f.jsonl");
+    std::fs::create_dir_all(rfile.parent().unwrap()).unwrap();
+    std::fs::copy("tests/fixtures/episodic/index/claude_session.jsonl", &rfile).unwrap();
+    let st = Command::new(env!("CARGO_BIN_EXE_cm"))
+        .args(["history", "index", "--quiet"])
+        .env("HOME", &rhome)
+        .env("CASS_MEMORY_HOME", &rdata)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // A fake ssh first on PATH runs the remote command with the remote data dir; "down" fails.
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_cm"), bin.join("cm")).unwrap();
+    let script = format!(
+        "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in -o) shift 2;; --) shift; break;; -*) shift;; *) break;; esac; done\n\
+         host=$1; shift\n\
+         if [ \"$host\" = down ]; then echo \"ssh: connect to host down port 22: Connection refused\" >&2; exit 255; fi\n\
+         HOME={} CASS_MEMORY_HOME={} exec sh -c \"$*\"\n",
+        rhome.display(),
+        rdata.display()
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(bin.join("ssh"), script).unwrap();
+    std::fs::set_permissions(bin.join("ssh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.write_config(
+        &serde_json::json!({"remoteCass": {"enabled": true, "timeoutSeconds": 5,
+        "hosts": [{"host": "box1", "label": "work"}, {"host": "down"}]}}),
+    );
+    env.add(
+        "Rotate the quaternion before rendering the zeppelin",
+        "debugging",
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = env
+        .cmd(&["context", "quaternion zeppelin", "--json"])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let snippets = v["data"]["historySnippets"].as_array().unwrap();
+    assert!(
+        snippets
+            .iter()
+            .any(|s| s["origin"]["kind"] == "remote" && s["origin"]["host"] == "work"),
+        "{v}"
+    );
+    let remote = &v["data"]["degraded"]["remote"];
+    assert_eq!(remote["code"], "REMOTE_UNREACHABLE", "{v}");
+    assert!(remote["message"].as_str().unwrap().contains("down"), "{v}");
+}

@@ -139,11 +139,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         answer.degraded.semantic = o.issue.clone();
     }
     if remote_configured(&loaded.raw) && req.history > 0 {
-        answer.degraded.remote = Some(Issue::new(
-            "REMOTE_NOT_QUERIED",
-            "remote history hosts are configured, but context searches the local index only",
-            "run `cm history search \"...\" --json` to include remote hosts",
-        ));
+        add_remote_history(loaded, &task, &req, &mut answer)?;
     }
     let budget = render::trim(
         &mut answer,
@@ -164,6 +160,59 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         .collect::<Vec<_>>()
         .join("\n");
     Ok(Report::new(data).human(human).quiet(quiet))
+}
+
+/// Search the configured remote hosts too (each over the user's own ssh, in parallel, with a
+/// timeout), merge their hits into the history snippets by rank, and report any host that did not
+/// answer under `degraded.remote` instead of failing.
+fn add_remote_history(
+    loaded: &crate::config::Loaded,
+    task: &str,
+    req: &Request,
+    answer: &mut engine::Answer,
+) -> Result<()> {
+    use crate::context::{arousal, history};
+    use crate::episodic::{model::SearchQuery, remote};
+    let cfg: remote::RemoteConfig = loaded.section("remoteCass")?;
+    let query = SearchQuery {
+        query: task.to_string(),
+        limit: req.history,
+        days: req.days,
+        workspace: req.history_workspace.clone(),
+        ..SearchQuery::default()
+    };
+    let (hits, failures) = remote::search_all(&cfg, &query);
+    let scored: Vec<_> = hits
+        .into_iter()
+        .map(|mut hit| {
+            // Remote text is as untrusted as local history: redact before anything else.
+            hit.snippet = crate::redact::redact(&hit.snippet).0;
+            hit.title = hit.title.map(|t| crate::redact::redact(&t).0);
+            let a = arousal::arousal([arousal::Signal {
+                text: &hit.snippet,
+                from_user: hit.role == "user",
+                is_error: false,
+            }]);
+            (hit, a)
+        })
+        .collect();
+    let mut merged = std::mem::take(&mut answer.history);
+    merged.extend(history::rerank(scored, req.history, req.now));
+    merged.sort_by(|a, b| b.rank_score.total_cmp(&a.rank_score));
+    merged.truncate(req.history);
+    answer.history = merged;
+    if !failures.is_empty() {
+        let which: Vec<String> = failures
+            .iter()
+            .map(|f| format!("{}: {}", f.host, f.reason))
+            .collect();
+        answer.degraded.remote = Some(Issue::new(
+            "REMOTE_UNREACHABLE",
+            &format!("remote history unavailable from {}", which.join("; ")),
+            "check `ssh -o BatchMode=yes HOST cm --version` works, or remove the host from remoteCass.hosts",
+        ));
+    }
+    Ok(())
 }
 
 fn remote_configured(raw: &serde_json::Value) -> bool {
