@@ -368,56 +368,8 @@ impl<'c> Corpus<'c> {
     }
 }
 
-/// One stored bullet with its feedback events, through cached statements (the candidate loop
-/// runs this for every candidate it weighs).
+/// One stored bullet with its feedback events (the store's own reader: cached statements, and
+/// the event table is the record).
 pub fn load_bullet(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
-    use crate::memory::bullet::{FeedbackEvent, FeedbackSource};
-    let mut stmt = conn
-        .prepare_cached("SELECT doc FROM bullets WHERE id = ?1")
-        .map_err(sql)?;
-    let doc: Option<String> = stmt
-        .query_row([id], |r| r.get(0))
-        .map(Some)
-        .or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            e => Err(e),
-        })
-        .map_err(sql)?;
-    let Some(doc) = doc else { return Ok(None) };
-    let mut b: Bullet = serde_json::from_str(&doc).map_err(|e| {
-        crate::error::CmError::internal(format!("stored bullet {id} is unreadable: {e}"))
-    })?;
-    let mut ev = conn
-        .prepare_cached(
-            "SELECT id, type, timestamp, source, session_path, reason FROM feedback_events
-             WHERE bullet_id = ?1 ORDER BY seq",
-        )
-        .map_err(sql)?;
-    let rows = ev
-        .query_map([id], |r| {
-            let kind: String = r.get(1)?;
-            let source: String = r.get(3)?;
-            Ok(FeedbackEvent {
-                id: r.get(0)?,
-                kind: if kind == "harmful" {
-                    FeedbackType::Harmful
-                } else {
-                    FeedbackType::Helpful
-                },
-                timestamp: r.get(2)?,
-                source: match source.as_str() {
-                    "inline" => FeedbackSource::Inline,
-                    "outcome" => FeedbackSource::Outcome,
-                    "audit" => FeedbackSource::Audit,
-                    _ => FeedbackSource::Manual,
-                },
-                session_path: r.get(4)?,
-                reason: r.get(5)?,
-            })
-        })
-        .map_err(sql)?;
-    for e in rows {
-        b.feedback_events.push(e.map_err(sql)?);
-    }
-    Ok(Some(b))
+    crate::store::bullets::get(conn, id)
 }
