@@ -55,9 +55,9 @@ pub enum Sub {
         /// The shell command, quoted as one argument.
         command: String,
     },
-    /// Allow-list a command (exactly) or a pattern so the guard lets it through.
+    /// Allow-list a command (exactly), a pattern, or a built-in rule (`git:reset-hard`).
     Allow {
-        /// The exact command, or a regex with --pattern.
+        /// The exact command, a regex with --pattern, or a rule id or pack name.
         entry: String,
         /// ENTRY is a regular expression.
         #[arg(long)]
@@ -83,12 +83,12 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     Ok(Report::new(out.data).human(out.human))
 }
 
-fn check(_command: &str, _ctx: &Ctx) -> Result<Report> {
-    super::not_yet("guard check")
+fn check(command: &str, ctx: &Ctx) -> Result<Report> {
+    super::guard_check::run_check(command, ctx)
 }
 
-fn allow(_entry: &str, _pattern: bool, _project: bool, _ctx: &Ctx) -> Result<Report> {
-    super::not_yet("guard allow")
+fn allow(entry: &str, pattern: bool, project: bool, ctx: &Ctx) -> Result<Report> {
+    super::guard_check::run_allow(entry, pattern, project, ctx)
 }
 
 fn plan_from(args: &Args) -> Result<Plan> {
