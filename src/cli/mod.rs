@@ -11,6 +11,7 @@ mod context;
 mod doctor;
 mod forget;
 mod guard;
+mod guard_check;
 mod history;
 mod hook;
 mod hooks_cmd;

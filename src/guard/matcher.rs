@@ -1,0 +1,116 @@
+//! Running the built-in rules over a command's segments.
+//!
+//! Each rule's regex is compiled the first time a segment reaches it, and kept for the life of
+//! the process: a hook run compiles at most the few rules whose pack keyword, program and
+//! needle all matched; `git status` compiles none.
+
+use super::normalize::{Lang, Segment};
+use super::packs::{self, On, PACKS, Rule};
+use super::{Hit, Severity};
+use once_cell::sync::OnceCell;
+use regex::Regex;
+
+/// Capacity of the compiled-regex cache; a unit test checks the tables fit.
+pub const MAX_RULES: usize = 160;
+
+static COMPILED: [OnceCell<Regex>; MAX_RULES] = [const { OnceCell::new() }; MAX_RULES];
+static UNLESS: [OnceCell<Regex>; MAX_RULES] = [const { OnceCell::new() }; MAX_RULES];
+
+fn compiled(slot: &'static OnceCell<Regex>, src: &str) -> &'static Regex {
+    slot.get_or_init(|| {
+        Regex::new(&packs::expand(src)).expect("built-in rules compile (unit-tested)")
+    })
+}
+
+fn rule_matches(index: usize, rule: &Rule, text: &str) -> bool {
+    if !compiled(&COMPILED[index], rule.regex).is_match(text) {
+        return false;
+    }
+    match rule.unless {
+        Some(u) => !compiled(&UNLESS[index], u).is_match(text),
+        None => true,
+    }
+}
+
+/// Matches of the packs in `mask` (bit i = `PACKS[i]`) against `segments` (and, for raw rules,
+/// the whole `command`). With `gated`, rules whose program/needle gates fail are skipped
+/// without touching their regex; without, every rule runs (the reference for tests).
+pub fn pack_hits(command: &str, segments: &[Segment], mask: u32, gated: bool) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    let lowered: Vec<String> = if gated {
+        segments
+            .iter()
+            .map(|s| s.text.to_ascii_lowercase())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let raw_lower = if gated {
+        command.to_ascii_lowercase()
+    } else {
+        String::new()
+    };
+    for (seg_i, seg) in segments.iter().enumerate() {
+        for (pack_i, pack) in PACKS.iter().enumerate() {
+            if mask & (1 << pack_i) == 0 {
+                continue;
+            }
+            let base = packs::offset(pack_i);
+            for (rule_i, rule) in pack.rules.iter().enumerate() {
+                if rule.on != On::Lang(seg.lang) {
+                    continue;
+                }
+                if gated
+                    && (!packs::program_matches(rule, &seg.program)
+                        || !needles_pass(rule, &lowered[seg_i]))
+                {
+                    continue;
+                }
+                if rule_matches(base + rule_i, rule, &seg.text) {
+                    hits.push(hit(pack.name, rule, &seg.text, seg.lang));
+                }
+            }
+        }
+    }
+    // Rules that read the whole command line (shapes that splitting would destroy).
+    for (pack_i, pack) in PACKS.iter().enumerate() {
+        if mask & (1 << pack_i) == 0 {
+            continue;
+        }
+        let base = packs::offset(pack_i);
+        for (rule_i, rule) in pack.rules.iter().enumerate() {
+            if rule.on != On::Raw || (gated && !needles_pass(rule, &raw_lower)) {
+                continue;
+            }
+            if rule_matches(base + rule_i, rule, command) {
+                hits.push(hit(pack.name, rule, command.trim(), Lang::Shell));
+            }
+        }
+    }
+    hits
+}
+
+fn needles_pass(rule: &Rule, lowered: &str) -> bool {
+    rule.needles.is_empty() || rule.needles.iter().any(|n| lowered.contains(n))
+}
+
+fn hit(pack: &str, rule: &Rule, segment: &str, lang: Lang) -> Hit {
+    Hit {
+        pack: pack.to_string(),
+        rule: format!("{pack}:{}", rule.id),
+        segment: segment.to_string(),
+        lang: lang.name(),
+        severity: rule.severity,
+        explanation: rule.why.to_string(),
+        alternative: rule.instead.to_string(),
+        pattern: rule.regex.to_string(),
+    }
+}
+
+/// Severity helper for callers that only have a rule id.
+pub fn find_rule(id: &str) -> Option<(&'static str, &'static Rule, Severity)> {
+    let (pack, rule) = id.split_once(':')?;
+    let (_, p) = packs::by_name(pack)?;
+    let r = p.rules.iter().find(|r| r.id == rule)?;
+    Some((p.name, r, r.severity))
+}

@@ -1,0 +1,91 @@
+//! Databases: dropping or emptying databases, schemas and tables, by SQL given to a client
+//! (flag, heredoc, here-string or pipe), by the clients' own tools, and in Redis and MongoDB.
+
+use super::{On, Pack, Rule};
+use crate::guard::Severity::{Critical, High};
+use crate::guard::normalize::Lang::{Node, Shell, Sql};
+
+pub static PACK: Pack = Pack {
+    name: "database",
+    description: "DROP/TRUNCATE/DELETE without WHERE, dropdb, redis FLUSHALL, mongo dropDatabase",
+    keywords: &["drop", "truncate", "delete", "flush", "mysqladmin"],
+    rules: &[
+        Rule {
+            id: "sql-drop",
+            severity: Critical,
+            on: On::Lang(Sql),
+            programs: &[],
+            needles: &["drop"],
+            regex: r"(?i)\bdrop\s+(?:database|schema|table)\b",
+            unless: None,
+            why: "drops a database, schema or table with all its data",
+            instead: "take a dump first (`pg_dump`, `mysqldump`), and drop only after a human confirms",
+        },
+        Rule {
+            id: "sql-truncate",
+            severity: Critical,
+            on: On::Lang(Sql),
+            programs: &[],
+            needles: &["truncate"],
+            regex: r#"(?i)\btruncate\s+(?:table\s+)?[\w."`\[]"#,
+            unless: None,
+            why: "deletes every row of the table at once, without a way back",
+            instead: "`DELETE ... WHERE` the rows you mean, inside a transaction you can roll back",
+        },
+        Rule {
+            id: "sql-delete-without-where",
+            severity: Critical,
+            on: On::Lang(Sql),
+            programs: &[],
+            needles: &["delete"],
+            regex: r#"(?i)\bdelete\s+from\s+[\w."`\[\]]+\s*(?:;|$|returning\b)"#,
+            unless: None,
+            why: "DELETE without WHERE empties the whole table",
+            instead: "add a WHERE clause, and run it in a transaction (`BEGIN; ...; ROLLBACK;` to check the count)",
+        },
+        Rule {
+            id: "dropdb",
+            severity: Critical,
+            on: On::Lang(Shell),
+            programs: &["dropdb", "mysqladmin"],
+            needles: &[],
+            regex: r"^(?:dropdb\s|mysqladmin\s(?:.*\s)?drop\s)",
+            unless: None,
+            why: "drops a whole database",
+            instead: "dump it first, and let a human drop it",
+        },
+        Rule {
+            id: "redis-flush",
+            severity: Critical,
+            on: On::Lang(Shell),
+            programs: &[],
+            needles: &["flush"],
+            regex: r"(?i)^redis-cli\s(?:.*\s)?flush(?:all|db)(?:\s|$)",
+            unless: None,
+            why: "FLUSHALL/FLUSHDB deletes every key",
+            instead: "delete the specific keys (`redis-cli --scan --pattern 'prefix:*' | xargs redis-cli del`)",
+        },
+        Rule {
+            id: "mongo-drop-database",
+            severity: Critical,
+            on: On::Lang(Node),
+            programs: &[],
+            needles: &["drop"],
+            regex: r"\.dropDatabase\s*\(|\bdb\.(?:getCollection\([^)]*\)|[\w.]+)\.drop\s*\(\s*\)",
+            unless: None,
+            why: "drops a MongoDB database or collection with all its documents",
+            instead: "`mongodump` first, and let a human drop it",
+        },
+        Rule {
+            id: "mongo-delete-all",
+            severity: High,
+            on: On::Lang(Node),
+            programs: &[],
+            needles: &["delete"],
+            regex: r"\.deleteMany\(\s*\{\s*\}\s*\)",
+            unless: None,
+            why: "deleteMany({}) deletes every document of the collection",
+            instead: "pass a filter that selects the documents you mean",
+        },
+    ],
+};

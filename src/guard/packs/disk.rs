@@ -1,0 +1,102 @@
+//! Disks: creating filesystems on, writing onto, wiping or discarding block devices.
+
+use super::{On, Pack, Rule};
+use crate::guard::Severity::Critical;
+use crate::guard::normalize::Lang::Shell;
+
+const SH: On = On::Lang(Shell);
+
+pub static PACK: Pack = Pack {
+    name: "disk",
+    description: "mkfs, dd/cat/redirect onto block devices, wipefs, shred, partition table wipes",
+    keywords: &[
+        "mkfs",
+        "mke2fs",
+        "mkswap",
+        "/dev/",
+        "wipefs",
+        "shred",
+        "blkdiscard",
+        "sgdisk",
+        "parted",
+    ],
+    rules: &[
+        Rule {
+            id: "mkfs",
+            severity: Critical,
+            on: SH,
+            programs: &["mkfs*", "mke2fs", "mkswap"],
+            needles: &[],
+            regex: r"^(?:mkfs(?:\.\w+)?|mke2fs|mkswap)\s(?:.*\s)?(?:/dev/\S+|\$\S+)(?:\s|$)",
+            unless: None,
+            why: "creates a new filesystem on a device, erasing everything on it",
+            instead: "work on an image file (`mkfs.ext4 disk.img`), and leave real devices to a human",
+        },
+        Rule {
+            id: "dd-to-device",
+            severity: Critical,
+            on: SH,
+            programs: &[],
+            needles: &["/dev/"],
+            regex: r"^dd\s(?:.*\s)?of=@BLOCKDEV@(?:\s|$)",
+            unless: None,
+            why: "writes raw bytes over a block device, destroying its partitions and data",
+            instead: "write to an image file (`dd if=... of=disk.img`)",
+        },
+        Rule {
+            id: "redirect-to-device",
+            severity: Critical,
+            on: SH,
+            programs: &[],
+            needles: &["/dev/"],
+            regex: r"(?:^|\s)(?:\d*>>?|&>>?|>\|)\s@BLOCKDEV@(?:\s|$)",
+            unless: None,
+            why: "redirects output onto a block device, overwriting the disk",
+            instead: "redirect into a file",
+        },
+        Rule {
+            id: "copy-to-device",
+            severity: Critical,
+            on: SH,
+            programs: &[],
+            needles: &["/dev/"],
+            regex: r"^(?:tee|cp)\s(?:.*\s)?@BLOCKDEV@(?:\s|$)",
+            unless: None,
+            why: "writes onto a block device, overwriting the disk",
+            instead: "write into a file",
+        },
+        Rule {
+            id: "wipefs",
+            severity: Critical,
+            on: SH,
+            programs: &["wipefs"],
+            needles: &[],
+            regex: r"^wipefs\s(?:.*\s)?(?:-[a-zA-Z]*a[a-zA-Z]*|--all|-o|--offset)(?:\s|$)",
+            unless: None,
+            why: "erases filesystem and partition signatures; the data becomes unreachable",
+            instead: "`wipefs DEVICE` without -a only lists the signatures",
+        },
+        Rule {
+            id: "shred-device-or-system",
+            severity: Critical,
+            on: SH,
+            programs: &["shred"],
+            needles: &[],
+            regex: r"^shred\s(?:.*\s)?(?:/dev/|/(?:etc|usr|bin|boot|var|home|root|lib|sbin)(?:/|\s|$)|~|\$HOME|\$\{HOME\})",
+            unless: None,
+            why: "overwrites a device, system files or the user's files so they can never be recovered",
+            instead: "delete project files normally; leave devices and home files to a human",
+        },
+        Rule {
+            id: "partition-wipe",
+            severity: Critical,
+            on: SH,
+            programs: &["blkdiscard", "sgdisk", "parted"],
+            needles: &[],
+            regex: r"^blkdiscard\s|^sgdisk\s(?:.*\s)?(?:-Z|--zap-all|-o|--clear)(?:\s|$)|^parted\s(?:.*\s)?(?:mklabel|mktable|rm)\s",
+            unless: None,
+            why: "discards a device's contents or destroys its partition table",
+            instead: "leave partitioning to a human",
+        },
+    ],
+};

@@ -1,0 +1,167 @@
+//! The quick reject: one Aho-Corasick automaton over every pack's keywords (plus the user's
+//! trauma keywords when there are any), scanned once over the raw command line.
+//!
+//! Most commands an agent runs contain no keyword at all (`npm test`, `cargo build`), and for
+//! them the guard's whole cost is this scan. The scan is case-insensitive and also runs over a
+//! copy with quotes and backslashes removed, because the tokenizer removes them too (`r''m`,
+//! `\rm` and `r\<newline>m` all run `rm`). Every rule's program or needle contains a keyword
+//! of its pack (a unit test checks it), so a command this scan skips cannot match any rule.
+
+use super::packs::PACKS;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use once_cell::sync::Lazy;
+
+/// What a pattern of the automaton stands for.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Pack(usize),
+    Trauma(usize),
+}
+
+#[derive(Debug)]
+pub struct Scanner {
+    ac: AhoCorasick,
+    targets: Vec<Target>,
+    trauma_count: usize,
+}
+
+/// Which packs and traumas had a keyword in the command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// Bit `i` set: pack `i` of [`PACKS`] had a keyword.
+    pub packs: u32,
+    /// Indexes of traumas (in the order given to [`Scanner::with_traumas`]) whose keyword appeared.
+    pub traumas: Vec<usize>,
+}
+
+static BUILTIN: Lazy<Scanner> = Lazy::new(|| Scanner::with_traumas(&[]));
+
+/// The scanner for the built-in packs alone.
+pub fn builtin() -> &'static Scanner {
+    &BUILTIN
+}
+
+impl Scanner {
+    /// Build an automaton over the packs' keywords and, for trauma `i`, the keywords
+    /// `trauma_keywords[i]` (any one of which must appear for trauma `i` to be checked).
+    pub fn with_traumas(trauma_keywords: &[Vec<String>]) -> Scanner {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut targets = Vec::new();
+        for (i, pack) in PACKS.iter().enumerate() {
+            for k in pack.keywords {
+                patterns.push((*k).to_string());
+                targets.push(Target::Pack(i));
+            }
+        }
+        for (i, kws) in trauma_keywords.iter().enumerate() {
+            for k in kws {
+                patterns.push(k.clone());
+                targets.push(Target::Trauma(i));
+            }
+        }
+        let ac = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .expect("keywords build an automaton");
+        Scanner {
+            ac,
+            targets,
+            trauma_count: trauma_keywords.len(),
+        }
+    }
+
+    pub fn scan(&self, command: &str) -> Scan {
+        let mut scan = Scan::default();
+        let mut seen = vec![false; self.trauma_count];
+        self.scan_into(command.as_bytes(), &mut scan, &mut seen);
+        if command
+            .bytes()
+            .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$'))
+        {
+            let stripped = dequote(command);
+            self.scan_into(&stripped, &mut scan, &mut seen);
+        }
+        scan
+    }
+
+    fn scan_into(&self, hay: &[u8], scan: &mut Scan, seen: &mut [bool]) {
+        for m in self.ac.find_overlapping_iter(hay) {
+            match self.targets[m.pattern().as_usize()] {
+                Target::Pack(i) => scan.packs |= 1 << i,
+                Target::Trauma(i) => {
+                    if !seen[i] {
+                        seen[i] = true;
+                        scan.traumas.push(i);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The command with quotes, backslashes, line continuations and the `$` of `$'..'`/`$".."`
+/// removed.
+pub fn dequote(command: &str) -> Vec<u8> {
+    let b = command.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\'' | b'"' => {}
+            b'\\' => {
+                if b.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+            }
+            b'$' if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {}
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packs(cmd: &str) -> Vec<&'static str> {
+        let s = builtin().scan(cmd);
+        PACKS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| s.packs & (1 << i) != 0)
+            .map(|(_, p)| p.name)
+            .collect()
+    }
+
+    #[test]
+    fn ordinary_commands_have_no_keyword() {
+        for cmd in [
+            "npm test",
+            "cargo build --release",
+            "ls -la",
+            "python3 manage.py test",
+            "make -j4",
+        ] {
+            assert!(packs(cmd).is_empty(), "{cmd}: {:?}", packs(cmd));
+        }
+    }
+
+    #[test]
+    fn quoting_tricks_do_not_hide_keywords() {
+        assert!(packs("r''m -rf /").contains(&"filesystem"));
+        assert!(packs("g\"i\"t reset --hard").contains(&"git"));
+        assert!(packs("r\\\nm -rf /").contains(&"filesystem"));
+        assert!(packs("$'r'm -rf /").contains(&"filesystem"));
+        assert!(packs("GIT RESET").contains(&"git"));
+    }
+
+    #[test]
+    fn trauma_keywords_are_reported_once() {
+        let s = Scanner::with_traumas(&[vec!["deploy".into()], vec!["zzz".into()]]);
+        let r = s.scan("./deploy.sh prod && deploy again");
+        assert_eq!(r.traumas, vec![0]);
+    }
+}
