@@ -103,6 +103,25 @@ fn is_placeholder(value: &str) -> bool {
         || v.chars().all(|c| c == '*' || c == '.')
 }
 
+/// A variable or member reference as code writes it: letters, underscores and dots, no digits,
+/// with a word boundary inside (`password_field`, `this.authToken`, `cfg.token`). Real secrets
+/// nearly always carry digits; an unquoted all-letter word without such a boundary
+/// (`supersecretpassword` in a .env file) is still reported.
+fn is_code_identifier(v: &str) -> bool {
+    let v = v.trim_end_matches([';', ',']);
+    let letters_only = !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '.')
+        && !v.starts_with('.')
+        && !v.ends_with('.');
+    let has_boundary = v.contains('_')
+        || v.contains('.')
+        || v.as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    letters_only && has_boundary
+}
+
 /// Shannon entropy in bits per character, used to tell real secrets from words.
 pub fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
@@ -202,6 +221,11 @@ pub fn find(text: &str) -> Vec<Finding> {
                 if v.contains('(') || v.ends_with(')') {
                     continue;
                 }
+                // Nor is an unquoted variable reference: `'token': token_value`, `this.authToken`.
+                let quoted = caps.name("q").is_some_and(|q| !q.as_str().is_empty());
+                if pat.kind == "password-assignment" && !quoted && is_code_identifier(v) {
+                    continue;
+                }
             }
             if out.iter().any(|f| m.start() < f.end && f.start < m.end()) {
                 continue;
@@ -254,6 +278,9 @@ mod tests {
             ("Authorization: Bearer abcdefghijklmnop1234", "bearer-token"),
             ("password = \"hunter2isnotgood\"", "password-assignment"),
             ("postgres://user:s3cretpw@db/x", "url-password"),
+            ("DB_PASSWORD=hunter2isnotgood", "password-assignment"),
+            ("password: supersecretpassword", "password-assignment"),
+            ("token = 'this_is_quoted_value'", "password-assignment"),
             (
                 "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
                 "private-key",
@@ -273,6 +300,9 @@ mod tests {
             "password: ${DB_PASSWORD}",
             "run cargo test --release",
             "api_key: <your key here>",
+            "return {'password_field': password_field, 'ok': True}",
+            "const token = this.authToken;",
+            "secret: settings.client_secret",
         ] {
             assert!(find(text).is_empty(), "{text}: {:?}", find(text));
         }
