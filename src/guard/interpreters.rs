@@ -84,7 +84,9 @@ pub fn expand(
             while i < args.len() {
                 let a = args[i];
                 if a.starts_with('-') && a.len() > 1 && !a.starts_with("--") {
-                    if a.ends_with('e') || a.ends_with('E') {
+                    // `-e`, `-le`, `-ne`, `-E`: a cluster of letters ending in e takes the code.
+                    let letters = a[1..].bytes().all(|b| b.is_ascii_alphabetic());
+                    if letters && (a.ends_with('e') || a.ends_with('E')) {
                         if let Some(c) = args.get(i + 1) {
                             codes.push(*c);
                         }

@@ -32,10 +32,9 @@ fn rule_matches(index: usize, rule: &Rule, text: &str) -> bool {
     }
 }
 
-/// Matches of the packs in `mask` (bit i = `PACKS[i]`) against `segments` (and, for raw rules,
-/// the whole `command`). With `gated`, rules whose program/needle gates fail are skipped
+/// Matches of the packs in `mask` (bit i = `PACKS[i]`) against `segments`. With `gated`, rules whose program/needle gates fail are skipped
 /// without touching their regex; without, every rule runs (the reference for tests).
-pub fn pack_hits(command: &str, segments: &[Segment], mask: u32, gated: bool) -> Vec<Hit> {
+pub fn pack_hits(segments: &[Segment], mask: u32, gated: bool) -> Vec<Hit> {
     let mut hits = Vec::new();
     let lowered: Vec<String> = if gated {
         segments
@@ -44,11 +43,6 @@ pub fn pack_hits(command: &str, segments: &[Segment], mask: u32, gated: bool) ->
             .collect()
     } else {
         Vec::new()
-    };
-    let raw_lower = if gated {
-        command.to_ascii_lowercase()
-    } else {
-        String::new()
     };
     for (seg_i, seg) in segments.iter().enumerate() {
         for (pack_i, pack) in PACKS.iter().enumerate() {
@@ -69,21 +63,6 @@ pub fn pack_hits(command: &str, segments: &[Segment], mask: u32, gated: bool) ->
                 if rule_matches(base + rule_i, rule, &seg.text) {
                     hits.push(hit(pack.name, rule, &seg.text, seg.lang));
                 }
-            }
-        }
-    }
-    // Rules that read the whole command line (shapes that splitting would destroy).
-    for (pack_i, pack) in PACKS.iter().enumerate() {
-        if mask & (1 << pack_i) == 0 {
-            continue;
-        }
-        let base = packs::offset(pack_i);
-        for (rule_i, rule) in pack.rules.iter().enumerate() {
-            if rule.on != On::Raw || (gated && !needles_pass(rule, &raw_lower)) {
-                continue;
-            }
-            if rule_matches(base + rule_i, rule, command) {
-                hits.push(hit(pack.name, rule, command.trim(), Lang::Shell));
             }
         }
     }

@@ -118,7 +118,7 @@ pub fn evaluate(command: &str, policy: &Policy) -> Decision {
     }
     let segments = normalize::segments(command);
     let mut hits = policy.trauma_hits(&traumas, &segments);
-    hits.extend(matcher::pack_hits(command, &segments, packs, true));
+    hits.extend(matcher::pack_hits(&segments, packs, true));
     decide(command, hits, policy)
 }
 
@@ -128,12 +128,7 @@ pub fn evaluate_exhaustive(command: &str, policy: &Policy) -> Decision {
     let segments = normalize::segments(command);
     let all = policy.all_active_traumas();
     let mut hits = policy.trauma_hits(&all, &segments);
-    hits.extend(matcher::pack_hits(
-        command,
-        &segments,
-        policy.pack_mask(),
-        false,
-    ));
+    hits.extend(matcher::pack_hits(&segments, policy.pack_mask(), false));
     decide(command, hits, policy)
 }
 

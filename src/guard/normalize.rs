@@ -22,6 +22,8 @@ pub enum Lang {
     Ruby,
     Perl,
     Sql,
+    /// A whole shell command line with the text inside quotes blanked out.
+    Line,
 }
 
 impl Lang {
@@ -33,6 +35,7 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Perl => "perl",
             Lang::Sql => "sql",
+            Lang::Line => "line",
         }
     }
 }
@@ -63,6 +66,11 @@ fn walk_shell(src: &str, depth: usize, out: &mut Vec<Segment>) {
     if depth > MAX_DEPTH || out.len() >= MAX_SEGMENTS {
         return;
     }
+    out.push(Segment {
+        lang: Lang::Line,
+        program: String::new(),
+        text: shell::blank_quoted(src),
+    });
     let parsed = shell::parse(src);
     for (idx, cmd) in parsed.commands.iter().enumerate() {
         let producer = if cmd.piped && idx > 0 {
@@ -153,18 +161,22 @@ pub fn base_name(program: &str) -> &str {
 fn join(program: &str, args: &[Word]) -> String {
     let mut s =
         String::with_capacity(program.len() + args.iter().map(|w| w.text.len() + 3).sum::<usize>());
-    s.push_str(program);
+    push_word(&mut s, program, false);
     for w in args {
         s.push(' ');
-        if !w.op && needs_quotes(&w.text) {
-            s.push('\'');
-            s.push_str(&w.text.replace('\'', "'\\''"));
-            s.push('\'');
-        } else {
-            s.push_str(&w.text);
-        }
+        push_word(&mut s, &w.text, w.op);
     }
     s
+}
+
+fn push_word(s: &mut String, text: &str, op: bool) {
+    if !op && needs_quotes(text) {
+        s.push('\'');
+        s.push_str(&text.replace('\'', "'\\''"));
+        s.push('\'');
+    } else {
+        s.push_str(text);
+    }
 }
 
 fn needs_quotes(t: &str) -> bool {

@@ -2,7 +2,7 @@
 //! apply. Plain data plus the pure checks [`crate::guard::evaluate`] needs; reading it from
 //! disk is [`super::policy_file`]'s job.
 
-use super::normalize::Segment;
+use super::normalize::{Lang, Segment};
 use super::packs::{self, PACKS};
 use super::quick::{self, Scan, Scanner};
 use super::user_traumas::{self, Trauma};
@@ -163,7 +163,10 @@ impl Policy {
         for &i in which {
             let t = &self.traumas[i];
             let Some(re) = t.regex() else { continue };
-            if let Some(seg) = segments.iter().find(|s| re.is_match(&s.text)) {
+            if let Some(seg) = segments
+                .iter()
+                .find(|s| s.lang != Lang::Line && re.is_match(&s.text))
+            {
                 let tr = &t.trauma;
                 hits.push(Hit {
                     pack: "user".into(),

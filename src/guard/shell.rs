@@ -501,6 +501,42 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// `src` with the text inside quotes replaced by `_` (the quotes kept), so a shape that only
+/// appears inside an argument (`echo ":(){ :|:& };:"`) is not mistaken for code.
+pub fn blank_quoted(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match quote {
+            None => {
+                out.push(c);
+                if c == '\\' {
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                } else if c == '\'' || c == '"' {
+                    quote = Some(c);
+                }
+            }
+            Some(q) => {
+                if c == q {
+                    out.push(c);
+                    quote = None;
+                } else if c == '\\' && q == '"' {
+                    out.push('_');
+                    if chars.next().is_some() {
+                        out.push('_');
+                    }
+                } else {
+                    out.push(if c == '\n' { '\n' } else { '_' });
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -552,6 +588,14 @@ mod tests {
         assert_eq!(p.commands[1].words[0].text, "echo");
         let p = parse("bash <<< 'rm -rf /'");
         assert_eq!(p.commands[0].stdin_text, vec!["rm -rf /"]);
+    }
+
+    #[test]
+    fn quoted_text_is_blanked() {
+        assert_eq!(
+            blank_quoted(r#"echo ":(){ x }" 'a b' c"#),
+            r#"echo "________" '___' c"#
+        );
     }
 
     #[test]

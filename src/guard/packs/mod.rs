@@ -21,13 +21,11 @@ mod system;
 use super::Severity;
 use super::normalize::Lang;
 
-/// Where a rule looks.
+/// Where a rule looks: segments of one language. [`Lang::Line`] segments are whole command
+/// lines with quoted text blanked, for shapes that splitting would destroy (a fork bomb).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum On {
-    /// Each segment of this language.
     Lang(Lang),
-    /// The whole command line, before normalisation (for shapes splitting would destroy).
-    Raw,
 }
 
 #[derive(Debug)]
@@ -84,7 +82,7 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     // Root, system directories (and a few of their direct children), a home directory.
     (
         "@ROOTS@",
-        r"(?:/+\.?|/+\*|/+(?:bin|boot|dev|etc|home|lib|lib32|lib64|libx32|media|mnt|opt|proc|root|run|sbin|snap|srv|sys|tmp|usr|var|Applications|Library|System|Users|Volumes|private)(?:/+\*?)?|/+usr/+(?:bin|lib|lib64|local|sbin|share|include)/*\*?|/+var/+(?:lib|log|www|mail|spool|backups|db)/*\*?|/+(?:home|Users)/+[^/\s']+/*\*?|~[\w.-]*/*\*?|(?:\$HOME|\$\{HOME\})/*\*?)",
+        r"(?:/+\.?|/+\*|/+(?:bin|boot|dev|etc|home|lib|lib32|lib64|libx32|media|mnt|opt|proc|root|run|sbin|snap|srv|sys|usr|var|Applications|Library|System|Users|Volumes|private)(?:/+\*?)?|/+usr/+(?:bin|lib|lib64|local|sbin|share|include)/*\*?|/+var/+(?:lib|log|www|mail|spool|backups|db)/*\*?|/+(?:home|Users)/+[^/\s']+/*\*?|~[\w.-]*/*\*?|(?:\$HOME|\$\{HOME\})/*\*?)",
     ),
     // A top-level dot-directory or dot-file of the home directory.
     ("@HOMEDOT@", r"(?:(?:~|\$HOME|\$\{HOME\})/+\.[^/\s']*/*\*?)"),

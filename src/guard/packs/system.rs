@@ -2,7 +2,7 @@
 
 use super::{On, Pack, Rule};
 use crate::guard::Severity::{Critical, High};
-use crate::guard::normalize::Lang::{Python, Shell};
+use crate::guard::normalize::Lang::{Line, Python, Shell};
 
 const SH: On = On::Lang(Shell);
 
@@ -26,7 +26,7 @@ pub static PACK: Pack = Pack {
         Rule {
             id: "fork-bomb",
             severity: Critical,
-            on: On::Raw,
+            on: On::Lang(Line),
             programs: &[],
             needles: &["()"],
             regex: r"(?:^|[\s;&|(])[\w:.-]+\s*\(\)\s*\{[^}]*\|[^}]*&[^}]*\}",
