@@ -458,7 +458,7 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
         .last()
         .unwrap()
         .clone();
-    assert_eq!(group["matcher"], "Bash");
+    assert_eq!(group["matcher"], "Bash|Edit|Write|MultiEdit|NotebookEdit");
     assert_eq!(group["hooks"][0]["type"], "command");
     assert_eq!(commands(&after, "Stop"), vec!["notify-send done"]);
     let b = backups(&settings);
@@ -539,7 +539,7 @@ fn codex_and_gemini_install_merge_and_uninstall_exactly() {
     assert_eq!(g["general"], gemini_before["general"]);
     let bt = g["hooks"]["BeforeTool"].as_array().unwrap();
     assert_eq!(bt.len(), 2);
-    assert_eq!(bt[1]["matcher"], "run_shell_command");
+    assert_eq!(bt[1]["matcher"], "run_shell_command|write_file|replace");
     assert_eq!(bt[1]["hooks"][0]["name"], "cm-guard");
     assert_eq!(bt[1]["hooks"][0]["timeout"], 5000);
     assert_eq!(commands(&g, "BeforeAgent").len(), 1);

@@ -6,6 +6,9 @@ use super::command::HookKind;
 use super::settings::Entry;
 use std::path::{Path, PathBuf};
 
+/// Tools the guard sees: shell commands, and file writes (for `guard.protectedPaths`).
+pub const PRETOOL_MATCHER: &str = "Bash|Edit|Write|MultiEdit|NotebookEdit";
+
 pub fn path(scope: Scope, project_root: &Path) -> PathBuf {
     match scope {
         Scope::User => std::env::var_os("CLAUDE_CONFIG_DIR")
@@ -36,7 +39,8 @@ pub fn entry(kind: HookKind) -> Entry {
         HookKind::Pretool => Entry {
             kind,
             event: "PreToolUse",
-            matcher: Some("Bash"),
+            // Shell commands, and writes so `guard.protectedPaths` is enforced.
+            matcher: Some(PRETOOL_MATCHER),
             timeout: 5,
             name: None,
         },

@@ -25,7 +25,12 @@ pub fn entry(kind: HookKind) -> Entry {
             "cm-session-start",
         ),
         HookKind::Prompt => ("BeforeAgent", None, 5_000, "cm-prompt"),
-        HookKind::Pretool => ("BeforeTool", Some("run_shell_command"), 5_000, "cm-guard"),
+        HookKind::Pretool => (
+            "BeforeTool",
+            Some("run_shell_command|write_file|replace"),
+            5_000,
+            "cm-guard",
+        ),
         HookKind::Postsession => ("SessionEnd", None, 10_000, "cm-postsession"),
     };
     Entry {

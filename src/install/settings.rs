@@ -74,20 +74,42 @@ pub fn add_handler(root: &mut Value, entry: &Entry, command: &str, path: &Path) 
         let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
             continue;
         };
-        for handler in handlers.iter_mut() {
-            let Some(existing) = handler.get("command").and_then(Value::as_str) else {
-                continue;
-            };
-            if identify(existing) != Some(entry.kind) {
-                continue;
-            }
-            if existing == command {
-                return Ok(Change::Present);
-            }
-            let from = existing.to_string();
+        let alone = handlers.len() == 1;
+        let Some(handler) = handlers.iter_mut().find(|h| {
+            h.get("command")
+                .and_then(Value::as_str)
+                .is_some_and(|c| identify(c) == Some(entry.kind))
+        }) else {
+            continue;
+        };
+        let existing = handler["command"].as_str().unwrap_or_default().to_string();
+        let mut change = Change::Present;
+        if existing != command {
             handler["command"] = Value::String(command.to_string());
-            return Ok(Change::Updated { from });
+            change = Change::Updated { from: existing };
         }
+        // A group cm made for itself follows cm's matcher (a newer cm may watch more tools);
+        // a group shared with the user's handlers keeps the user's matcher.
+        if alone && let Some(obj) = group.as_object_mut() {
+            let current = obj.get("matcher").and_then(Value::as_str);
+            if current != entry.matcher {
+                let from = current.unwrap_or("").to_string();
+                match entry.matcher {
+                    Some(m) => {
+                        obj.insert("matcher".into(), json!(m));
+                    }
+                    None => {
+                        obj.shift_remove("matcher");
+                    }
+                }
+                if change == Change::Present {
+                    change = Change::Updated {
+                        from: format!("matcher {from:?}"),
+                    };
+                }
+            }
+        }
+        return Ok(change);
     }
     let mut handler = Map::new();
     handler.insert("type".into(), json!("command"));
@@ -323,6 +345,17 @@ mod tests {
             }
         );
         assert_eq!(find_handlers(&v).len(), 1);
+        // cm's own group follows a changed matcher.
+        let wider = Entry {
+            matcher: Some("Bash|Write"),
+            ..PRE
+        };
+        assert!(matches!(
+            add_handler(&mut v, &wider, "/c/cm-pretool", &p()).unwrap(),
+            Change::Updated { .. }
+        ));
+        assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Bash|Write");
+        assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "Bash");
         let removed = remove_handlers(&mut v, &[HookKind::Pretool]);
         assert_eq!(removed.len(), 1);
         assert_eq!(v, original);
