@@ -24,7 +24,7 @@ mkdir -p "$HOME" "$CASS_MEMORY_HOME" "$work/bin"
 ln -s "$CM_BIN" "$work/bin/cm-precommit"
 
 python3 - "$work" "$runs" <<'PY'
-import os, random, statistics, subprocess, sys, time
+import os, random, resource, statistics, subprocess, sys, time
 
 work, runs = sys.argv[1], int(sys.argv[2])
 random.seed(7)
@@ -79,21 +79,37 @@ cases = [
     (f"cm-precommit, findings ({n_dirty} added lines)", [pre], dirty, 1),
 ]
 times = {c[0]: [] for c in cases}
+cpu = {c[0]: [] for c in cases}
 for _ in range(3):  # warm-up: page cache, lazy statics
     for name, cmd, cwd, want in cases:
         subprocess.run(cmd, cwd=cwd, capture_output=True)
 for _ in range(runs):
     for name, cmd, cwd, want in cases:
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         r = subprocess.run(cmd, cwd=cwd, capture_output=True)
         times[name].append((time.perf_counter() - t) * 1000)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu[name].append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000)
         if r.returncode != want:
             sys.exit(f"{name}: exit {r.returncode}, expected {want}\n{r.stderr.decode()}")
+import re
+r = subprocess.run([pre], cwd=dirty, capture_output=True, text=True)
+found = [l for l in r.stderr.splitlines() if re.match(r"^[^ ].*:\d+: ", l)]
+print(f"findings in the planted diff: {len(found)}")
+for l in found:
+    print("   ", l)
 base = statistics.median(times[cases[0][0]])
-print(f"runs per case: {runs}")
+base_cpu = statistics.median(cpu[cases[0][0]])
+print(f"runs per case: {runs}; load average (1 min): {os.getloadavg()[0]:.2f}")
+print("wall clock (process start to exit) and CPU time (user+sys, git child included)")
 for name, _, _, _ in cases:
     v = sorted(times[name])
     med = statistics.median(v)
     p90 = v[int(len(v) * 0.9) - 1]
-    print(f"{name:48s} median {med:6.2f} ms  p90 {p90:6.2f} ms  ratio {med / base:4.2f}x")
+    c = statistics.median(cpu[name])
+    print(
+        f"{name:46s} wall median {med:6.2f} ms  p90 {p90:6.2f} ms  ratio {med / base:4.2f}x"
+        f" | cpu median {c:5.2f} ms  ratio {c / base_cpu:4.2f}x"
+    )
 PY

@@ -45,21 +45,57 @@ fn is_trauma_file(path: &str) -> bool {
     path == ".cass/traumas.jsonl" || path.ends_with("/.cass/traumas.jsonl")
 }
 
-/// Every finding in `lines`, in diff order.
+/// Every finding in `lines`: secrets first, then traumas, each in diff order.
 pub fn scan(lines: &[Added], traumas: &[FileTrauma]) -> Vec<Finding> {
+    let mut out = secrets(lines);
+    if !traumas.is_empty() {
+        out.extend(trauma_hits(lines, traumas));
+    }
+    out
+}
+
+/// Secrets in added lines, found line by line (a match never joins two lines), but cheaply: the
+/// detector first runs once over all added lines joined, so each pattern scans the text a single
+/// time, and only the lines that pass take the per-line look. Joined with newlines, a match can
+/// cross a line only through a `\s`, and the line holding its secret is always among those
+/// looked at again, so the result is exactly the per-line result.
+fn secrets(lines: &[Added]) -> Vec<Finding> {
+    let mut text = String::with_capacity(lines.iter().map(|a| a.text.len() + 1).sum());
+    let mut starts = Vec::with_capacity(lines.len());
+    for a in lines {
+        starts.push(text.len());
+        text.push_str(a.text);
+        text.push('\n');
+    }
+    let line_of = |offset: usize| starts.partition_point(|&start| start <= offset) - 1;
+    let mut candidates: Vec<usize> = Vec::new();
+    for s in crate::redact::find(&text) {
+        let last = line_of(s.end.saturating_sub(1).max(s.start));
+        candidates.extend(line_of(s.start)..=last);
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let mut out = Vec::new();
+    for i in candidates {
+        let own = lines[i].text;
+        for f in crate::redact::find(own) {
+            out.push(Finding {
+                file: lines[i].file.clone(),
+                line: lines[i].line,
+                what: "secret",
+                why: format!("possible secret ({})", f.kind),
+                fingerprint: Some(fingerprint(f.kind, &own[f.start..f.end])),
+            });
+        }
+    }
+    out
+}
+
+fn trauma_hits(lines: &[Added], traumas: &[FileTrauma]) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut current: Option<(&str, Vec<&FileTrauma>)> = None;
     for a in lines {
-        for s in crate::redact::find(a.text) {
-            out.push(Finding {
-                file: a.file.clone(),
-                line: a.line,
-                what: "secret",
-                why: format!("possible secret ({})", s.kind),
-                fingerprint: Some(fingerprint(s.kind, &a.text[s.start..s.end])),
-            });
-        }
-        if traumas.is_empty() || is_trauma_file(&a.file) {
+        if is_trauma_file(&a.file) {
             continue;
         }
         if current.as_ref().is_none_or(|(f, _)| *f != a.file) {
@@ -175,6 +211,29 @@ mod tests {
     }
 
     #[test]
+    fn matches_do_not_borrow_words_from_the_next_line() {
+        let lines = [
+            added("a.py", 1, "# refresh the token"),
+            added("a.py", 2, "some_function_name_that_is_long()"),
+            added("a.py", 3, "password ="),
+            added("a.py", 4, "Xk9mQ2vL8pRt7w"),
+            added("k", 1, "-----BEGIN RSA PRIVATE KEY-----"),
+            added("k", 2, "MIIEowIBAAKCAQEA"),
+            added("k", 3, "-----END RSA PRIVATE KEY-----"),
+            added("b.env", 9, "TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+            added("c.env", 1, "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7QWERTYU"),
+            added("c.env", 2, "DB_PASSWORD=Xk9mQ2vL8pRt7w"),
+        ];
+        let f = scan(&lines, &[]);
+        let got: Vec<(&str, u32)> = f.iter().map(|x| (x.file.as_str(), x.line)).collect();
+        assert_eq!(
+            got,
+            vec![("k", 1), ("b.env", 9), ("c.env", 1), ("c.env", 2)],
+            "{f:?}"
+        );
+    }
+
+    #[test]
     fn allow_list_by_fingerprint_or_glob_never_for_traumas() {
         let f = scan(
             &[added(
@@ -202,3 +261,4 @@ mod tests {
         assert!(by_glob.allowing(&trauma).is_none());
     }
 }
+
