@@ -823,6 +823,27 @@ fn git_hook_without_an_existing_one_installs_and_removes_cleanly() {
         .output()
         .unwrap();
     assert!(!out.status.success());
+    // A hook whose binary has gone says so and lets the commit through.
+    let script = std::fs::read_to_string(&hook).unwrap();
+    let broken: String = script
+        .lines()
+        .map(|l| {
+            if l.starts_with("cm_bin=") {
+                "cm_bin=/nonexistent/cm-precommit".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&hook, broken + "\n").unwrap();
+    let out = env
+        .command(Path::new("git"), &env.repo)
+        .args(["commit", "-q", "-m", "x"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("NOT scanned"));
     env.data(&["guard", "--uninstall"]);
     assert!(!hook.exists());
     let outside = env.root.join("elsewhere");

@@ -80,14 +80,15 @@ pub fn command_for(kind: HookKind, binary: &Path) -> String {
     )
 }
 
-/// The pre-commit command: `cm-precommit` beside the binary, else `<binary> hook precommit`.
-pub fn precommit_command(binary: &Path) -> String {
+/// The pre-commit program and its arguments: `cm-precommit` beside the binary, else
+/// `<binary> hook precommit`.
+pub fn precommit_program(binary: &Path) -> (PathBuf, &'static [&'static str]) {
     if let Some(dir) = binary.parent()
         && dir.join("cm-precommit").exists()
     {
-        return shell_quote(&dir.join("cm-precommit").to_string_lossy());
+        return (dir.join("cm-precommit"), &[]);
     }
-    format!("{} hook precommit", shell_quote(&binary.to_string_lossy()))
+    (binary.to_path_buf(), &["hook", "precommit"])
 }
 
 /// Which cm hook a handler command runs, if it is one of cm's.

@@ -38,8 +38,11 @@ pub fn hooks_dir(cwd: &Path) -> Result<PathBuf> {
     Ok(if p.is_absolute() { p } else { cwd.join(p) })
 }
 
-/// The script cm installs.
-pub fn script(precommit_command: &str) -> String {
+/// The script cm installs. When the cm binary has gone (uninstalled, moved), the script says so
+/// and lets the commit through rather than making every commit fail.
+pub fn script(program: &Path, args: &[&str]) -> String {
+    let prog = command::shell_quote(&program.to_string_lossy());
+    let args: String = args.iter().map(|a| format!(" {a}")).collect();
     format!(
         "#!/bin/sh\n\
          {MARKER}: installed by `cm guard --git`, removed by `cm guard --uninstall --git`.\n\
@@ -48,7 +51,12 @@ pub fn script(precommit_command: &str) -> String {
          if [ -x \"$hook_dir/{CHAINED}\" ]; then\n\
          \x20   \"$hook_dir/{CHAINED}\" \"$@\" || exit $?\n\
          fi\n\
-         exec {precommit_command}\n"
+         cm_bin={prog}\n\
+         if [ ! -x \"$cm_bin\" ]; then\n\
+         \x20   echo \"cm pre-commit hook: $cm_bin is missing; staged changes NOT scanned. Run \\`cm guard --git\\` to repair or \\`cm guard --uninstall --git\\`.\" >&2\n\
+         \x20   exit 0\n\
+         fi\n\
+         exec \"$cm_bin\"{args}\n"
     )
 }
 
@@ -91,8 +99,12 @@ pub fn install(cwd: &Path, binary: &Path) -> Result<GitReport> {
     let dir = hooks_dir(cwd)?;
     let path = dir.join("pre-commit");
     let chained_path = dir.join(CHAINED);
-    let cmd = command::precommit_command(binary);
-    let wanted = script(&cmd);
+    let (program, args) = command::precommit_program(binary);
+    let wanted = script(&program, args);
+    let cmd = std::iter::once(command::shell_quote(&program.to_string_lossy()))
+        .chain(args.iter().map(|a| a.to_string()))
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut report = GitReport {
         path: path.clone(),
         action: "added",
@@ -178,8 +190,15 @@ pub fn status(cwd: &Path) -> Result<GitStatus> {
         .then(|| std::fs::read_to_string(&path).ok())
         .flatten()
         .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("exec ").map(str::to_string))
+            let program = t
+                .lines()
+                .find_map(|l| l.strip_prefix("cm_bin="))?
+                .to_string();
+            let args = t
+                .lines()
+                .find_map(|l| l.strip_prefix("exec \"$cm_bin\""))
+                .unwrap_or("");
+            Some(format!("{program}{args}"))
         });
     Ok(GitStatus {
         installed,
