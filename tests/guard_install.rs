@@ -401,13 +401,25 @@ fn trauma_scan_proposes_from_indexed_sessions() {
             ),
             ("s-2", 1, "assistant", "git reset --hard origin/main"),
             ("s-2", 2, "user", "great, thanks"),
+            ("s-3", 1, "assistant", "git reset --hard HEAD~2"),
+            (
+                "s-3",
+                2,
+                "assistant",
+                "I will use git reflog to find the lost commits",
+            ),
         ],
     );
     let v = env.data(&["trauma", "scan"]);
     assert!(v["degraded"].is_null(), "{v}");
     let proposals = v["proposals"].as_array().unwrap();
-    assert_eq!(proposals.len(), 1, "{v}");
+    assert_eq!(proposals.len(), 2, "{v}");
+    // New protection first; the reset is already blocked by a built-in rule, and says so.
+    assert_eq!(proposals[1]["sessions"][0], "s-3");
+    assert_eq!(proposals[1]["signals"][0], "recovery");
+    assert!(proposals[1]["coveredBy"].is_string(), "{v}");
     let p = &proposals[0];
+    assert!(p["coveredBy"].is_null());
     assert_eq!(p["sessions"][0], "s-1");
     assert!(
         p["suggestedCommand"]
@@ -420,10 +432,9 @@ fn trauma_scan_proposes_from_indexed_sessions() {
     assert!(!re.is_match("rm -rf target"));
     // Adding it removes the proposal.
     env.data(&["trauma", "add", p["pattern"].as_str().unwrap()]);
-    assert_eq!(
-        env.data(&["trauma", "scan"])["proposals"],
-        Value::Array(vec![])
-    );
+    let left = env.data(&["trauma", "scan"]);
+    assert_eq!(left["proposals"].as_array().unwrap().len(), 1);
+    assert_eq!(left["proposals"][0]["sessions"][0], "s-3");
 }
 
 // ---------------------------------------------------------------- installers

@@ -70,6 +70,8 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
         }
         groups.entry(i.pattern.clone()).or_default().push(i);
     }
+    // Built-in packs already block some of these; say which, so the user adds only what is new.
+    let builtin = crate::guard::Policy::default();
     let mut proposals: Vec<Value> = groups
         .into_iter()
         .map(|(pattern, list)| {
@@ -80,8 +82,13 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
                 "{} caused harm before (session {}): {}",
                 first.label, first.session_id, first.evidence
             );
+            let decision = crate::guard::evaluate(&first.command, &builtin);
+            let covered_by = (decision.verdict == crate::guard::Verdict::Deny)
+                .then(|| decision.hit.map(|h| h.rule))
+                .flatten();
             json!({
                 "pattern": pattern,
+                "coveredBy": covered_by,
                 "label": first.label,
                 "example": first.command,
                 "occurrences": list.len(),
@@ -97,7 +104,13 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
             })
         })
         .collect();
-    proposals.sort_by_key(|p| std::cmp::Reverse(p["occurrences"].as_u64().unwrap_or(0)));
+    // New protection first, then the most frequent.
+    proposals.sort_by_key(|p| {
+        (
+            !p["coveredBy"].is_null(),
+            std::cmp::Reverse(p["occurrences"].as_u64().unwrap_or(0)),
+        )
+    });
 
     let mut human = String::new();
     if let Some(d) = &degraded_why {
@@ -124,6 +137,9 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
             p["evidence"].as_str().unwrap_or(""),
             p["suggestedCommand"].as_str().unwrap_or("")
         );
+        if let Some(rule) = p["coveredBy"].as_str() {
+            let _ = writeln!(human, "  (already blocked by the built-in rule {rule})");
+        }
     }
     Ok(Report::new(json!({
         "days": a.days,
