@@ -283,7 +283,15 @@ impl SettingsFile {
         let mut text = serde_json::to_string_pretty(&self.value)
             .map_err(|e| CmError::internal(format!("cannot serialize settings: {e}")))?;
         text.push('\n');
-        crate::fsutil::write_atomic(&self.path, text.as_bytes())?;
+        // A settings file kept in a dotfiles repository is often a symlink: write through it
+        // rather than replacing the link with a plain file.
+        let target = match std::fs::symlink_metadata(&self.path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone())
+            }
+            _ => self.path.clone(),
+        };
+        crate::fsutil::write_atomic(&target, text.as_bytes())?;
         Ok(backup)
     }
 }
@@ -375,6 +383,34 @@ mod tests {
             v,
             json!({"hooks": {"Stop": [], "PreToolUse": [{"matcher": "Bash", "hooks": [
                 {"type": "command", "command": "mine"}]}]}})
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_through_a_symlinked_settings_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles-settings.json");
+        std::fs::write(&real, r#"{"model": "x"}"#).unwrap();
+        let link = dir.path().join("settings.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let mut f = SettingsFile::load(&link).unwrap();
+        add_handler(&mut f.value, &PRE, "cm-pretool", &link).unwrap();
+        let backup = f.save().unwrap().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(
+            std::fs::read_to_string(&real)
+                .unwrap()
+                .contains("cm-pretool")
+        );
+        assert_eq!(
+            std::fs::read_to_string(backup).unwrap(),
+            r#"{"model": "x"}"#
         );
     }
 
