@@ -862,3 +862,37 @@ fn git_hook_without_an_existing_one_installs_and_removes_cleanly() {
     let out = env.cm_in(&outside, &["guard", "--git", "--json"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn project_settings_get_portable_commands_when_cm_is_on_path() {
+    let env = Env::new();
+    env.init_repo();
+    let bin = env.root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_cm"), bin.join("cm")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |args: &[&str]| {
+        let out = env
+            .command(Path::new(env!("CARGO_BIN_EXE_cm")), &env.repo)
+            .env("PATH", &path)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    };
+    run(&["hooks", "install", "--project"]);
+    let settings = env.repo.join(".claude/settings.json");
+    let v = read_json(&settings);
+    assert_eq!(commands(&v, "PreToolUse"), vec!["cm hook pretool"]);
+    assert_eq!(commands(&v, "SessionStart"), vec!["cm hook session-start"]);
+    // The user's file keeps absolute commands (agents may run hooks with another PATH).
+    run(&["guard", "--install", "--user"]);
+    let user = read_json(&env.home.join(".claude/settings.json"));
+    assert!(commands(&user, "PreToolUse")[0].starts_with('/'));
+    run(&["hooks", "uninstall", "--project"]);
+    assert_eq!(read_json(&settings), serde_json::json!({}));
+}

@@ -80,6 +80,37 @@ pub fn command_for(kind: HookKind, binary: &Path) -> String {
     )
 }
 
+/// The command for a settings file other people share (a project's `.claude/settings.json` is
+/// committed): the bare name when PATH finds this very binary or link, so the line works on every
+/// teammate's machine; otherwise the absolute command of [`command_for`].
+pub fn portable_command_for(kind: HookKind, binary: &Path) -> String {
+    let same = |name: &str, file: &Path| {
+        on_path(name).is_some_and(|found| {
+            found.canonicalize().ok().as_deref() == file.canonicalize().ok().as_deref()
+        })
+    };
+    if let Some(link) = kind.link_name()
+        && let Some(dir) = binary.parent()
+        && dir.join(link).exists()
+        && same(link, &dir.join(link))
+    {
+        return link.to_string();
+    }
+    let name = binary.file_name().and_then(|n| n.to_str()).unwrap_or("cm");
+    if name == "cm" && same("cm", binary) {
+        return format!("cm hook {}", kind.hook_name());
+    }
+    command_for(kind, binary)
+}
+
+/// The first file called `name` in a PATH directory.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
 /// The pre-commit program and its arguments: `cm-precommit` beside the binary, else
 /// `<binary> hook precommit`.
 pub fn precommit_program(binary: &Path) -> (PathBuf, &'static [&'static str]) {
@@ -207,6 +238,15 @@ mod tests {
             assert_eq!(shell_words(&cmd)[0], path);
             assert_eq!(identify(&cmd), Some(HookKind::Pretool));
         }
+    }
+
+    #[test]
+    fn portable_commands_only_when_path_finds_this_binary() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("cm");
+        std::fs::write(&bin, "").unwrap();
+        // Not on PATH (the test's PATH does not hold a fresh temp dir): absolute.
+        assert!(portable_command_for(HookKind::Prompt, &bin).starts_with('/'));
     }
 
     #[test]

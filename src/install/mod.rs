@@ -113,7 +113,10 @@ pub fn install(
     let mut changes = Vec::new();
     for &kind in kinds {
         let entry = agent.entry(kind);
-        let cmd = command::command_for(kind, binary);
+        let cmd = match scope {
+            Scope::User => command::command_for(kind, binary),
+            Scope::Project => command::portable_command_for(kind, binary),
+        };
         let change = settings::add_handler(&mut file.value, &entry, &cmd, &path)?;
         let (action, previous) = match change {
             Change::Added => ("added", None),
