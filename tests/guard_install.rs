@@ -896,3 +896,54 @@ fn project_settings_get_portable_commands_when_cm_is_on_path() {
     run(&["hooks", "uninstall", "--project"]);
     assert_eq!(read_json(&settings), serde_json::json!({}));
 }
+
+#[test]
+fn concurrent_trauma_adds_lose_nothing() {
+    let env = Env::new();
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            env.command(Path::new(env!("CARGO_BIN_EXE_cm")), &env.repo)
+                .args(["trauma", "add", &format!("danger-{i}"), "--json"])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let list = env.data(&["trauma", "list"]);
+    assert_eq!(list["count"], 8);
+    assert_eq!(list["warnings"], Value::Array(vec![]));
+}
+
+#[test]
+fn concurrent_installs_add_each_handler_once() {
+    let env = Env::new();
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            let args: &[&str] = if i % 2 == 0 {
+                &["guard", "--install"]
+            } else {
+                &["hooks", "install"]
+            };
+            env.command(Path::new(env!("CARGO_BIN_EXE_cm")), &env.repo)
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let v = read_json(&env.home.join(".claude/settings.json"));
+    for event in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "SessionEnd",
+    ] {
+        assert_eq!(commands(&v, event).len(), 1, "{event}: {v}");
+    }
+}
