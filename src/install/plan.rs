@@ -161,6 +161,13 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
             targets.push(serde_json::to_value(&report).expect("report serializes"));
         }
     }
+    let any_written = targets.iter().any(|t| t["written"] == true);
+    if install && any_written {
+        let _ = writeln!(
+            human,
+            "agents read their hooks when a session starts: new sessions use these; restart running ones"
+        );
+    }
     let git_value = if want_git {
         let report = if install {
             git::install(cwd, &binary)?
