@@ -141,9 +141,11 @@ pub fn to_line(trauma: &Trauma) -> String {
     serde_json::to_string(trauma).expect("a trauma serializes")
 }
 
-/// The lock file that serialises read-modify-write cycles on the traumas file at `path`.
+/// The lock file that serialises read-modify-write cycles on the traumas file at `path`: a
+/// hidden file beside it (`.traumas.jsonl.lock`), like the repository playbook's lock.
 pub fn lock_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
     name.push(".lock");
     path.with_file_name(name)
 }
