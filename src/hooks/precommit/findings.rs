@@ -261,4 +261,3 @@ mod tests {
         assert!(by_glob.allowing(&trauma).is_none());
     }
 }
-
