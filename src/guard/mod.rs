@@ -118,7 +118,11 @@ pub fn evaluate(command: &str, policy: &Policy) -> Decision {
     }
     let segments = normalize::segments(command);
     let mut hits = policy.trauma_hits(&traumas, &segments);
-    hits.extend(matcher::pack_hits(&segments, packs, true));
+    // Without allow-list entries the first hit decides; finding more costs regex compiles.
+    let first_only = policy.allow.is_empty();
+    if !first_only || hits.is_empty() {
+        hits.extend(matcher::pack_hits(&segments, packs, true, first_only));
+    }
     decide(command, hits, policy)
 }
 
@@ -128,7 +132,12 @@ pub fn evaluate_exhaustive(command: &str, policy: &Policy) -> Decision {
     let segments = normalize::segments(command);
     let all = policy.all_active_traumas();
     let mut hits = policy.trauma_hits(&all, &segments);
-    hits.extend(matcher::pack_hits(&segments, policy.pack_mask(), false));
+    hits.extend(matcher::pack_hits(
+        &segments,
+        policy.pack_mask(),
+        false,
+        false,
+    ));
     decide(command, hits, policy)
 }
 

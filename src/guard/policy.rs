@@ -205,7 +205,7 @@ impl Policy {
             let by_command = entry
                 .command
                 .as_ref()
-                .is_some_and(|c| collapse(c) == whole || collapse(c) == hit.segment);
+                .is_some_and(|c| collapse(c) == whole || collapse(c) == collapse(&hit.segment));
             let by_pattern = re.as_ref().is_some_and(|r| r.is_match(&hit.segment));
             let by_rule = entry
                 .rule

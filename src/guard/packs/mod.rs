@@ -41,6 +41,9 @@ pub struct Rule {
     pub regex: &'static str,
     /// The rule does not fire when this also matches the segment (a dry-run flag, ...).
     pub unless: Option<&'static str>,
+    /// The rule fires only when this matches the segment too (flags and targets that may
+    /// come in any order are two small regexes rather than one large one).
+    pub and: Option<&'static str>,
     /// Why it is dangerous.
     pub why: &'static str,
     /// What to do instead.
@@ -149,10 +152,10 @@ mod tests {
             let mut ids = std::collections::HashSet::new();
             for r in pack.rules {
                 assert!(ids.insert(r.id), "duplicate id {}:{}", pack.name, r.id);
-                regex::Regex::new(&expand(r.regex))
+                crate::guard::matcher::build(r.regex)
                     .unwrap_or_else(|e| panic!("{}:{}: {e}", pack.name, r.id));
-                if let Some(u) = r.unless {
-                    regex::Regex::new(&expand(u)).unwrap();
+                for extra in [r.unless, r.and].into_iter().flatten() {
+                    crate::guard::matcher::build(extra).unwrap();
                 }
                 assert!(
                     !expand(r.regex).contains('@'),
