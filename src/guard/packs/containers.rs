@@ -66,8 +66,10 @@ pub static PACK: Pack = Pack {
             on: SH,
             programs: &["docker", "podman"],
             needles: &["rm"],
-            regex: r"^(?:docker|podman)\s(?:.*\s)?(?:rm|container\s+rm)\s(?:.*\s)?'?\$\((?:docker|podman)\s+(?:ps|container\s+ls)\s[^)]*-[a-zA-Z]*a",
-            unless: None,
+            regex: r"^(?:docker|podman)\s(?:.*\s)?(?:rm|container\s+rm)\s(?:.*\s)?'?\$\((?:docker|podman)\s+(?:ps|container\s+(?:ls|list))(?:\s|\))",
+            unless: Some(
+                r"\$\((?:docker|podman)\s+(?:ps|container\s+(?:ls|list))\s[^)]*(?:\s-f|\s--filter)(?:\s|=)",
+            ),
             and: None,
             why: "removes every container on the machine, not just this project's",
             instead: "remove this project's containers by name, or `docker compose down` in the project",

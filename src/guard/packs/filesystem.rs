@@ -89,6 +89,18 @@ pub static PACK: Pack = Pack {
             instead: "run `find` on the project directory (`find . ...`), and list first without `-delete`",
         },
         Rule {
+            id: "find-delete-all",
+            severity: High,
+            on: SH,
+            programs: &["find"],
+            needles: &["-delete"],
+            regex: r"^find(?:\s+-[HLP])*(?:\s+(?:\.|\./|\*|\./\*))?(?:\s+(?:-maxdepth|-mindepth)\s+\d+|\s+-depth|\s+-xdev|\s+-mount)*\s+-delete(?:\s|$)",
+            unless: None,
+            and: None,
+            why: "`find -delete` with no test deletes every file and directory below the working directory, uncommitted work and .git included",
+            instead: "add the tests that select what you mean (`find . -name '*.pyc' -delete`), and list first without -delete",
+        },
+        Rule {
             id: "mv-home-system",
             severity: Critical,
             on: SH,

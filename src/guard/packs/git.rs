@@ -115,7 +115,7 @@ pub static PACK: Pack = Pack {
             programs: &["git"],
             needles: &["push"],
             regex: r"@GIT@push\s(?:.*\s)?(?:-[a-zA-Z]*f[a-zA-Z]*|--force|\+\S+)(?:\s|$)",
-            unless: None,
+            unless: Some(r"\s(?:-n|--dry-run)(?:\s|$)"),
             and: None,
             why: "overwrites the remote branch's history; commits others pushed are lost for everyone",
             instead: "`git push --force-with-lease` (refuses if the remote moved), or push to a new branch",
