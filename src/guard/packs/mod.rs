@@ -105,11 +105,16 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
         "@BLOCKDEV@",
         r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|nbd|loop)\S*",
     ),
-    // In interpreter code: a literal dangerous path, or an expression for the home directory.
+    // In interpreter code: a string literal naming a dangerous path...
     (
-        "@CODEDANGER@",
-        r#"(?:['"`](?:/+|/+\*|~|~/+\*?|~/+\.[^'"`/]*/*|\.\.?/*|/+(?:bin|boot|dev|etc|home|lib|lib64|opt|proc|root|sbin|srv|sys|tmp|usr|var|Users|System|Library)/*|/+(?:home|Users)/+[^/'"`]+/*)['"`]|os\.path\.expanduser\(|os\.environ|os\.getenv\(|(?:pathlib\.)?Path\.home\(|os\.homedir\(|process\.env\.HOME|Dir\.home|ENV\[|\$ENV\{HOME\}|File\.expand_path\()"#,
+        "@LITDANGER@",
+        r#"['"`](?:/+\*?|~(?:/+\*?)?|~/+\.[^'"`/]*/*|\.\.?/*|/+(?:bin|boot|dev|etc|home|lib|lib64|opt|proc|root|sbin|srv|sys|tmp|usr|var|Users|System|Library)/*|/+(?:home|Users)/+[^/'"`]+/*)['"`]"#,
     ),
+    // ...or an expression for the home directory, per language.
+    ("@PYHOME@", r"os\.path\.expanduser\(|os\.environ|os\.getenv\(|Path\.home\("),
+    ("@JSHOME@", r"os\.homedir\(|homedir\(\)|process\.env\.HOME"),
+    ("@RBHOME@", r"Dir\.home|ENV\[|File\.expand_path\("),
+    ("@PLHOME@", r"\$ENV\{HOME\}"),
 ];
 
 /// A rule's regex source with placeholders expanded.
