@@ -82,7 +82,7 @@ fn human(
         s.push_str("  no keyword of any pack or trauma: allowed without matching\n");
     } else {
         s.push_str("  segments:\n");
-        for seg in segments {
+        for seg in segments.iter().filter(|s| s.lang != normalize::Lang::Line) {
             s.push_str(&format!("    [{}] {}\n", seg.lang.name(), seg.text));
         }
     }

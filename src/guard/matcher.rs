@@ -113,7 +113,10 @@ fn hit(pack: &str, rule: &Rule, segment: &str, lang: Lang) -> Hit {
         severity: rule.severity,
         explanation: rule.why.to_string(),
         alternative: rule.instead.to_string(),
-        pattern: rule.regex.to_string(),
+        pattern: match rule.and {
+            Some(a) => format!("{} AND {}", packs::expand(rule.regex), packs::expand(a)),
+            None => packs::expand(rule.regex),
+        },
     }
 }
 
