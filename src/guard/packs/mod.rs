@@ -111,7 +111,10 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
         r#"['"`](?:/+\*?|~(?:/+\*?)?|~/+\.[^'"`/]*/*|\.\.?/*|/+(?:bin|boot|dev|etc|home|lib|lib64|opt|proc|root|sbin|srv|sys|tmp|usr|var|Users|System|Library)/*|/+(?:home|Users)/+[^/'"`]+/*)['"`]"#,
     ),
     // ...or an expression for the home directory, per language.
-    ("@PYHOME@", r"os\.path\.expanduser\(|os\.environ|os\.getenv\(|Path\.home\("),
+    (
+        "@PYHOME@",
+        r"os\.path\.expanduser\(|os\.environ|os\.getenv\(|Path\.home\(",
+    ),
     ("@JSHOME@", r"os\.homedir\(|homedir\(\)|process\.env\.HOME"),
     ("@RBHOME@", r"Dir\.home|ENV\[|File\.expand_path\("),
     ("@PLHOME@", r"\$ENV\{HOME\}"),
