@@ -613,6 +613,19 @@ mod hook {
             env.pretool(&claude_bash("./deploy.sh --prod", &cwd)).stdout,
             ""
         );
+        // An invalid pattern is skipped by the hook and reported by `cm guard check`.
+        let mut text = std::fs::read_to_string(env.data().join("traumas.jsonl")).unwrap();
+        text.push_str(&trauma_line("t-0006", "deploy(", "critical", false));
+        text.push('\n');
+        env.write("data/traumas.jsonl", &text);
+        let out = env.pretool(&claude_bash("./deploy.sh --prod", &cwd));
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+        let out = env.cm(&["guard", "check", "ls", "--json"]);
+        assert!(
+            out.stdout.contains("t-0006 has an invalid pattern"),
+            "{}",
+            out.stdout
+        );
         // Project traumas.
         env.write(
             "project/.cass/traumas.jsonl",

@@ -53,6 +53,15 @@ pub fn load(cwd: &Path) -> (Policy, Sources) {
     let mut sources = Sources::default();
     let now = crate::clock::now_rfc3339();
     let traumas = load_traumas(cwd, &mut sources);
+    // The hook skips an invalid pattern silently (it has no one to tell); here it is reported.
+    for t in &traumas {
+        if let Err(e) = regex::Regex::new(&t.pattern) {
+            sources.warnings.push(format!(
+                "trauma {} has an invalid pattern {:?} and is ignored: {e}",
+                t.id, t.pattern
+            ));
+        }
+    }
     policy.set_traumas(traumas, &now);
     apply_config(&mut policy, cwd, &mut sources);
     (policy, sources)
@@ -83,16 +92,6 @@ pub fn load_traumas(cwd: &Path, sources: &mut Sources) -> Vec<Trauma> {
                         b.line,
                         b.error
                     ));
-                }
-                for t in &good {
-                    if regex::Regex::new(&t.pattern).is_err() {
-                        sources.warnings.push(format!(
-                            "{}: trauma {} has an invalid pattern {:?}; it is ignored",
-                            f.display(),
-                            t.id,
-                            t.pattern
-                        ));
-                    }
                 }
                 all.extend(good);
             }
