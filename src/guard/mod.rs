@@ -3,7 +3,7 @@
 //! Pure functions, no I/O (except [`policy_file`], the one place that reads the user's guard
 //! settings and traumas, and [`user_traumas::load`]). The entry point is [`evaluate`]:
 //!
-//! 1. Quick reject ([`quick`]): one Aho-Corasick scan for every pack's keywords (and the user's
+//! 1. Quick reject ([`quick`]): one keyword scan for every pack's keywords (and the user's
 //!    trauma keywords). No keyword, no further work: allow, with no regex ever compiled.
 //! 2. Normalisation ([`normalize`]): the command line becomes the segments that would really
 //!    run (wrappers stripped, nested shells, heredocs and interpreter code opened).
