@@ -120,19 +120,20 @@ impl Scanner {
 pub fn dequote(command: &str) -> Vec<u8> {
     let b = command.as_bytes();
     let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
+    // A newline after a backslash is a line continuation, also when quotes separate them
+    // (`'ch\'` + `'<newline>mod'` handed to `sh -c` runs `chmod`).
+    let mut after_backslash = false;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
             b'\'' | b'"' => {}
-            b'\\' => {
-                if b.get(i + 1) == Some(&b'\n') {
-                    i += 1;
-                }
-            }
             b'$' if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {}
-            c => out.push(c),
+            b'\\' => after_backslash = true,
+            b'\n' if after_backslash => after_backslash = false,
+            c => {
+                after_backslash = false;
+                out.push(c);
+            }
         }
-        i += 1;
     }
     out
 }
@@ -171,6 +172,7 @@ mod tests {
         assert!(packs("r\\\nm -rf /").contains(&"filesystem"));
         assert!(packs("$'r'm -rf /").contains(&"filesystem"));
         assert!(packs("GIT RESET").contains(&"git"));
+        assert!(packs("zsh -c 'ch\\''\nmod -R 000 ~'").contains(&"filesystem"));
     }
 
     #[test]
