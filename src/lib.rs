@@ -13,6 +13,7 @@ pub mod error;
 pub mod fsutil;
 pub mod guard;
 pub mod hooks;
+pub mod install;
 pub mod memory;
 pub mod output;
 pub mod paths;

@@ -5,7 +5,7 @@
 //! Slack, Google, Stripe), bearer and basic auth headers, JWTs, URLs with passwords, and
 //! password-like assignments. Each match is replaced by `[REDACTED:<kind>]`, and counted.
 
-use once_cell::sync::Lazy;
+use once_cell::sync::{Lazy, OnceCell};
 use regex::Regex;
 
 /// One kind of secret: a name for reports and the regex that finds it. When the regex has a
@@ -15,67 +15,134 @@ pub struct SecretPattern {
     pub regex: Regex,
 }
 
-fn p(kind: &'static str, re: &str) -> SecretPattern {
-    SecretPattern {
-        kind,
-        regex: Regex::new(re).expect("secret pattern compiles"),
-    }
+/// Literal text a pattern cannot match without: checked before the pattern is compiled or run,
+/// so text without any hint costs a few substring searches and compiles nothing.
+enum Hint {
+    /// Case-sensitive substrings.
+    Exact(&'static [&'static str]),
+    /// Substrings of the lower-cased text (for case-insensitive patterns).
+    Lower(&'static [&'static str]),
 }
 
+struct Source {
+    kind: &'static str,
+    regex: &'static str,
+    hint: Hint,
+}
+
+/// The patterns, in priority order (an earlier kind wins an overlap).
+const SOURCES: &[Source] = &[
+    Source {
+        kind: "private-key",
+        regex: r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+        hint: Hint::Exact(&["PRIVATE KEY"]),
+    },
+    Source {
+        kind: "aws-access-key",
+        regex: r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
+        hint: Hint::Exact(&[
+            "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA",
+        ]),
+    },
+    Source {
+        kind: "aws-secret-key",
+        regex: r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})"#,
+        hint: Hint::Lower(&["secret"]),
+    },
+    Source {
+        kind: "github-token",
+        regex: r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+        hint: Hint::Exact(&["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]),
+    },
+    Source {
+        kind: "anthropic-key",
+        regex: r"\bsk-ant-[A-Za-z0-9_\-]{20,}",
+        hint: Hint::Exact(&["sk-ant-"]),
+    },
+    Source {
+        kind: "openai-key",
+        regex: r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+        hint: Hint::Exact(&["sk-"]),
+    },
+    Source {
+        kind: "slack-token",
+        regex: r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+        hint: Hint::Exact(&["xox"]),
+    },
+    Source {
+        kind: "slack-webhook",
+        regex: r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
+        hint: Hint::Exact(&["hooks.slack.com"]),
+    },
+    Source {
+        kind: "google-api-key",
+        regex: r"\bAIza[0-9A-Za-z_\-]{35}\b",
+        hint: Hint::Exact(&["AIza"]),
+    },
+    Source {
+        kind: "stripe-key",
+        regex: r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
+        hint: Hint::Exact(&["_live_", "_test_"]),
+    },
+    Source {
+        kind: "jwt",
+        regex: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        hint: Hint::Exact(&["eyJ"]),
+    },
+    Source {
+        kind: "bearer-token",
+        regex: r"(?i)\b(?:bearer|token)\s+(?P<secret>[A-Za-z0-9_\-\.=/+]{16,})",
+        hint: Hint::Lower(&["bearer", "token"]),
+    },
+    Source {
+        kind: "basic-auth",
+        regex: r"(?i)\bauthorization:\s*basic\s+(?P<secret>[A-Za-z0-9+/=]{8,})",
+        hint: Hint::Lower(&["authorization"]),
+    },
+    Source {
+        kind: "url-password",
+        regex: r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:(?P<secret>[^\s@/]{3,})@",
+        hint: Hint::Exact(&["://"]),
+    },
+    Source {
+        kind: "password-assignment",
+        regex: r#"(?i)\b[A-Za-z0-9_\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|auth)[A-Za-z0-9_\-]*["']?\s*(?:=|:|=>)\s*(?P<q>["']?)(?P<secret>[^\s"',;}{]{8,})"#,
+        hint: Hint::Lower(&[
+            "password",
+            "passwd",
+            "pwd",
+            "secret",
+            "token",
+            "api_key",
+            "apikey",
+            "access_key",
+            "accesskey",
+            "private_key",
+            "privatekey",
+            "auth",
+        ]),
+    },
+];
+
+/// Each pattern compiled on first need, independently: the pre-commit scan of ordinary code
+/// usually needs two or three of them, not all.
+static COMPILED: Lazy<Vec<OnceCell<Regex>>> =
+    Lazy::new(|| SOURCES.iter().map(|_| OnceCell::new()).collect());
+
+fn compiled(i: usize) -> &'static Regex {
+    COMPILED[i].get_or_init(|| Regex::new(SOURCES[i].regex).expect("secret pattern compiles"))
+}
+
+/// Every pattern compiled (for callers that want the whole table).
 pub static PATTERNS: Lazy<Vec<SecretPattern>> = Lazy::new(|| {
-    vec![
-        p(
-            "private-key",
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
-        ),
-        p(
-            "aws-access-key",
-            r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
-        ),
-        p(
-            "aws-secret-key",
-            r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})"#,
-        ),
-        p(
-            "github-token",
-            r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
-        ),
-        p("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-        p(
-            "openai-key",
-            r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-        ),
-        p("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-        p(
-            "slack-webhook",
-            r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
-        ),
-        p("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-        p(
-            "stripe-key",
-            r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
-        ),
-        p(
-            "jwt",
-            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-        ),
-        p(
-            "bearer-token",
-            r"(?i)\b(?:bearer|token)\s+(?P<secret>[A-Za-z0-9_\-\.=/+]{16,})",
-        ),
-        p(
-            "basic-auth",
-            r"(?i)\bauthorization:\s*basic\s+(?P<secret>[A-Za-z0-9+/=]{8,})",
-        ),
-        p(
-            "url-password",
-            r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:(?P<secret>[^\s@/]{3,})@",
-        ),
-        p(
-            "password-assignment",
-            r#"(?i)\b[A-Za-z0-9_\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|auth)[A-Za-z0-9_\-]*["']?\s*(?:=|:|=>)\s*(?P<q>["']?)(?P<secret>[^\s"',;}{]{8,})"#,
-        ),
-    ]
+    SOURCES
+        .iter()
+        .enumerate()
+        .map(|(i, s)| SecretPattern {
+            kind: s.kind,
+            regex: compiled(i).clone(),
+        })
+        .collect()
 });
 
 /// Words that look like assignments to secrets but are not (placeholders, env references).
@@ -101,6 +168,25 @@ fn is_placeholder(value: &str) -> bool {
         || lower == "true"
         || lower == "false"
         || v.chars().all(|c| c == '*' || c == '.')
+}
+
+/// A variable or member reference as code writes it: letters, underscores and dots, no digits,
+/// with a word boundary inside (`password_field`, `this.authToken`, `cfg.token`). Real secrets
+/// nearly always carry digits; an unquoted all-letter word without such a boundary
+/// (`supersecretpassword` in a .env file) is still reported.
+fn is_code_identifier(v: &str) -> bool {
+    let v = v.trim_end_matches([';', ',']);
+    let letters_only = !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '.')
+        && !v.starts_with('.')
+        && !v.ends_with('.');
+    let has_boundary = v.contains('_')
+        || v.contains('.')
+        || v.as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    letters_only && has_boundary
 }
 
 /// Shannon entropy in bits per character, used to tell real secrets from words.
@@ -132,74 +218,38 @@ pub struct Finding {
     pub end: usize,
 }
 
-/// Cheap pre-check: text without any of these cannot hold a secret we detect.
-fn might_contain_secret(text: &str) -> bool {
-    const HINTS: &[&str] = &[
-        "PRIVATE KEY",
-        "AKIA",
-        "ASIA",
-        "AGPA",
-        "AIDA",
-        "AROA",
-        "ANPA",
-        "ANVA",
-        "AIPA",
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-        "sk-",
-        "xox",
-        "hooks.slack",
-        "AIza",
-        "_live_",
-        "_test_",
-        "eyJ",
-        "://",
-    ];
-    if HINTS.iter().any(|h| text.contains(h)) {
-        return true;
-    }
-    let lower = text.to_ascii_lowercase();
-    [
-        "password",
-        "passwd",
-        "pwd",
-        "secret",
-        "token",
-        "api_key",
-        "apikey",
-        "access_key",
-        "accesskey",
-        "private_key",
-        "bearer",
-        "authorization",
-        "auth",
-    ]
-    .iter()
-    .any(|h| lower.contains(h))
-}
-
 /// Every secret in `text`, non-overlapping, in order.
 pub fn find(text: &str) -> Vec<Finding> {
-    if !might_contain_secret(text) {
-        return Vec::new();
-    }
+    let mut lower: Option<String> = None;
     let mut out: Vec<Finding> = Vec::new();
-    for pat in PATTERNS.iter() {
-        for caps in pat.regex.captures_iter(text) {
+    for (i, src) in SOURCES.iter().enumerate() {
+        let hinted = match src.hint {
+            Hint::Exact(words) => words.iter().any(|w| text.contains(w)),
+            Hint::Lower(words) => {
+                let lower = lower.get_or_insert_with(|| text.to_ascii_lowercase());
+                words.iter().any(|w| lower.contains(w))
+            }
+        };
+        if !hinted {
+            continue;
+        }
+        let kind = src.kind;
+        for caps in compiled(i).captures_iter(text) {
             let m = caps
                 .name("secret")
                 .unwrap_or_else(|| caps.get(0).expect("match"));
-            if pat.kind == "password-assignment" || pat.kind == "bearer-token" {
+            if kind == "password-assignment" || kind == "bearer-token" {
                 let v = m.as_str();
-                if is_placeholder(v) || (pat.kind == "password-assignment" && entropy(v) < 2.5) {
+                if is_placeholder(v) || (kind == "password-assignment" && entropy(v) < 2.5) {
                     continue;
                 }
                 // `token = getToken()` and similar code are not secrets.
                 if v.contains('(') || v.ends_with(')') {
+                    continue;
+                }
+                // Nor is an unquoted variable reference: `'token': token_value`, `this.authToken`.
+                let quoted = caps.name("q").is_some_and(|q| !q.as_str().is_empty());
+                if kind == "password-assignment" && !quoted && is_code_identifier(v) {
                     continue;
                 }
             }
@@ -207,7 +257,7 @@ pub fn find(text: &str) -> Vec<Finding> {
                 continue;
             }
             out.push(Finding {
-                kind: pat.kind,
+                kind,
                 start: m.start(),
                 end: m.end(),
             });
@@ -254,6 +304,9 @@ mod tests {
             ("Authorization: Bearer abcdefghijklmnop1234", "bearer-token"),
             ("password = \"hunter2isnotgood\"", "password-assignment"),
             ("postgres://user:s3cretpw@db/x", "url-password"),
+            ("DB_PASSWORD=hunter2isnotgood", "password-assignment"),
+            ("password: supersecretpassword", "password-assignment"),
+            ("token = 'this_is_quoted_value'", "password-assignment"),
             (
                 "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
                 "private-key",
@@ -273,6 +326,9 @@ mod tests {
             "password: ${DB_PASSWORD}",
             "run cargo test --release",
             "api_key: <your key here>",
+            "return {'password_field': password_field, 'ok': True}",
+            "const token = this.authToken;",
+            "secret: settings.client_secret",
         ] {
             assert!(find(text).is_empty(), "{text}: {:?}", find(text));
         }

@@ -11,6 +11,7 @@ mod context;
 mod doctor;
 mod forget;
 mod guard;
+mod guard_check;
 mod history;
 mod hook;
 mod hooks_cmd;
@@ -131,7 +132,7 @@ impl Command {
             Command::Starters => "starters".into(),
             Command::Hook(_) => "hook".into(),
             Command::Trauma(a) => format!("trauma {}", a.name()),
-            Command::Guard(_) => "guard".into(),
+            Command::Guard(a) => a.name(),
             Command::History(a) => format!("history {}", a.name()),
             Command::Context(_) => "context".into(),
             Command::Similar(_) => "similar".into(),

@@ -1,3 +1,170 @@
 //! The trauma guard: recognising destructive commands before an agent runs them.
+//!
+//! Pure functions, no I/O (except [`policy_file`], the one place that reads the user's guard
+//! settings and traumas, and [`user_traumas::load`]). The entry point is [`evaluate`]:
+//!
+//! 1. Quick reject ([`quick`]): one keyword scan for every pack's keywords (and the user's
+//!    trauma keywords). No keyword, no further work: allow, with no regex ever compiled.
+//! 2. Normalisation ([`normalize`]): the command line becomes the segments that would really
+//!    run (wrappers stripped, nested shells, heredocs and interpreter code opened).
+//! 3. Matching ([`matcher`]): only the packs whose keywords appeared, only the rules whose
+//!    program/needle gates pass; each rule's regex is compiled on first use.
+//! 4. Policy ([`policy`]): disabled packs, allow-list entries, healed traumas.
 
+pub mod code_shell;
+pub mod interpreters;
+pub mod literals;
+pub mod matcher;
+pub mod normalize;
+pub mod packs;
+pub mod policy;
+pub mod policy_file;
+pub mod protected;
+pub mod quick;
+pub mod reason;
+pub mod scan;
+pub mod shell;
 pub mod user_traumas;
+pub mod wrappers;
+
+pub use policy::{AllowEntry, AllowScope, Policy};
+
+use serde::Serialize;
+
+/// How bad a match is. Every severity blocks; `fatal` (user traumas only) also ignores the
+/// allow-list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Destroys work that is hard but not impossible to get back.
+    High,
+    /// Irreversible loss.
+    Critical,
+    /// A user trauma the allow-list cannot override.
+    Fatal,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::High => "high",
+            Severity::Critical => "critical",
+            Severity::Fatal => "fatal",
+        }
+    }
+}
+
+/// What matched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    /// Built-in pack name, or `user` for a user trauma.
+    pub pack: String,
+    /// `pack:rule` for built-ins, the trauma id for user traumas.
+    pub rule: String,
+    /// The normalised segment that matched.
+    pub segment: String,
+    /// The segment's language (`shell`, `python`, `sql`, ...).
+    pub lang: &'static str,
+    pub severity: Severity,
+    pub explanation: String,
+    pub alternative: String,
+    /// The regex source that matched (user traumas: the user's pattern).
+    pub pattern: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Allow,
+    Deny,
+}
+
+/// The guard's answer for one command.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    pub verdict: Verdict,
+    /// Deny: the blocking match. Allow: the first match an allow-list entry let through, if any.
+    pub hit: Option<Hit>,
+    /// Allow: which allow-list entry let `hit` through.
+    pub allowed_by: Option<String>,
+    /// The quick reject found no keyword; nothing was normalised or matched.
+    pub quick_rejected: bool,
+}
+
+impl Decision {
+    pub fn is_deny(&self) -> bool {
+        self.verdict == Verdict::Deny
+    }
+
+    fn allow(quick_rejected: bool) -> Self {
+        Decision {
+            verdict: Verdict::Allow,
+            hit: None,
+            allowed_by: None,
+            quick_rejected,
+        }
+    }
+}
+
+/// Decide whether `command` may run under `policy`.
+pub fn evaluate(command: &str, policy: &Policy) -> Decision {
+    let scan = policy.scanner().scan(command);
+    let packs = scan.packs & policy.pack_mask();
+    let traumas = policy.traumas_to_check(&scan);
+    if packs == 0 && traumas.is_empty() {
+        return Decision::allow(true);
+    }
+    let segments = normalize::segments(command);
+    let mut hits = policy.trauma_hits(&traumas, &segments);
+    // Without allow-list entries the first hit decides; finding more costs regex compiles.
+    let first_only = policy.allow.is_empty();
+    if !first_only || hits.is_empty() {
+        hits.extend(matcher::pack_hits(&segments, packs, true, first_only));
+    }
+    decide(command, hits, policy)
+}
+
+/// [`evaluate`] without the quick reject or any gate: every enabled rule's regex against every
+/// segment. Slow; for tests that check the fast path never misses what this finds.
+pub fn evaluate_exhaustive(command: &str, policy: &Policy) -> Decision {
+    let segments = normalize::segments(command);
+    let all = policy.all_active_traumas();
+    let mut hits = policy.trauma_hits(&all, &segments);
+    hits.extend(matcher::pack_hits(
+        &segments,
+        policy.pack_mask(),
+        false,
+        false,
+    ));
+    decide(command, hits, policy)
+}
+
+fn decide(command: &str, hits: Vec<Hit>, policy: &Policy) -> Decision {
+    let mut allowed: Option<(Hit, String)> = None;
+    for hit in hits {
+        match policy.allowed(command, &hit) {
+            Some(by) => {
+                allowed.get_or_insert((hit, by));
+            }
+            None => {
+                return Decision {
+                    verdict: Verdict::Deny,
+                    hit: Some(hit),
+                    allowed_by: None,
+                    quick_rejected: false,
+                };
+            }
+        }
+    }
+    match allowed {
+        Some((hit, by)) => Decision {
+            verdict: Verdict::Allow,
+            hit: Some(hit),
+            allowed_by: Some(by),
+            quick_rejected: false,
+        },
+        None => Decision::allow(false),
+    }
+}

@@ -125,3 +125,27 @@ pub fn load(path: &Path) -> std::io::Result<(Vec<Trauma>, Vec<BadLine>)> {
         Err(e) => Err(e),
     }
 }
+
+/// A fresh id: `t-` and eight hex digits, derived from `seed` (the pattern), the clock and a
+/// per-process counter, so two adds of the same pattern still differ.
+pub fn new_id(seed: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    seed.hash(&mut h);
+    crate::fsutil::unique_suffix().hash(&mut h);
+    format!("t-{:08x}", h.finish() as u32)
+}
+
+/// One JSON line for `trauma` (no trailing newline).
+pub fn to_line(trauma: &Trauma) -> String {
+    serde_json::to_string(trauma).expect("a trauma serializes")
+}
+
+/// The lock file that serialises read-modify-write cycles on the traumas file at `path`: a
+/// hidden file beside it (`.traumas.jsonl.lock`), like the repository playbook's lock.
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
+    name.push(".lock");
+    path.with_file_name(name)
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Build the release binary, link it as cm-pretool, and time the hook per call against /bin/true.
+# Usage: bench/pretool.sh [RUNS]      (default 400 runs per case)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+ln -s "$PWD/target/release/cm" "$dir/cm-pretool"
+python3 bench/pretool.py "$dir/cm-pretool" "${1:-400}"

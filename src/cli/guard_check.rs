@@ -1,0 +1,140 @@
+//! `cm guard check COMMAND` and `cm guard allow ENTRY`: the guard's decision as the pre-tool
+//! hook would make it (same policy files, same matcher), and adding allow-list entries.
+//! Wired into the `cm guard` argument parser by `cli/guard.rs`.
+
+use super::Ctx;
+use crate::error::{CmError, Result};
+use crate::guard::{self, AllowEntry, AllowScope, matcher, normalize, policy_file, reason};
+use crate::output::{Report, Style, paint};
+use serde_json::json;
+
+/// Print the exact decision the hook would make for `command`.
+pub fn run_check(command: &str, ctx: &Ctx) -> Result<Report> {
+    if command.trim().is_empty() {
+        return Err(CmError::usage("INVALID_ARGUMENT", "no command to check")
+            .hint("quote the command as one argument: cm guard check \"git reset --hard\""));
+    }
+    let (policy, sources) = policy_file::load(&ctx.cwd);
+    let decision = guard::evaluate(command, &policy);
+    let segments = normalize::segments(command);
+    let deny_reason = reason::deny_reason(&decision);
+    let data = json!({
+        "command": command,
+        "decision": decision.verdict,
+        "quickRejected": decision.quick_rejected,
+        "hit": decision.hit,
+        "allowedBy": decision.allowed_by,
+        "reason": if deny_reason.is_empty() { None } else { Some(&deny_reason) },
+        "segments": segments.iter().map(|s| json!({"lang": s.lang.name(), "program": s.program, "text": s.text})).collect::<Vec<_>>(),
+        "packs": policy.packs_state().iter().map(|(n, on)| json!({"name": n, "enabled": on})).collect::<Vec<_>>(),
+        "activeTraumas": policy.traumas().len(),
+        "configFiles": sources.config_files,
+        "traumaFiles": sources.trauma_files,
+        "warnings": sources.warnings,
+    });
+    let human = human(
+        command,
+        &decision,
+        &deny_reason,
+        &segments,
+        &sources.warnings,
+    );
+    let quiet = match decision.verdict {
+        guard::Verdict::Allow => "allow",
+        guard::Verdict::Deny => "deny",
+    };
+    Ok(Report::new(data).human(human).quiet(quiet))
+}
+
+fn human(
+    command: &str,
+    d: &guard::Decision,
+    deny_reason: &str,
+    segments: &[normalize::Segment],
+    warnings: &[String],
+) -> String {
+    let mut s = String::new();
+    for w in warnings {
+        s.push_str(&format!("warning: {w}\n"));
+    }
+    let verdict = if d.is_deny() {
+        paint("DENY", Style::Red)
+    } else {
+        paint("ALLOW", Style::Green)
+    };
+    s.push_str(&format!("{verdict}  {command}\n"));
+    if let Some(hit) = &d.hit {
+        s.push_str(&format!(
+            "  rule:      {} ({} pack, {})\n",
+            hit.rule,
+            hit.pack,
+            hit.severity.as_str()
+        ));
+        s.push_str(&format!("  segment:   {} [{}]\n", hit.segment, hit.lang));
+        s.push_str(&format!("  pattern:   {}\n", hit.pattern));
+        s.push_str(&format!("  why:       {}\n", hit.explanation));
+        s.push_str(&format!("  instead:   {}\n", hit.alternative));
+    }
+    if let Some(by) = &d.allowed_by {
+        s.push_str(&format!("  allowed by {by}\n"));
+    }
+    if d.quick_rejected {
+        s.push_str("  no keyword of any pack or trauma: allowed without matching\n");
+    } else {
+        s.push_str("  segments:\n");
+        for seg in segments.iter().filter(|s| s.lang != normalize::Lang::Line) {
+            s.push_str(&format!("    [{}] {}\n", seg.lang.name(), seg.text));
+        }
+    }
+    if d.is_deny() {
+        s.push_str(&format!("  the agent is told: {deny_reason}\n"));
+    }
+    s
+}
+
+/// Add an allow-list entry: an exact command, a regex (`pattern`), or, when `entry` names a
+/// built-in rule (`git:reset-hard`) or pack, that rule. `project` writes the repository's
+/// `.cass/config.json` instead of the global config.
+pub fn run_allow(entry: &str, pattern: bool, project: bool, ctx: &Ctx) -> Result<Report> {
+    let entry_text = entry.trim();
+    if entry_text.is_empty() {
+        return Err(CmError::usage("INVALID_ARGUMENT", "nothing to allow")
+            .hint("cm guard allow \"git reset --hard\"  (or --pattern REGEX, or a rule id like git:reset-hard)"));
+    }
+    let mut allow = AllowEntry {
+        scope: if project {
+            AllowScope::Project
+        } else {
+            AllowScope::Global
+        },
+        ..AllowEntry::default()
+    };
+    let kind;
+    if pattern {
+        regex::Regex::new(entry_text).map_err(|e| {
+            CmError::usage("INVALID_PATTERN", format!("not a valid regular expression: {e}"))
+                .hint("patterns use Rust regex syntax and are matched against each normalised command segment")
+        })?;
+        allow.pattern = Some(entry_text.to_string());
+        kind = "pattern";
+    } else if matcher::find_rule(entry_text).is_some() || guard::Policy::is_pack(entry_text) {
+        allow.rule = Some(entry_text.to_string());
+        kind = "rule";
+    } else {
+        allow.command = Some(entry_text.to_string());
+        kind = "command";
+    }
+    let path = policy_file::add_allow(allow.clone(), project, &ctx.cwd)?;
+    let data = json!({
+        "entry": allow,
+        "kind": kind,
+        "file": path,
+    });
+    Ok(Report::new(data)
+        .human(format!(
+            "allowed {kind} {entry_text:?} ({} scope) in {}",
+            if project { "project" } else { "global" },
+            path.display()
+        ))
+        .quiet(path.display().to_string()))
+}

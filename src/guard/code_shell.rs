@@ -1,0 +1,191 @@
+//! Shell commands hidden in interpreter code: `os.system("rm -rf ~")`,
+//! `subprocess.run(["git", "reset", "--hard"])`, `execSync('...')`, Ruby/Perl `system "..."`,
+//! backticks, `%x(...)`, `qx{...}`.
+//!
+//! A plain scan, no parser: at each call of a process-spawning function, the string literals of
+//! its arguments are joined with spaces (so the list form and the string form read the same) and
+//! handed back to be normalised as shell.
+
+use super::normalize::Lang;
+
+/// Function names that run a process. Matched at an identifier boundary, followed by `(` or,
+/// for Ruby/Perl, by a space and a string.
+const SPAWNERS: &[&str] = &[
+    "system",
+    "popen",
+    "Popen",
+    "run",
+    "call",
+    "check_call",
+    "check_output",
+    "getoutput",
+    "getstatusoutput",
+    "execSync",
+    "exec",
+    "execFile",
+    "execFileSync",
+    "execv",
+    "execvp",
+    "spawn",
+    "spawnSync",
+    "execa",
+    "execaSync",
+    "capture2",
+    "capture2e",
+    "capture3",
+    "popen3",
+];
+
+pub fn shell_strings(lang: Lang, code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = code.as_bytes();
+    for name in SPAWNERS {
+        for (pos, _) in code.match_indices(name) {
+            let before_ok = pos == 0 || !is_ident(b[pos - 1]);
+            let after = pos + name.len();
+            if !before_ok || b.get(after).is_some_and(|c| is_ident(*c)) {
+                continue;
+            }
+            let mut k = after;
+            while k < b.len() && (b[k] == b' ' || b[k] == b'\t') {
+                k += 1;
+            }
+            let args = if b.get(k) == Some(&b'(') {
+                balanced(code, k)
+            } else if matches!(lang, Lang::Ruby | Lang::Perl)
+                && k > after
+                && matches!(b.get(k), Some(b'"' | b'\''))
+            {
+                let end = code[k..]
+                    .find(['\n', ';'])
+                    .map(|e| k + e)
+                    .unwrap_or(code.len());
+                &code[k..end]
+            } else {
+                continue;
+            };
+            let lits = literals(args, lang);
+            if !lits.is_empty() {
+                out.push(lits.join(" "));
+            }
+        }
+    }
+    if matches!(lang, Lang::Ruby | Lang::Perl) {
+        // Backticks run a shell in both languages.
+        let mut parts = code.split('`');
+        parts.next();
+        while let Some(inner) = parts.next() {
+            out.push(inner.to_string());
+            parts.next();
+        }
+        for open in ["%x(", "qx(", "qx{", "%x{"] {
+            for (pos, _) in code.match_indices(open) {
+                let close = if open.ends_with('(') { ')' } else { '}' };
+                let start = pos + open.len();
+                if let Some(end) = code[start..].find(close) {
+                    out.push(code[start..start + end].to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// From the `(` at `open` to its matching `)`, skipping string literals.
+fn balanced(code: &str, open: usize) -> &str {
+    let b = code.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return &code[open + 1..i];
+                }
+            }
+            q @ (b'"' | b'\'' | b'`') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    &code[(open + 1).min(code.len())..]
+}
+
+/// The string literals in `args`, with common escapes decoded.
+fn literals(args: &str, lang: Lang) -> Vec<String> {
+    let b = args.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let q = b[i];
+        let is_quote = q == b'"' || q == b'\'' || (q == b'`' && lang == Lang::Node);
+        if !is_quote {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let mut s = String::new();
+        while i < b.len() && b[i] != q {
+            if b[i] == b'\\' && i + 1 < b.len() {
+                match b[i + 1] {
+                    b'n' => s.push('\n'),
+                    b't' => s.push('\t'),
+                    c => s.push(c as char),
+                }
+                i += 2;
+                continue;
+            }
+            let c = args[i..].chars().next().unwrap_or(' ');
+            s.push(c);
+            i += c.len_utf8();
+        }
+        i += 1;
+        if !s.is_empty() {
+            out.push(s);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_string_and_list_forms() {
+        assert_eq!(
+            shell_strings(Lang::Python, "import os; os.system('rm -rf ~')"),
+            vec!["rm -rf ~"]
+        );
+        assert_eq!(
+            shell_strings(
+                Lang::Python,
+                r#"subprocess.run(["git", "reset", "--hard"], check=True)"#
+            ),
+            vec!["git reset --hard"]
+        );
+        assert_eq!(
+            shell_strings(Lang::Node, "require('child_process').execSync(`rm -rf /`)"),
+            vec!["rm -rf /"]
+        );
+        assert_eq!(
+            shell_strings(Lang::Ruby, "system \"rm -rf /\"; puts `git reset --hard`"),
+            vec!["rm -rf /", "git reset --hard"]
+        );
+        assert!(shell_strings(Lang::Python, "filesystem('x')").is_empty());
+    }
+}

@@ -1,0 +1,274 @@
+//! Command normalisation: from one command line to the list of things that would really run.
+//!
+//! Each simple command becomes a shell [`Segment`] whose text starts with the program actually
+//! executed: wrappers (`sudo`, `env VAR=x`, `nohup`, `time`, `nice`, `xargs`, ...) are stripped,
+//! `/usr/bin/rm` becomes `rm`, quoting is resolved and words are re-joined with single spaces
+//! (a word holding spaces or shell metacharacters is re-quoted, so text that was one quoted
+//! argument can never look like a command of its own). Code handed to another interpreter
+//! becomes more segments: `bash -c` / `eval` / heredocs fed to a shell are parsed again;
+//! `python -c`, `node -e`, `perl -e`, `ruby -e`, SQL given to `psql`/`mysql`/`sqlite3` (by flag,
+//! heredoc, here-string or pipe) become segments in that language, and shell strings found in
+//! that code (`os.system("...")`, `execSync('...')`, backticks) are parsed as shell again.
+
+use super::shell::{self, Command, Word};
+use super::wrappers;
+
+/// The language of a segment's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lang {
+    Shell,
+    Python,
+    Node,
+    Ruby,
+    Perl,
+    Sql,
+    /// A whole shell command line with the text inside quotes blanked out.
+    Line,
+}
+
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Shell => "shell",
+            Lang::Python => "python",
+            Lang::Node => "javascript",
+            Lang::Ruby => "ruby",
+            Lang::Perl => "perl",
+            Lang::Sql => "sql",
+            Lang::Line => "line",
+        }
+    }
+}
+
+/// One thing that would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub lang: Lang,
+    /// Shell: the program's base name. Other languages: empty.
+    pub program: String,
+    pub text: String,
+}
+
+/// Nesting limit for `bash -c "bash -c ..."` and code within code.
+const MAX_DEPTH: usize = 6;
+/// A command line that expands into more segments than this is cut short (the rest is not
+/// examined); nothing legitimate comes close.
+const MAX_SEGMENTS: usize = 4096;
+
+/// Normalise a command line into segments, in order of appearance.
+pub fn segments(command: &str) -> Vec<Segment> {
+    let mut out = Vec::new();
+    walk_shell(command, 0, &mut out);
+    out
+}
+
+fn walk_shell(src: &str, depth: usize, out: &mut Vec<Segment>) {
+    if depth > MAX_DEPTH || out.len() >= MAX_SEGMENTS {
+        return;
+    }
+    out.push(Segment {
+        lang: Lang::Line,
+        program: String::new(),
+        text: shell::blank_quoted(src),
+    });
+    let parsed = shell::parse(src);
+    for (idx, cmd) in parsed.commands.iter().enumerate() {
+        let producer = if cmd.piped && idx > 0 {
+            produced_text(&parsed.commands[idx - 1])
+        } else {
+            None
+        };
+        walk_command(cmd, producer, depth, out);
+    }
+    for sub in &parsed.substitutions {
+        walk_shell(sub, depth + 1, out);
+    }
+}
+
+/// What a pipeline stage writes that is plainly visible: `echo`/`printf` arguments, or a
+/// heredoc given to `cat`.
+fn produced_text(cmd: &Command) -> Option<String> {
+    let words = wrappers::strip(&cmd.words).words;
+    let prog = words.first().map(|w| base_name(&w.text))?;
+    match prog {
+        "echo" | "printf" => {
+            let args: Vec<&str> = words[1..]
+                .iter()
+                .filter(|w| !w.op)
+                .map(|w| w.text.as_str())
+                .skip_while(|a| a.starts_with('-') && a.len() > 1)
+                .collect();
+            Some(args.join(" "))
+        }
+        "cat" if !cmd.stdin_text.is_empty() => Some(cmd.stdin_text.join("\n")),
+        _ => None,
+    }
+}
+
+fn walk_command(cmd: &Command, producer: Option<String>, depth: usize, out: &mut Vec<Segment>) {
+    let stripped = wrappers::strip(&cmd.words);
+    for inner in &stripped.inner_shell {
+        walk_shell(inner, depth + 1, out);
+    }
+    let words = stripped.words;
+    let Some(first) = words.first() else {
+        return;
+    };
+    let program = base_name(&first.text).to_string();
+    let text = join(&program, &words[1..]);
+    out.push(Segment {
+        lang: Lang::Shell,
+        program: program.clone(),
+        text,
+    });
+    // Text fed to the program's standard input.
+    let mut stdin: Vec<String> = cmd.stdin_text.clone();
+    if let Some(p) = producer {
+        stdin.push(p);
+    }
+    let args = &words[1..];
+    super::interpreters::expand(&program, args, &stdin, depth, out);
+}
+
+/// Recurse into a shell string found somewhere (used by the interpreter module).
+pub(super) fn shell_string(src: &str, depth: usize, out: &mut Vec<Segment>) {
+    walk_shell(src, depth + 1, out);
+}
+
+pub(super) fn code(lang: Lang, text: &str, depth: usize, out: &mut Vec<Segment>) {
+    if depth > MAX_DEPTH || out.len() >= MAX_SEGMENTS || text.trim().is_empty() {
+        return;
+    }
+    out.push(Segment {
+        lang,
+        program: String::new(),
+        text: text.to_string(),
+    });
+    if lang != Lang::Sql {
+        for s in super::code_shell::shell_strings(lang, text) {
+            walk_shell(&s, depth + 1, out);
+        }
+    }
+}
+
+/// `/usr/bin/rm` -> `rm`.
+pub fn base_name(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// Words joined by single spaces; a word that holds whitespace or shell metacharacters is
+/// single-quoted so it stays one visible word.
+fn join(program: &str, args: &[Word]) -> String {
+    let mut s =
+        String::with_capacity(program.len() + args.iter().map(|w| w.text.len() + 3).sum::<usize>());
+    push_word(&mut s, program, false);
+    for w in args {
+        s.push(' ');
+        push_word(&mut s, &w.text, w.op);
+    }
+    s
+}
+
+fn push_word(s: &mut String, text: &str, op: bool) {
+    if !op && needs_quotes(text) {
+        s.push('\'');
+        s.push_str(&text.replace('\'', "'\\''"));
+        s.push('\'');
+    } else {
+        s.push_str(text);
+    }
+}
+
+fn needs_quotes(t: &str) -> bool {
+    t.is_empty()
+        || t.bytes().any(|b| {
+            matches!(
+                b,
+                b' ' | b'\t'
+                    | b'\n'
+                    | b'\r'
+                    | b';'
+                    | b'&'
+                    | b'|'
+                    | b'<'
+                    | b'>'
+                    | b'\''
+                    | b'"'
+                    | b'`'
+                    | b'('
+                    | b')'
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell_texts(cmd: &str) -> Vec<String> {
+        segments(cmd)
+            .into_iter()
+            .filter(|s| s.lang == Lang::Shell)
+            .map(|s| s.text)
+            .collect()
+    }
+
+    #[test]
+    fn wrappers_and_paths_are_stripped() {
+        assert_eq!(
+            shell_texts("sudo -u root env FOO=1 nohup nice -n 5 /usr/bin/rm -rf /"),
+            vec!["rm -rf /"]
+        );
+        assert_eq!(shell_texts("time command \\rm -rf ~"), vec!["rm -rf ~"]);
+        assert_eq!(
+            shell_texts("find . | xargs -0 rm -rf"),
+            vec!["find .", "rm -rf"]
+        );
+    }
+
+    #[test]
+    fn quoted_mentions_stay_arguments() {
+        assert_eq!(
+            shell_texts(r#"git commit -m "stop running rm -rf / please""#),
+            vec!["git commit -m 'stop running rm -rf / please'"]
+        );
+    }
+
+    #[test]
+    fn nested_shells_and_eval_are_opened() {
+        assert_eq!(
+            shell_texts(r#"bash -c "cd /x && git reset --hard""#),
+            vec![
+                "bash -c 'cd /x && git reset --hard'",
+                "cd /x",
+                "git reset --hard"
+            ]
+        );
+        assert!(shell_texts("eval 'rm -rf ~'").contains(&"rm -rf ~".to_string()));
+        assert!(shell_texts("sh <<EOF\nrm -rf /\nEOF").contains(&"rm -rf /".to_string()));
+        assert!(shell_texts("echo 'rm -rf /' | sh").contains(&"rm -rf /".to_string()));
+    }
+
+    #[test]
+    fn interpreter_code_becomes_code_segments() {
+        let segs = segments(r#"python3 -c "import os; os.system('rm -rf ~')""#);
+        assert!(
+            segs.iter()
+                .any(|s| s.lang == Lang::Python && s.text.contains("os.system"))
+        );
+        assert!(
+            segs.iter()
+                .any(|s| s.lang == Lang::Shell && s.text == "rm -rf ~")
+        );
+        let segs = segments("psql -c 'DROP DATABASE prod'");
+        assert!(
+            segs.iter()
+                .any(|s| s.lang == Lang::Sql && s.text == "DROP DATABASE prod")
+        );
+        let segs = segments("echo 'DROP TABLE users;' | mysql app");
+        assert!(
+            segs.iter()
+                .any(|s| s.lang == Lang::Sql && s.text == "DROP TABLE users;")
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! The built-in pattern packs, as tables.
+//!
+//! A pack is a named group of rules with the keywords that any of its rules needs; the quick
+//! reject scans a command for every pack's keywords at once, and only packs whose keywords
+//! appear are examined further. Each rule is gated twice before its regex is compiled or run:
+//! by the program that starts the segment (`programs`, for shell rules) and by literal text the
+//! segment must contain (`needles`, lowercase). A test checks that every program and needle
+//! contains one of its pack's keywords, which is what makes the quick reject sound.
+//!
+//! Regex sources may use the placeholders in [`PLACEHOLDERS`] (shared path and flag shapes);
+//! they are expanded when the regex is first compiled.
+
+mod cloud;
+mod containers;
+mod database;
+mod disk;
+mod filesystem;
+mod git;
+mod system;
+
+use super::Severity;
+use super::normalize::Lang;
+
+/// Where a rule looks: segments of one language. [`Lang::Line`] segments are whole command
+/// lines with quoted text blanked, for shapes that splitting would destroy (a fork bomb).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum On {
+    Lang(Lang),
+}
+
+#[derive(Debug)]
+pub struct Rule {
+    /// Stable id, unique within the pack (`reset-hard`); reported as `pack:id`.
+    pub id: &'static str,
+    pub severity: Severity,
+    pub on: On,
+    /// Shell rules: the segment's program must be one of these (`mkfs*` matches a prefix).
+    pub programs: &'static [&'static str],
+    /// Lowercase text the segment must contain (any one). Empty: no requirement.
+    pub needles: &'static [&'static str],
+    pub regex: &'static str,
+    /// The rule does not fire when this also matches the segment (a dry-run flag, ...).
+    pub unless: Option<&'static str>,
+    /// The rule fires only when this matches the segment too (flags and targets that may
+    /// come in any order are two small regexes rather than one large one).
+    pub and: Option<&'static str>,
+    /// Why it is dangerous.
+    pub why: &'static str,
+    /// What to do instead.
+    pub instead: &'static str,
+}
+
+#[derive(Debug)]
+pub struct Pack {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Lowercase; the quick reject looks for these anywhere in the command.
+    pub keywords: &'static [&'static str],
+    pub rules: &'static [Rule],
+}
+
+/// Every built-in pack, in evaluation order.
+pub static PACKS: &[&Pack] = &[
+    &filesystem::PACK,
+    &git::PACK,
+    &database::PACK,
+    &disk::PACK,
+    &containers::PACK,
+    &cloud::PACK,
+    &system::PACK,
+];
+
+pub fn by_name(name: &str) -> Option<(usize, &'static Pack)> {
+    PACKS
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.name == name)
+        .map(|(i, p)| (i, *p))
+}
+
+/// Placeholders usable in rule regexes.
+pub const PLACEHOLDERS: &[(&str, &str)] = &[
+    // A recursive flag of rm/chmod/chown/cp.
+    ("@R@", r"(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)"),
+    // Root, system directories (and a few of their direct children), a home directory.
+    (
+        "@ROOTS@",
+        r"(?:/+\.?|/+\*|/+(?:bin|boot|dev|etc|home|lib|lib32|lib64|libx32|media|mnt|opt|proc|root|run|sbin|snap|srv|sys|usr|var|Applications|Library|System|Users|Volumes|private)(?:/+\*?)?|/+usr/+(?:bin|lib|lib64|local|sbin|share|include)/*\*?|/+var/+(?:lib|log|www|mail|spool|backups|db)/*\*?|/+(?:home|Users)/+[^/\s']+/*\*?|~[\w.-]*/*\*?|(?:\$HOME|\$\{HOME\})/*\*?)",
+    ),
+    // A top-level dot-directory or dot-file of the home directory.
+    ("@HOMEDOT@", r"(?:(?:~|\$HOME|\$\{HOME\})/+\.[^/\s']*/*\*?)"),
+    // The parent directory and its ancestors.
+    ("@PARENT@", r"(?:\.\.(?:/+\.\.)*/*\*?)"),
+    // Everything in the working directory.
+    ("@CWD@", r"(?:\./*\*?|\*)"),
+    // A variable followed by a slash: `$DIR/` is `/` when DIR is empty.
+    ("@VARROOT@", r"(?:\$\{?[A-Za-z_]\w*\}?/+\*?)"),
+    // `git` and its global options, up to the subcommand.
+    (
+        "@GIT@",
+        r"^git(?:\s+(?:-[Cc]\s+\S+|--(?:git-dir|work-tree|namespace|exec-path|config-env)\s+\S+|-\S+))*\s+",
+    ),
+    // A block device.
+    (
+        "@BLOCKDEV@",
+        r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|nbd|loop)\S*",
+    ),
+    // In interpreter code: a string literal naming a dangerous path...
+    (
+        "@LITDANGER@",
+        r#"['"`](?:/+\*?|~(?:/+\*?)?|~/+\.[^'"`/]*/*|\.\.?/*|/+(?:bin|boot|dev|etc|home|lib|lib64|opt|proc|root|sbin|srv|sys|tmp|usr|var|Users|System|Library)/*|/+(?:home|Users)/+[^/'"`]+/*)['"`]"#,
+    ),
+    // ...or an expression for the home directory, per language.
+    (
+        "@PYHOME@",
+        r"os\.path\.expanduser\(|os\.environ|os\.getenv\(|Path\.home\(",
+    ),
+    ("@JSHOME@", r"os\.homedir\(|homedir\(\)|process\.env\.HOME"),
+    ("@RBHOME@", r"Dir\.home|ENV\[|File\.expand_path\("),
+    ("@PLHOME@", r"\$ENV\{HOME\}"),
+];
+
+/// A rule's regex source with placeholders expanded.
+pub fn expand(src: &str) -> String {
+    let mut s = src.to_string();
+    for (name, value) in PLACEHOLDERS {
+        if s.contains(name) {
+            s = s.replace(name, value);
+        }
+    }
+    s
+}
+
+/// Total number of rules (the compiled-regex cache is indexed by position).
+pub fn rule_count() -> usize {
+    PACKS.iter().map(|p| p.rules.len()).sum()
+}
+
+/// The cache index of the first rule of pack `i`.
+pub fn offset(i: usize) -> usize {
+    PACKS[..i].iter().map(|p| p.rules.len()).sum()
+}
+
+/// Does the segment's program pass the rule's program gate?
+pub fn program_matches(rule: &Rule, program: &str) -> bool {
+    rule.programs.is_empty()
+        || rule.programs.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => program.starts_with(prefix),
+            None => *p == program,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_compiles_and_ids_are_unique() {
+        for pack in PACKS {
+            let mut ids = std::collections::HashSet::new();
+            for r in pack.rules {
+                assert!(ids.insert(r.id), "duplicate id {}:{}", pack.name, r.id);
+                crate::guard::matcher::build(r.regex)
+                    .unwrap_or_else(|e| panic!("{}:{}: {e}", pack.name, r.id));
+                for extra in [r.unless, r.and].into_iter().flatten() {
+                    crate::guard::matcher::build(extra).unwrap();
+                }
+                assert!(
+                    !expand(r.regex).contains('@'),
+                    "{}:{} unknown placeholder",
+                    pack.name,
+                    r.id
+                );
+                assert!(!r.why.is_empty() && !r.instead.is_empty());
+            }
+        }
+        assert!(rule_count() <= super::super::matcher::MAX_RULES);
+    }
+
+    /// The quick reject only finds packs by keyword; a rule is only reachable through its
+    /// program or needle gate; so every gate must contain a keyword of the pack.
+    #[test]
+    fn every_gate_contains_a_pack_keyword() {
+        for pack in PACKS {
+            for r in pack.rules {
+                let gates: Vec<&str> = if r.programs.is_empty() {
+                    r.needles.to_vec()
+                } else {
+                    r.programs.iter().map(|p| p.trim_end_matches('*')).collect()
+                };
+                assert!(!gates.is_empty(), "{}:{} has no gate", pack.name, r.id);
+                for g in gates {
+                    assert!(
+                        pack.keywords
+                            .iter()
+                            .any(|k| g.to_ascii_lowercase().contains(k)),
+                        "{}:{} gate {g:?} holds no keyword of the pack",
+                        pack.name,
+                        r.id
+                    );
+                }
+                for n in r.needles {
+                    assert_eq!(*n, n.to_ascii_lowercase(), "needles are lowercase");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The user's side of a decision: which packs are on, what is allow-listed, which traumas
+//! apply. Plain data plus the pure checks [`crate::guard::evaluate`] needs; reading it from
+//! disk is [`super::policy_file`]'s job.
+
+use super::normalize::{Lang, Segment};
+use super::packs::{self, PACKS};
+use super::quick::{self, Scan, Scanner};
+use super::user_traumas::{self, Trauma};
+use super::{Hit, Severity};
+use once_cell::sync::OnceCell;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum AllowScope {
+    #[default]
+    Global,
+    Project,
+}
+
+/// One allow-list entry: an exact command, a regex matched against the normalised segment, or
+/// a rule id (`git:branch-force-delete`) or pack name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AllowEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    pub scope: AllowScope,
+    /// For a global-file entry with `scope: project`: the project directory it applies to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl AllowEntry {
+    pub fn describe(&self) -> String {
+        let what = if let Some(c) = &self.command {
+            format!("command {c:?}")
+        } else if let Some(p) = &self.pattern {
+            format!("pattern {p:?}")
+        } else if let Some(r) = &self.rule {
+            format!("rule {r}")
+        } else {
+            "empty entry".into()
+        };
+        let scope = match self.scope {
+            AllowScope::Global => "global",
+            AllowScope::Project => "project",
+        };
+        format!("allow-list ({scope}): {what}")
+    }
+}
+
+/// A user trauma prepared for matching.
+#[derive(Debug)]
+pub struct PreparedTrauma {
+    pub trauma: Trauma,
+    /// Keywords for the quick reject; `None` = check every command.
+    pub keywords: Option<Vec<String>>,
+    regex: OnceCell<Option<Regex>>,
+}
+
+impl PreparedTrauma {
+    pub fn new(trauma: Trauma) -> Self {
+        PreparedTrauma {
+            keywords: super::literals::required(&trauma.pattern),
+            trauma,
+            regex: OnceCell::new(),
+        }
+    }
+
+    /// The compiled pattern; `None` when it is not a valid regex (reported by the loader).
+    fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| Regex::new(&self.trauma.pattern).ok())
+            .as_ref()
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Policy {
+    pub disabled_packs: Vec<String>,
+    /// Named packs are on even when `disabled_packs` names them too.
+    pub enabled_packs: Vec<String>,
+    pub allow: Vec<AllowEntry>,
+    /// Active traumas only (healed ones are dropped by [`Policy::set_traumas`]).
+    traumas: Vec<PreparedTrauma>,
+    pub fail_closed: bool,
+    pub protected_paths: Vec<String>,
+    scanner: OnceCell<Scanner>,
+    allow_regex: OnceCell<Vec<Option<Regex>>>,
+}
+
+impl Policy {
+    /// Replace the traumas, keeping only those active at `now` (RFC 3339).
+    pub fn set_traumas(&mut self, traumas: Vec<Trauma>, now: &str) {
+        self.traumas = traumas
+            .into_iter()
+            .filter(|t| t.is_active(now))
+            .map(PreparedTrauma::new)
+            .collect();
+        self.scanner = OnceCell::new();
+    }
+
+    pub fn traumas(&self) -> &[PreparedTrauma] {
+        &self.traumas
+    }
+
+    /// The quick-reject scanner: the shared built-in one unless traumas add keywords.
+    pub fn scanner(&self) -> &Scanner {
+        if self.traumas.iter().all(|t| t.keywords.is_none()) {
+            return quick::builtin();
+        }
+        self.scanner.get_or_init(|| {
+            let kws: Vec<Vec<String>> = self
+                .traumas
+                .iter()
+                .map(|t| t.keywords.clone().unwrap_or_default())
+                .collect();
+            Scanner::with_traumas(&kws)
+        })
+    }
+
+    /// Bit i set: pack i is enabled.
+    pub fn pack_mask(&self) -> u32 {
+        let mut mask = 0u32;
+        for (i, p) in PACKS.iter().enumerate() {
+            let disabled = self.disabled_packs.iter().any(|d| d == p.name)
+                && !self.enabled_packs.iter().any(|e| e == p.name);
+            if !disabled {
+                mask |= 1 << i;
+            }
+        }
+        mask
+    }
+
+    /// Traumas to check for this scan: those whose keyword appeared, and those without one.
+    pub fn traumas_to_check(&self, scan: &Scan) -> Vec<usize> {
+        let mut v: Vec<usize> = scan.traumas.clone();
+        for (i, t) in self.traumas.iter().enumerate() {
+            if t.keywords.is_none() {
+                v.push(i);
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    pub fn all_active_traumas(&self) -> Vec<usize> {
+        (0..self.traumas.len()).collect()
+    }
+
+    /// Matches of the given traumas against the segments.
+    pub fn trauma_hits(&self, which: &[usize], segments: &[Segment]) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        for &i in which {
+            let t = &self.traumas[i];
+            let Some(re) = t.regex() else { continue };
+            if let Some(seg) = segments
+                .iter()
+                .find(|s| s.lang != Lang::Line && re.is_match(&s.text))
+            {
+                let tr = &t.trauma;
+                hits.push(Hit {
+                    pack: "user".into(),
+                    rule: tr.id.clone(),
+                    segment: seg.text.clone(),
+                    lang: seg.lang.name(),
+                    severity: match tr.severity {
+                        user_traumas::Severity::Critical => Severity::Critical,
+                        user_traumas::Severity::Fatal => Severity::Fatal,
+                    },
+                    explanation: tr.message.clone().unwrap_or_else(|| {
+                        "the user marked this command as one that hurt them before".into()
+                    }),
+                    alternative: "ask the user how they want this done".into(),
+                    pattern: tr.pattern.clone(),
+                });
+            }
+        }
+        hits
+    }
+
+    /// The allow-list entry that lets `hit` through, described; `None` when it stays blocked.
+    /// Fatal traumas ignore the allow-list.
+    pub fn allowed(&self, command: &str, hit: &Hit) -> Option<String> {
+        if hit.severity == Severity::Fatal || self.allow.is_empty() {
+            return None;
+        }
+        let regexes = self.allow_regex.get_or_init(|| {
+            self.allow
+                .iter()
+                .map(|a| a.pattern.as_ref().and_then(|p| Regex::new(p).ok()))
+                .collect()
+        });
+        let whole = collapse(command);
+        for (entry, re) in self.allow.iter().zip(regexes) {
+            let by_command = entry
+                .command
+                .as_ref()
+                .is_some_and(|c| collapse(c) == whole || collapse(c) == collapse(&hit.segment));
+            let by_pattern = re.as_ref().is_some_and(|r| r.is_match(&hit.segment));
+            let by_rule = entry
+                .rule
+                .as_ref()
+                .is_some_and(|r| *r == hit.rule || *r == hit.pack);
+            if by_command || by_pattern || by_rule {
+                return Some(entry.describe());
+            }
+        }
+        None
+    }
+
+    /// Names of every built-in pack, with whether this policy enables it.
+    pub fn packs_state(&self) -> Vec<(&'static str, bool)> {
+        let mask = self.pack_mask();
+        PACKS
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name, mask & (1 << i) != 0))
+            .collect()
+    }
+
+    /// Is `name` a built-in pack?
+    pub fn is_pack(name: &str) -> bool {
+        packs::by_name(name).is_some()
+    }
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,214 @@
+//! Reading the user's guard policy from disk: the `guard` section of the global
+//! `<data dir>/config.json` and of the project's `.cass/config.json`, and the trauma files
+//! (`<data dir>/traumas.jsonl`, `<repo>/.cass/traumas.jsonl`). The guard's one I/O edge.
+//!
+//! The hook reads in two steps, so the common case stays cheap:
+//! - [`load_traumas`] before matching: a `stat` of each trauma file (the project's `.cass/` is
+//!   found by walking up from the payload's `cwd` to the git root). Missing files cost nothing
+//!   more; present ones are read and parsed (they are small JSON Lines files).
+//! - [`apply_config`] only once something would be denied, or for a Write/Edit tool call when
+//!   protected paths matter: the config files are deserialized into a struct holding only the
+//!   `guard` section (other keys are skipped by the parser, no JSON tree is built).
+//!
+//! Merging: lists (`disabledPacks`, `enabledPacks`, `allow`, `protectedPaths`) are the union
+//! of both files; `failClosed` is on if either file turns it on. Entries in the project file
+//! are project-scoped; a global entry with `"scope": "project"` applies only under its
+//! `"project"` directory.
+
+use super::policy::{AllowEntry, AllowScope, Policy};
+use super::user_traumas::{self, Trauma};
+use crate::error::{CmError, Result};
+use crate::paths;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The `guard` config section.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GuardSection {
+    pub disabled_packs: Vec<String>,
+    pub enabled_packs: Vec<String>,
+    pub allow: Vec<AllowEntry>,
+    pub fail_closed: Option<bool>,
+    pub protected_paths: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Root {
+    #[serde(default)]
+    guard: Option<GuardSection>,
+}
+
+/// The files a policy came from, and what could not be read.
+#[derive(Debug, Default)]
+pub struct Sources {
+    pub config_files: Vec<PathBuf>,
+    pub trauma_files: Vec<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+/// Everything: config sections and traumas (what `cm guard check` uses).
+pub fn load(cwd: &Path) -> (Policy, Sources) {
+    let mut policy = Policy::default();
+    let mut sources = Sources::default();
+    let now = crate::clock::now_rfc3339();
+    let traumas = load_traumas(cwd, &mut sources);
+    // The hook skips an invalid pattern silently (it has no one to tell); here it is reported.
+    for t in &traumas {
+        if let Err(e) = regex::Regex::new(&t.pattern) {
+            sources.warnings.push(format!(
+                "trauma {} has an invalid pattern {:?} and is ignored: {e}",
+                t.id, t.pattern
+            ));
+        }
+    }
+    policy.set_traumas(traumas, &now);
+    apply_config(&mut policy, cwd, &mut sources);
+    (policy, sources)
+}
+
+/// The project's `.cass/` directory for `cwd`.
+pub fn project_dir(cwd: &Path) -> Option<PathBuf> {
+    paths::repo_cass_dir(cwd)
+}
+
+/// Global and project traumas (all of them; [`Policy::set_traumas`] drops healed ones).
+pub fn load_traumas(cwd: &Path, sources: &mut Sources) -> Vec<Trauma> {
+    let mut files = vec![user_traumas::global_path()];
+    if let Some(dir) = project_dir(cwd) {
+        files.push(user_traumas::project_path(&dir));
+    }
+    let mut all = Vec::new();
+    for f in files {
+        match user_traumas::load(&f) {
+            Ok((good, bad)) => {
+                if !good.is_empty() || !bad.is_empty() {
+                    sources.trauma_files.push(f.clone());
+                }
+                for b in bad {
+                    sources.warnings.push(format!(
+                        "{}:{}: skipped trauma line: {}",
+                        b.path.display(),
+                        b.line,
+                        b.error
+                    ));
+                }
+                all.extend(good);
+            }
+            Err(e) => sources
+                .warnings
+                .push(format!("cannot read {}: {e}", f.display())),
+        }
+    }
+    all
+}
+
+/// Read both `guard` sections into `policy`.
+pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {
+    let global = paths::global_config_path();
+    if let Some(g) = read_section(&global, sources) {
+        sources.config_files.push(global.clone());
+        merge(policy, g, cwd, false);
+    }
+    if let Some(dir) = project_dir(cwd) {
+        let path = dir.join(paths::CONFIG_FILE);
+        if let Some(p) = read_section(&path, sources) {
+            sources.config_files.push(path);
+            merge(policy, p, cwd, true);
+        }
+    }
+}
+
+fn read_section(path: &Path, sources: &mut Sources) -> Option<GuardSection> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            sources
+                .warnings
+                .push(format!("cannot read {}: {e}", path.display()));
+            return None;
+        }
+    };
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return None;
+    }
+    match serde_json::from_slice::<Root>(&bytes) {
+        Ok(root) => root.guard,
+        Err(e) => {
+            sources.warnings.push(format!(
+                "ignoring the guard settings of {}: {e}",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
+fn merge(policy: &mut Policy, section: GuardSection, cwd: &Path, from_project: bool) {
+    policy.disabled_packs.extend(section.disabled_packs);
+    policy.enabled_packs.extend(section.enabled_packs);
+    policy.protected_paths.extend(section.protected_paths);
+    policy.fail_closed |= section.fail_closed.unwrap_or(false);
+    for mut entry in section.allow {
+        if from_project {
+            entry.scope = AllowScope::Project;
+        } else if entry.scope == AllowScope::Project {
+            let applies = entry
+                .project
+                .as_deref()
+                .is_some_and(|p| cwd.starts_with(paths::expand_tilde(p)));
+            if !applies {
+                continue;
+            }
+        }
+        policy.allow.push(entry);
+    }
+}
+
+/// Only `failClosed` (for malformed hook input), read as cheaply as the rest.
+pub fn fail_closed(cwd: &Path) -> bool {
+    let mut p = Policy::default();
+    apply_config(&mut p, cwd, &mut Sources::default());
+    p.fail_closed
+}
+
+/// Add an allow-list entry to the global config, or (`project`) to the project's
+/// `.cass/config.json`, keeping every other key. Returns the file written.
+pub fn add_allow(entry: AllowEntry, project: bool, cwd: &Path) -> Result<PathBuf> {
+    let path = if project {
+        paths::repo_cass_dir_for_write(cwd).join(paths::CONFIG_FILE)
+    } else {
+        paths::global_config_path()
+    };
+    let _lock = crate::fsutil::FileLock::acquire(&path.with_extension("json.lock"))?;
+    let mut root = crate::config::read_json_file(&path)?.unwrap_or_else(|| serde_json::json!({}));
+    let obj = root
+        .as_object_mut()
+        .expect("read_json_file returns objects");
+    let guard = obj.entry("guard").or_insert_with(|| serde_json::json!({}));
+    let Some(guard) = guard.as_object_mut() else {
+        return Err(CmError::config(
+            "CONFIG_INVALID",
+            format!("\"guard\" in {} is not an object", path.display()),
+        )
+        .hint("fix the file by hand; cm never rewrites a setting it cannot read"));
+    };
+    let allow = guard
+        .entry("allow")
+        .or_insert_with(|| serde_json::json!([]));
+    let Some(list) = allow.as_array_mut() else {
+        return Err(CmError::config(
+            "CONFIG_INVALID",
+            format!("\"guard.allow\" in {} is not a list", path.display()),
+        )
+        .hint("fix the file by hand; cm never rewrites a setting it cannot read"));
+    };
+    let value = serde_json::to_value(&entry).map_err(|e| CmError::internal(e.to_string()))?;
+    if !list.contains(&value) {
+        list.push(value);
+    }
+    let text = serde_json::to_string_pretty(&root).map_err(|e| CmError::internal(e.to_string()))?;
+    crate::fsutil::write_atomic(&path, format!("{text}\n").as_bytes())?;
+    Ok(path)
+}

@@ -1,0 +1,86 @@
+//! The words of a denial: what matched, why it is dangerous, what to do instead, and how a
+//! human can let it through. The model reads this, so it states facts and next steps.
+
+use super::{Decision, Hit, Severity};
+
+/// The reason given to the agent for a deny decision (empty for allow).
+pub fn deny_reason(decision: &Decision) -> String {
+    match (&decision.hit, decision.is_deny()) {
+        (Some(hit), true) => for_hit(hit),
+        _ => String::new(),
+    }
+}
+
+pub fn for_hit(hit: &Hit) -> String {
+    let mut s = String::with_capacity(512);
+    if hit.pack == "user" {
+        s.push_str(&format!(
+            "cm guard blocked this command: `{}` matches the user's trauma {} (pattern `{}`, severity {}). ",
+            short(&hit.segment),
+            hit.rule,
+            hit.pattern,
+            hit.severity.as_str()
+        ));
+        s.push_str(&format!(
+            "Why it is blocked: {}. ",
+            hit.explanation.trim_end_matches('.')
+        ));
+        s.push_str(&format!(
+            "Instead: {}. ",
+            hit.alternative.trim_end_matches('.')
+        ));
+        if hit.severity == Severity::Fatal {
+            s.push_str(&format!(
+                "Only the user can lift it (`cm trauma heal {}`); do not try another form of the command.",
+                hit.rule
+            ));
+        } else {
+            s.push_str(&format!(
+                "If the user decides it must run, they can run `cm trauma heal {}` or `cm guard allow '{}'`; do not try another form of the command.",
+                hit.rule,
+                quote(&hit.segment)
+            ));
+        }
+        return s;
+    }
+    s.push_str(&format!(
+        "cm guard blocked this command: `{}` matches {} ({} pack, severity {}). ",
+        short(&hit.segment),
+        hit.rule,
+        hit.pack,
+        hit.severity.as_str()
+    ));
+    s.push_str(&format!(
+        "Why it is blocked: {}. ",
+        hit.explanation.trim_end_matches('.')
+    ));
+    s.push_str(&format!(
+        "Instead: {}. ",
+        hit.alternative.trim_end_matches('.')
+    ));
+    s.push_str(&format!(
+        "If a human decides it must run, they can allow it with `cm guard allow '{}'` (or the whole rule: `cm guard allow {}`), or add it to \"guard.allow\" in the cm config; do not try another form of the command.",
+        quote(&hit.segment),
+        hit.rule
+    ));
+    s
+}
+
+/// One line for the human (Cursor's `user_message`, `cm guard check`).
+pub fn user_message(hit: &Hit) -> String {
+    format!("cm guard blocked `{}` ({})", short(&hit.segment), hit.rule)
+}
+
+fn short(segment: &str) -> String {
+    let one_line: String = segment.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= 200 {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(199).collect();
+    format!("{cut}…")
+}
+
+/// Make `text` safe inside single quotes.
+fn quote(text: &str) -> String {
+    short(text).replace('\'', "'\\''")
+}

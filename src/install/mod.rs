@@ -1,0 +1,237 @@
+//! Installing cm's hooks into agents and git, and taking them out again.
+//!
+//! One file per target (`claude`, `codex`, `gemini`, `git`) says where its settings live and
+//! what cm's handlers look like there; `settings` holds the shared JSON merge and `command` the
+//! command lines cm writes and recognises. The guarantees are the same for every target: every
+//! other key and hook is kept, installing twice adds nothing, the old file is backed up before
+//! it changes, the write is atomic, and uninstall removes exactly cm's handlers.
+
+pub mod claude;
+pub mod codex;
+pub mod command;
+pub mod gemini;
+pub mod git;
+pub mod plan;
+pub mod settings;
+
+use crate::error::Result;
+use command::HookKind;
+use serde::Serialize;
+use settings::{Change, Entry, SettingsFile};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+impl Agent {
+    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+
+    pub fn settings_path(self, scope: Scope, project_root: &Path) -> PathBuf {
+        match self {
+            Agent::Claude => claude::path(scope, project_root),
+            Agent::Codex => codex::path(scope, project_root),
+            Agent::Gemini => gemini::path(scope, project_root),
+        }
+    }
+
+    pub fn entry(self, kind: HookKind) -> Entry {
+        match self {
+            Agent::Claude => claude::entry(kind),
+            Agent::Codex => codex::entry(kind),
+            Agent::Gemini => gemini::entry(kind),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// The directory project-scoped settings go in: the git root, else the working directory.
+pub fn project_root(cwd: &Path) -> PathBuf {
+    crate::paths::git_root(cwd).unwrap_or_else(|| cwd.to_path_buf())
+}
+
+/// What happened to one handler.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandlerChange {
+    pub event: String,
+    pub hook: HookKind,
+    pub command: String,
+    /// added | updated | present | removed
+    pub action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+}
+
+/// What an install or uninstall did to one settings file.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetReport {
+    pub agent: Agent,
+    pub scope: Scope,
+    pub path: PathBuf,
+    pub changes: Vec<HandlerChange>,
+    /// Whether the file was rewritten.
+    pub written: bool,
+    pub backup: Option<PathBuf>,
+}
+
+/// Serialise read-modify-write cycles on agents' settings across cm processes.
+fn lock() -> Result<crate::fsutil::FileLock> {
+    crate::fsutil::FileLock::acquire(&crate::paths::data_dir().join("install.lock"))
+}
+
+/// Merge cm's handlers for `kinds` into `agent`'s settings at `scope`.
+pub fn install(
+    agent: Agent,
+    scope: Scope,
+    project_root: &Path,
+    kinds: &[HookKind],
+    binary: &Path,
+) -> Result<TargetReport> {
+    let path = agent.settings_path(scope, project_root);
+    let _lock = lock()?;
+    let mut file = SettingsFile::load(&path)?;
+    let mut changes = Vec::new();
+    for &kind in kinds {
+        let entry = agent.entry(kind);
+        let cmd = match scope {
+            Scope::User => command::command_for(kind, binary),
+            Scope::Project => command::portable_command_for(kind, binary),
+        };
+        let change = settings::add_handler(&mut file.value, &entry, &cmd, &path)?;
+        let (action, previous) = match change {
+            Change::Added => ("added", None),
+            Change::Updated { from } => ("updated", Some(from)),
+            Change::Present => ("present", None),
+        };
+        changes.push(HandlerChange {
+            event: entry.event.to_string(),
+            hook: kind,
+            command: cmd,
+            action,
+            previous,
+        });
+    }
+    let backup = file.save()?;
+    Ok(TargetReport {
+        agent,
+        scope,
+        written: file.changed(),
+        path,
+        changes,
+        backup,
+    })
+}
+
+/// Remove cm's handlers for `kinds` from `agent`'s settings at `scope`.
+pub fn uninstall(
+    agent: Agent,
+    scope: Scope,
+    project_root: &Path,
+    kinds: &[HookKind],
+) -> Result<TargetReport> {
+    let path = agent.settings_path(scope, project_root);
+    let _lock = lock()?;
+    let mut file = SettingsFile::load(&path)?;
+    let removed = settings::remove_handlers(&mut file.value, kinds);
+    let backup = file.save()?;
+    Ok(TargetReport {
+        agent,
+        scope,
+        written: file.changed(),
+        path,
+        changes: removed
+            .into_iter()
+            .map(|f| HandlerChange {
+                event: f.event,
+                hook: f.hook,
+                command: f.command,
+                action: "removed",
+                previous: None,
+            })
+            .collect(),
+        backup,
+    })
+}
+
+/// One cm handler as `--status` reports it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstalledHandler {
+    #[serde(flatten)]
+    pub found: settings::Found,
+    /// Whether the program the command runs can be found (a moved binary leaves a dead hook).
+    pub program_found: bool,
+}
+
+/// What cm finds in one agent's settings file.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetStatus {
+    pub agent: Agent,
+    pub scope: Scope,
+    pub path: PathBuf,
+    pub exists: bool,
+    pub handlers: Vec<InstalledHandler>,
+    /// Set when the file could not be read (malformed JSON, unexpected layout).
+    pub error: Option<String>,
+}
+
+pub fn status(agent: Agent, scope: Scope, project_root: &Path) -> TargetStatus {
+    let path = agent.settings_path(scope, project_root);
+    match SettingsFile::load(&path) {
+        Ok(file) => TargetStatus {
+            agent,
+            scope,
+            exists: file.exists(),
+            handlers: settings::find_handlers(&file.value)
+                .into_iter()
+                .map(|found| InstalledHandler {
+                    program_found: program_found(&found.command),
+                    found,
+                })
+                .collect(),
+            path,
+            error: None,
+        },
+        Err(e) => TargetStatus {
+            agent,
+            scope,
+            exists: path.exists(),
+            path,
+            handlers: Vec::new(),
+            error: Some(e.message),
+        },
+    }
+}
+
+/// Whether the first word of `cmd` names an existing file or a program on PATH.
+fn program_found(cmd: &str) -> bool {
+    let Some(prog) = command::program(cmd) else {
+        return false;
+    };
+    if prog.contains('/') {
+        return Path::new(&prog).is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(&prog).is_file()))
+}
