@@ -254,12 +254,3 @@ fn usage_error(e: clap::Error, json: bool, args: &[String]) -> i32 {
     println!("{}", output::error_json(&command, &err));
     2
 }
-
-/// Placeholder for commands whose issue has not landed yet: a clear, structured error.
-pub(crate) fn not_yet(what: &str) -> Result<Report> {
-    Err(CmError::new(
-        "NOT_IMPLEMENTED",
-        crate::error::ExitCode::Internal,
-        format!("`cm {what}` is not available in this build"),
-    ))
-}
