@@ -45,9 +45,22 @@ fn links_dispatch_to_hooks_silently_on_an_empty_payload() {
         // pre-commit scan finds no repository here, the post-session hook stays silent.
         let name = link.file_name().unwrap().to_str().unwrap();
         match name {
-            "cm-pretool" => assert!(out.stderr.contains("cm-pretool: malformed payload"), "{:?}", out.stderr),
-            "cm-precommit" => assert!(out.stderr.contains("not inside a git repository"), "{:?}", out.stderr),
-            _ => assert!(out.stderr.is_empty(), "{}: {:?}", link.display(), out.stderr),
+            "cm-pretool" => assert!(
+                out.stderr.contains("cm-pretool: malformed payload"),
+                "{:?}",
+                out.stderr
+            ),
+            "cm-precommit" => assert!(
+                out.stderr.contains("not inside a git repository"),
+                "{:?}",
+                out.stderr
+            ),
+            _ => assert!(
+                out.stderr.is_empty(),
+                "{}: {:?}",
+                link.display(),
+                out.stderr
+            ),
         }
         // Also with an explicitly empty stdin pipe.
         let out = env.run_program(&link, &[]).stdin("").run().ok();

@@ -497,10 +497,13 @@ mod hook {
                 .stdout
                 .contains("deny")
         );
-        // A whole rule, project-scoped (.cass/config.json of the repository).
+        // A whole rule, project-scoped: kept in the user's own config with the repository as its
+        // scope (a repository's committed config may not relax the guard).
         let out = env.cm(&["guard", "allow", "git:branch-force-delete", "--project"]);
         assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-        assert!(env.project().join(".cass/config.json").is_file());
+        assert!(!env.project().join(".cass/config.json").exists());
+        let global = std::fs::read_to_string(env.dir.path().join("data/config.json")).unwrap();
+        assert!(global.contains("\"scope\": \"project\""), "{global}");
         assert_eq!(
             env.pretool(&claude_bash("git branch -D old", &cwd)).stdout,
             ""
@@ -519,6 +522,40 @@ mod hook {
             env.pretool(&claude_bash("rm -rf ./*", &cwd))
                 .stdout
                 .contains("deny")
+        );
+    }
+
+    #[test]
+    fn a_repository_config_cannot_relax_the_guard() {
+        let env = Env::new();
+        let cwd = env.project();
+        std::fs::create_dir_all(cwd.join(".cass")).unwrap();
+        std::fs::write(
+            cwd.join(".cass/config.json"),
+            r#"{"guard": {"disabledPacks": ["git", "filesystem"],
+                          "allow": [{"pattern": ".*"}, {"rule": "git:reset-hard"}, {"command": "git clean -fdx"}]}}"#,
+        )
+        .unwrap();
+        // Disabled packs and pattern/rule allow entries from the repository are ignored...
+        assert!(
+            env.pretool(&claude_bash("git reset --hard", &cwd))
+                .stdout
+                .contains("deny")
+        );
+        assert!(
+            env.pretool(&claude_bash("rm -rf ~", &cwd))
+                .stdout
+                .contains("deny")
+        );
+        // ...an exact command it allows still passes, and `guard check` says what was ignored.
+        assert_eq!(env.pretool(&claude_bash("git clean -fdx", &cwd)).stdout, "");
+        let out = env.cm(&["guard", "check", "git reset --hard", "--json"]);
+        assert!(
+            out.stdout
+                .contains("only your own config can disable a pack"),
+            "{}{}",
+            out.stdout,
+            out.stderr
         );
     }
 

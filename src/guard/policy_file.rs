@@ -11,9 +11,11 @@
 //!   `guard` section (other keys are skipped by the parser, no JSON tree is built).
 //!
 //! Merging: lists (`disabledPacks`, `enabledPacks`, `allow`, `protectedPaths`) are the union
-//! of both files; `failClosed` is on if either file turns it on. Entries in the project file
-//! are project-scoped; a global entry with `"scope": "project"` applies only under its
-//! `"project"` directory.
+//! of both files; `failClosed` is on if either file turns it on. The project file can only
+//! tighten the guard (it is committed, so anyone with push access would otherwise be able to
+//! switch it off): its `disabledPacks` and its pattern or rule allow entries are ignored with
+//! a warning; its exact-command allow entries are project-scoped. A global entry with
+//! `"scope": "project"` applies only under its `"project"` directory.
 
 use super::policy::{AllowEntry, AllowScope, Policy};
 use super::user_traumas::{self, Trauma};
@@ -108,13 +110,13 @@ pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {
     let global = paths::global_config_path();
     if let Some(g) = read_section(&global, sources) {
         sources.config_files.push(global.clone());
-        merge(policy, g, cwd, false);
+        merge(policy, g, cwd, false, sources);
     }
     if let Some(dir) = project_dir(cwd) {
         let path = dir.join(paths::CONFIG_FILE);
         if let Some(p) = read_section(&path, sources) {
             sources.config_files.push(path);
-            merge(policy, p, cwd, true);
+            merge(policy, p, cwd, true, sources);
         }
     }
 }
@@ -145,13 +147,38 @@ fn read_section(path: &Path, sources: &mut Sources) -> Option<GuardSection> {
     }
 }
 
-fn merge(policy: &mut Policy, section: GuardSection, cwd: &Path, from_project: bool) {
-    policy.disabled_packs.extend(section.disabled_packs);
+fn merge(
+    policy: &mut Policy,
+    section: GuardSection,
+    cwd: &Path,
+    from_project: bool,
+    sources: &mut Sources,
+) {
+    // A repository's committed `.cass/config.json` may only tighten the guard: anyone who can
+    // get a file into a clone would otherwise be able to switch protection off. It may enable
+    // packs, protect paths, fail closed, and allow exact commands; disabling packs and pattern
+    // or rule allow entries belong in the user's own config (`"scope": "project"` entries).
+    if from_project && !section.disabled_packs.is_empty() {
+        sources.warnings.push(format!(
+            "ignoring guard.disabledPacks {:?} from the repository config: only your own config can disable a pack",
+            section.disabled_packs
+        ));
+    } else {
+        policy.disabled_packs.extend(section.disabled_packs);
+    }
     policy.enabled_packs.extend(section.enabled_packs);
     policy.protected_paths.extend(section.protected_paths);
     policy.fail_closed |= section.fail_closed.unwrap_or(false);
     for mut entry in section.allow {
         if from_project {
+            if entry.command.is_none() {
+                sources.warnings.push(format!(
+                    "ignoring allow entry {} from the repository config: a repository may only allow exact commands; \
+                     use `cm guard allow --project` (it records the entry in your own config)",
+                    entry.describe()
+                ));
+                continue;
+            }
             entry.scope = AllowScope::Project;
         } else if entry.scope == AllowScope::Project {
             let applies = entry
@@ -173,14 +200,17 @@ pub fn fail_closed(cwd: &Path) -> bool {
     p.fail_closed
 }
 
-/// Add an allow-list entry to the global config, or (`project`) to the project's
-/// `.cass/config.json`, keeping every other key. Returns the file written.
-pub fn add_allow(entry: AllowEntry, project: bool, cwd: &Path) -> Result<PathBuf> {
-    let path = if project {
-        paths::repo_cass_dir_for_write(cwd).join(paths::CONFIG_FILE)
-    } else {
-        paths::global_config_path()
-    };
+/// Add an allow-list entry to the user's global config. With `project`, the entry is scoped to
+/// this repository (`"scope": "project"` with the repository root), so it applies only there;
+/// it is kept in the user's own file because a repository's config may not relax the guard.
+/// Returns the file written.
+pub fn add_allow(mut entry: AllowEntry, project: bool, cwd: &Path) -> Result<PathBuf> {
+    if project {
+        let root = paths::git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+        entry.scope = AllowScope::Project;
+        entry.project = Some(root.display().to_string());
+    }
+    let path = paths::global_config_path();
     let _lock = crate::fsutil::FileLock::acquire(&path.with_extension("json.lock"))?;
     let mut root = crate::config::read_json_file(&path)?.unwrap_or_else(|| serde_json::json!({}));
     let obj = root
