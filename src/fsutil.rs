@@ -50,6 +50,7 @@ impl FileLock {
     pub fn acquire(path: &Path) -> Result<FileLock> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| CmError::io(dir, "create directory", &e))?;
+            ignore_lock_files_in_repo(dir);
         }
         let file = OpenOptions::new()
             .create(true)
@@ -89,6 +90,21 @@ impl FileLock {
 impl Drop for FileLock {
     fn drop(&mut self) {
         let _ = self.file.unlock();
+    }
+}
+
+/// A repository's `.cass/` is committed, but the lock and temporary files cm keeps beside its
+/// files there are not: give it a `.gitignore` for them the first time cm locks anything in it.
+fn ignore_lock_files_in_repo(dir: &Path) {
+    if dir.file_name().and_then(|n| n.to_str()) != Some(".cass") {
+        return;
+    }
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        let _ = std::fs::write(
+            &ignore,
+            "# cm's lock and temporary files\n.*.lock\n.*.tmp-*\n",
+        );
     }
 }
 

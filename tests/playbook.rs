@@ -538,6 +538,9 @@ fn repo_rules_live_in_the_repository_and_merge_into_list() {
     let file = env.cwd.join(".cass/playbook.yaml");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("Run make lint before pushing"), "{text}");
+    // The lock file beside it is kept out of git.
+    let ignore = std::fs::read_to_string(env.cwd.join(".cass/.gitignore")).unwrap();
+    assert!(ignore.contains(".*.lock"), "{ignore}");
 
     let list = env.cm(&["ls"]).cwd(&sub).json().run().ok().data();
     let find = |id: &str| {
