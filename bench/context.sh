@@ -2,8 +2,9 @@
 # Benchmark `cm context` and the session-start and prompt hooks against baselines measured in the
 # same run (/bin/true, `cm --version`). Usage:
 #   bench/context.sh [DATA_DIR]
-# DATA_DIR: a pre-built cm data directory (e.g. with 250,000 indexed messages); without it a temp
-# directory is filled with 5,000 generated rules. Env: RUNS (default 40), CM (default
+# DATA_DIR: a pre-built cm data directory (e.g. with 250,000 indexed messages, as left by
+# `bench/episodic.py --keep DIR` in DIR/data-cold-0); it is topped up to 5,000 generated rules when
+# it holds fewer. Without it a temp directory gets the 5,000 rules alone. Env: RUNS (default 40), CM (default
 # target/release/cm, built if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,11 @@ mkdir -p "$HOME" "$WORK/app/.git"
 echo 'ref: refs/heads/fix/auth-token-refresh' > "$WORK/app/.git/HEAD"
 if [ $# -ge 1 ]; then
   export CASS_MEMORY_HOME="$1"
+  have=$("$CM" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["total"])')
+  if [ "$have" -lt 5000 ]; then
+    python3 bench/gen_rules.py 5000 > "$WORK/rules.json"
+    "$CM" playbook add --file "$WORK/rules.json" --json >/dev/null
+  fi
 else
   export CASS_MEMORY_HOME="$WORK/data"
   "$CM" init >/dev/null

@@ -72,7 +72,7 @@ def write_conversation(home, conv_id, conv, speaker=True):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="/work/shared/data/locomo")
+    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "locomo"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "cm"))
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--misses", type=int, default=0, help="print this many missed questions")
