@@ -994,3 +994,30 @@ fn context_includes_remote_history_and_degrades_on_a_dead_host() {
     assert_eq!(remote["code"], "REMOTE_UNREACHABLE", "{v}");
     assert!(remote["message"].as_str().unwrap().contains("down"), "{v}");
 }
+
+#[test]
+fn indexing_refreshes_the_term_index_the_hooks_read() {
+    let env = Env::new();
+    // A bulk import larger than a hook will tokenize on its own...
+    let rules: Vec<Value> = (0..250)
+        .map(|i| serde_json::json!({"content": format!("Rotate the zeppelin credential number {i} before the nightly deploy"), "category": "security"}))
+        .collect();
+    let file = env.home.join("rules.json");
+    std::fs::write(&file, Value::Array(rules).to_string()).unwrap();
+    env.ok(&["playbook", "add", "--file", file.to_str().unwrap()]);
+    let payload = serde_json::json!({"session_id": "s1", "transcript_path": "/x.jsonl",
+        "cwd": env.ws.display().to_string(), "hook_event_name": "SessionStart", "source": "startup"});
+    let before = env.run(&["hook", "session-start"], &payload.to_string());
+    assert!(
+        String::from_utf8_lossy(&before.stderr).contains("rules changed since the context index")
+    );
+    // ...is folded in by `cm history index`, which the post-session job runs.
+    env.ok(&["history", "index"]);
+    let after = env.run(&["hook", "session-start"], &payload.to_string());
+    assert!(after.status.success());
+    assert!(
+        !String::from_utf8_lossy(&after.stderr).contains("rules changed"),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
+}

@@ -61,6 +61,24 @@ pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
     if report.messages_added > 0 {
         let _ = store.conn.execute_batch("PRAGMA optimize;");
     }
+    // The read-only hooks rely on what only a writer can keep current: the rules' term index
+    // (stale after a bulk import) and recall reinforcement from newly indexed messages that
+    // cite rule ids. The post-session job runs this command, so both stay fresh without a
+    // `cm context` run. Best effort: the index itself is already committed.
+    if let Err(e) = crate::context::index::refresh(store) {
+        eprintln!(
+            "cm: warning: context term index not refreshed: {}",
+            e.message
+        );
+    }
+    if report.messages_added > 0
+        && let Err(e) = crate::context::reinforce::scan(store, &crate::clock::now_rfc3339())
+    {
+        eprintln!(
+            "cm: warning: recall reinforcement not updated: {}",
+            e.message
+        );
+    }
     let sources_json: Vec<_> = discovery
         .iter()
         .map(|(slug, d)| {
