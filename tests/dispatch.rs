@@ -145,6 +145,32 @@ fn doctor_finds_links_beside_the_binary() {
     for name in LINKS {
         std::os::unix::fs::symlink("cm", bin.join(name)).unwrap();
     }
+    // No session indexed and no agent hooked up yet: warnings that say what to run.
+    let d = doctor(&env).ok().data();
+    let status_of = |d: &serde_json::Value, name: &str| {
+        d["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status_of(&d, "session index"), "warn", "{d}");
+    assert_eq!(status_of(&d, "hooks"), "warn", "{d}");
+    assert_eq!(d["healthy"], true);
+    // Index one session and install the hooks: everything is ok.
+    let session = env
+        .home
+        .join(".claude/projects/-home-u-proj/3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f.jsonl");
+    std::fs::create_dir_all(session.parent().unwrap()).unwrap();
+    std::fs::copy(
+        "tests/fixtures/episodic/index/claude_session.jsonl",
+        &session,
+    )
+    .unwrap();
+    env.run_program(&cm, &["history", "index"]).run().ok();
+    env.run_program(&cm, &["hooks", "install"]).run().ok();
     let out = doctor(&env).ok();
     let d = out.data();
     assert_eq!(d["healthy"], true);

@@ -100,6 +100,10 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
             e.hint.as_deref(),
         )),
     }
+    if let Ok(store) = ctx.store() {
+        checks.push(check_index(&store.conn));
+    }
+    checks.push(check_hooks(&ctx.cwd));
     let healthy = checks.iter().all(|c| c.status != Status::Fail);
     let mut human = String::new();
     for c in &checks {
@@ -184,6 +188,98 @@ fn check_link(exe: &Path, name: &'static str) -> Check {
             format!("cannot run {}: {e}", path.display()),
             Some("reinstall with ./install.sh"),
         ),
+    }
+}
+
+/// The session index: present, and refreshed within the last two days.
+fn check_index(conn: &rusqlite::Connection) -> Check {
+    let st = crate::episodic::search::status(conn);
+    if st.messages == 0 {
+        return check(
+            "session index",
+            Status::Warn,
+            "empty: no agent session has been indexed yet",
+            Some("run `cm history index` (and `cm hooks install` to keep it current)"),
+        );
+    }
+    let when = st.last_indexed_at.clone().unwrap_or_default();
+    let age_h = crate::clock::parse(&when)
+        .map(|t| (crate::clock::now() - t).num_hours())
+        .unwrap_or(i64::MAX);
+    let msg = format!(
+        "{} messages in {} sessions, last indexed {when}",
+        st.messages, st.sessions
+    );
+    if age_h > 48 {
+        check(
+            "session index",
+            Status::Warn,
+            format!("{msg} (stale)"),
+            Some("run `cm history index`"),
+        )
+    } else {
+        check("session index", Status::Ok, msg, None)
+    }
+}
+
+/// Which agents run cm's hooks, and whether every hook command still points at a program.
+fn check_hooks(cwd: &Path) -> Check {
+    use crate::install::{Agent, Scope, project_root, status};
+    let root = project_root(cwd);
+    let mut installed = Vec::new();
+    let mut dead = Vec::new();
+    for agent in Agent::ALL {
+        for scope in [Scope::User, Scope::Project] {
+            let st = status(agent, scope, &root);
+            if let Some(e) = st.error {
+                return check(
+                    "hooks",
+                    Status::Warn,
+                    e,
+                    Some("fix that settings file by hand"),
+                );
+            }
+            if !st.handlers.is_empty() {
+                let where_ = if scope == Scope::User {
+                    "user"
+                } else {
+                    "project"
+                };
+                installed.push(format!("{} ({where_})", agent.name()));
+            }
+            dead.extend(
+                st.handlers
+                    .iter()
+                    .filter(|h| !h.program_found)
+                    .map(|h| h.found.command.clone()),
+            );
+        }
+    }
+    if !dead.is_empty() {
+        return check(
+            "hooks",
+            Status::Warn,
+            format!(
+                "hook commands whose program is missing: {}",
+                dead.join(", ")
+            ),
+            Some("reinstall with `cm hooks install` after moving cm"),
+        );
+    }
+    if installed.is_empty() {
+        check(
+            "hooks",
+            Status::Warn,
+            "no agent runs cm's hooks yet",
+            Some("run `cm hooks install`"),
+        )
+    } else {
+        check(
+            "hooks",
+            Status::Ok,
+            format!("installed for {}", installed.join(", ")),
+            None,
+        )
     }
 }
 
