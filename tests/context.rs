@@ -509,6 +509,30 @@ fn prompt_hook_gate_and_significance() {
     assert!(ask("CI is red, lockfile stale?").contains(&fresh));
     // Passes the gate but matches nothing: nothing.
     assert_eq!(ask("yesterday's failure in the renderer"), "");
+    // Each agent gets its own event name back: Claude Code and Codex UserPromptSubmit, Gemini
+    // CLI BeforeAgent (an answer naming another event is dropped by the agent).
+    let claude: Value = serde_json::from_str(&env.hook(
+        "prompt",
+        &serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": "okhttp timeout after the upgrade", "cwd": env.ws}),
+    ))
+    .unwrap();
+    assert_eq!(
+        claude["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    let gemini: Value = serde_json::from_str(&env.hook(
+        "prompt",
+        &serde_json::json!({"hook_event_name": "BeforeAgent", "prompt": "okhttp timeout after the upgrade",
+            "cwd": env.ws, "session_id": "g1", "transcript_path": "/t", "timestamp": "2026-06-01T12:00:00Z"}),
+    ))
+    .unwrap();
+    assert_eq!(gemini["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+    assert!(
+        gemini["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains(&ok)
+    );
 }
 
 #[test]

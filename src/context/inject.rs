@@ -15,6 +15,9 @@ pub struct Payload {
     pub source: Option<String>,
     pub prompt: Option<String>,
     pub session_id: Option<String>,
+    /// The event as the agent named it (`UserPromptSubmit`, Gemini CLI's `BeforeAgent`, ...):
+    /// the answer must name the same event or the agent drops it.
+    pub event: Option<String>,
 }
 
 pub fn parse_payload(bytes: &[u8]) -> Result<Payload, String> {
@@ -39,6 +42,7 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Payload, String> {
         source: s("source").or_else(|| s("matcher")),
         prompt: s("prompt").or_else(|| s("user_prompt")),
         session_id: s("session_id").or_else(|| s("sessionId")),
+        event: s("hook_event_name"),
     })
 }
 

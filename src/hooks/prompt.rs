@@ -101,8 +101,13 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
         return Ok(None);
     }
     lines.truncate(1 + MAX_ITEMS * 2);
+    // Gemini CLI sends its prompt hook as BeforeAgent and expects that name back.
+    let event = match p.event.as_deref() {
+        Some("BeforeAgent") => "BeforeAgent",
+        _ => "UserPromptSubmit",
+    };
     Ok(Some(inject::envelope(
-        "UserPromptSubmit",
+        event,
         &inject::within(&lines, BUDGET),
     )))
 }
