@@ -110,25 +110,6 @@ fn scan_messages(tx: &Connection, now: &str) -> Result<usize> {
             |r| r.get(0),
         )
         .map_err(sql)?;
-    let mut stmt = tx
-        .prepare(
-            "SELECT id, agent, session_id, text, created_at FROM episodic_messages
-             WHERE id > ?1 AND role = 'assistant' AND text LIKE '%b-%' ORDER BY id",
-        )
-        .map_err(sql)?;
-    let rows: Vec<(i64, String, String, String, Option<String>)> = stmt
-        .query_map([last], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get::<_, Option<String>>(3)?.unwrap_or_default(),
-                r.get(4)?,
-            ))
-        })
-        .map_err(sql)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(sql)?;
     let max_id: i64 = tx
         .query_row(
             "SELECT coalesce(max(id), 0) FROM episodic_messages",
@@ -136,30 +117,49 @@ fn scan_messages(tx: &Connection, now: &str) -> Result<usize> {
             |r| r.get(0),
         )
         .map_err(sql)?;
-    let mut added = 0;
-    if !rows.is_empty() {
-        let known: HashSet<String> = {
-            let mut s = tx.prepare("SELECT id FROM bullets").map_err(sql)?;
-            s.query_map([], |r| r.get(0))
-                .map_err(sql)?
-                .collect::<rusqlite::Result<_>>()
-                .map_err(sql)?
-        };
-        let mut ins = tx
+    let known: HashSet<String> = {
+        let mut s = tx.prepare("SELECT id FROM bullets").map_err(sql)?;
+        s.query_map([], |r| r.get(0))
+            .map_err(sql)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(sql)?
+    };
+    // Stream the messages (a first scan after a cold index reads every assistant message that
+    // mentions "b-"): only the citations of known rules are kept, never the texts.
+    let mut found: Vec<(String, String, String)> = Vec::new();
+    if !known.is_empty() {
+        let mut stmt = tx
             .prepare(
-                "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at) VALUES (?1, ?2, ?3)",
+                "SELECT agent, session_id, text, created_at FROM episodic_messages
+                 WHERE id > ?1 AND id <= ?2 AND role = 'assistant' AND text LIKE '%b-%' ORDER BY id",
             )
             .map_err(sql)?;
-        for (_, agent, session, text, at) in &rows {
-            for id in cited_ids(text) {
+        let mut rows = stmt.query(params![last, max_id]).map_err(sql)?;
+        while let Some(r) = rows.next().map_err(sql)? {
+            let text: Option<String> = r.get(2).map_err(sql)?;
+            let Some(text) = text else { continue };
+            for id in cited_ids(&text) {
                 if known.contains(id) {
-                    let evidence = format!("session:{agent}/{session}");
-                    added += ins
-                        .execute(params![id, evidence, at.as_deref().unwrap_or(now)])
-                        .map_err(sql)?;
+                    let agent: String = r.get(0).map_err(sql)?;
+                    let session: String = r.get(1).map_err(sql)?;
+                    let at: Option<String> = r.get(3).map_err(sql)?;
+                    found.push((
+                        id.to_string(),
+                        format!("session:{agent}/{session}"),
+                        at.unwrap_or_else(|| now.to_string()),
+                    ));
                 }
             }
         }
+    }
+    let mut added = 0;
+    let mut ins = tx
+        .prepare(
+            "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at) VALUES (?1, ?2, ?3)",
+        )
+        .map_err(sql)?;
+    for (id, evidence, at) in &found {
+        added += ins.execute(params![id, evidence, at]).map_err(sql)?;
     }
     tx.execute(
         "INSERT INTO recall_scan (id, last_msg_id) VALUES (1, ?1)
