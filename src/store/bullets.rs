@@ -214,37 +214,35 @@ pub fn count(conn: &Connection) -> Result<i64> {
 
 /// Insert a new bullet with its events.
 pub fn insert(conn: &Connection, b: &Bullet) -> Result<()> {
-    let doc = doc_of(b)?;
-    conn.prepare_cached(
+    write_row(
+        conn,
         "INSERT INTO bullets (id, content, category, type, maturity, deprecated, created_at, updated_at, doc)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            b.id,
-            b.content,
-            b.category,
-            crate::memory::bullet::type_name(b.bullet_type),
-            crate::memory::bullet::maturity_name(b.maturity),
-            b.deprecated,
-            b.created_at,
-            b.updated_at,
-            doc
-        ])
-    })
-    .map_err(sql)?;
+        b,
+    )?;
     insert_events(conn, b)
 }
 
 /// Write the bullet's fields and append any events not yet stored. Events are append-only here;
 /// [`replace`] is the only way to drop one (undo).
 pub fn save(conn: &Connection, b: &Bullet) -> Result<()> {
+    let n = write_row(
+        conn,
+        "UPDATE bullets SET content = ?2, category = ?3, type = ?4, maturity = ?5, deprecated = ?6,
+         created_at = ?7, updated_at = ?8, doc = ?9 WHERE id = ?1",
+        b,
+    )?;
+    if n == 0 {
+        return insert(conn, b);
+    }
+    insert_events(conn, b)
+}
+
+/// Run `statement` (an INSERT or UPDATE of one bullet row, parameters in column order: id,
+/// content, category, type, maturity, deprecated, created, updated, doc) for `b`.
+fn write_row(conn: &Connection, statement: &str, b: &Bullet) -> Result<usize> {
     let doc = doc_of(b)?;
-    let n = conn
-        .prepare_cached(
-            "UPDATE bullets SET content = ?2, category = ?3, type = ?4, maturity = ?5, deprecated = ?6,
-             created_at = ?7, updated_at = ?8, doc = ?9 WHERE id = ?1",
-        )
+    conn.prepare_cached(statement)
         .and_then(|mut s| {
             s.execute(params![
                 b.id,
@@ -258,11 +256,7 @@ pub fn save(conn: &Connection, b: &Bullet) -> Result<()> {
                 doc
             ])
         })
-        .map_err(sql)?;
-    if n == 0 {
-        return insert(conn, b);
-    }
-    insert_events(conn, b)
+        .map_err(sql)
 }
 
 fn insert_events(conn: &Connection, b: &Bullet) -> Result<()> {
