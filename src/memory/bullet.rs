@@ -190,19 +190,8 @@ pub const CATEGORIES: &[&str] = &[
     "general",
 ];
 
-/// The ten categories gap analysis reports on (everything but `general`).
-pub const GAP_CATEGORIES: &[&str] = &[
-    "debugging",
-    "testing",
-    "architecture",
-    "workflow",
-    "documentation",
-    "integration",
-    "collaboration",
-    "git",
-    "security",
-    "performance",
-];
+/// The ten categories gap analysis reports on (everything but `general`, which comes last).
+pub const GAP_CATEGORIES: &[&str] = CATEGORIES.split_at(CATEGORIES.len() - 1).0;
 
 pub fn parse_scope(s: &str) -> Option<(Scope, Option<String>)> {
     let (name, key) = match s.split_once(':') {
@@ -278,4 +267,16 @@ pub fn new_bullet_id() -> String {
 
 pub fn new_event_id() -> String {
     format!("fb-{}", &crate::fsutil::unique_suffix()[..12])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gap_analysis_covers_the_ten_seed_categories() {
+        assert_eq!(GAP_CATEGORIES.len(), 10);
+        assert!(!GAP_CATEGORIES.contains(&"general"));
+        assert!(GAP_CATEGORIES.iter().all(|c| CATEGORIES.contains(c)));
+    }
 }
