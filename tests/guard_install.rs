@@ -947,3 +947,35 @@ fn concurrent_installs_add_each_handler_once() {
         assert_eq!(commands(&v, event).len(), 1, "{event}: {v}");
     }
 }
+
+#[test]
+fn hook_snippets_match_what_the_installer_writes() {
+    // The files in hooks/ are documentation of the installer's output: keep them in step.
+    let env = Env::new();
+    let bin = env.root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_cm"), bin.join("cm")).unwrap();
+    for link in ["cm-pretool", "cm-postsession", "cm-precommit"] {
+        std::os::unix::fs::symlink("cm", bin.join(link)).unwrap();
+    }
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let out = env
+        .command(&bin.join("cm"), &env.repo)
+        .env("PATH", &path)
+        .args(["hooks", "install", "--project", "--agent", "all"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let snippets = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    for (written, snippet) in [
+        (".claude/settings.json", "claude-settings.json"),
+        (".codex/hooks.json", "codex-hooks.json"),
+        (".gemini/settings.json", "gemini-settings.json"),
+    ] {
+        assert_eq!(
+            read_json(&env.repo.join(written)),
+            read_json(&snippets.join(snippet)),
+            "hooks/{snippet} differs from what `cm hooks install --project` writes"
+        );
+    }
+}
