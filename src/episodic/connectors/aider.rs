@@ -48,10 +48,6 @@ impl Connector for Aider {
         discover_in(&roots)
     }
 
-    fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
-        parse_file(file, from, u64::MAX)
-    }
-
     fn parse_limited(
         &self,
         file: &SourceFile,
@@ -168,8 +164,7 @@ fn parse_file(
         let (number, bytes) = match line {
             Line::Complete { number, bytes } => (number, bytes),
             Line::TooLong { number } => {
-                out.skipped
-                    .push(common::skipped(number, "line longer than the 64 MiB limit"));
+                out.skipped.push(super::lines::too_long(number));
                 continue;
             }
         };

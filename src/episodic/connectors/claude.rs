@@ -14,7 +14,7 @@
 
 use super::claude_content::{assistant_messages, string_content, user_messages};
 use super::common::{self, Context, Str, opt_str};
-use super::lines::{self, Line, LineReader};
+use super::lines::LineReader;
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SessionInfo, SourceFile, SourceKind};
 use crate::episodic::model::{MessageKind, Role};
 use serde::Deserialize;
@@ -54,10 +54,6 @@ impl Connector for Claude {
             d.errors.extend(found.errors);
         }
         d
-    }
-
-    fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
-        parse_file(file, from, u64::MAX)
     }
 
     fn parse_limited(
@@ -198,20 +194,7 @@ fn parse_file(
     let mut first_time: Option<String> = None;
     let mut last_time: Option<String> = None;
 
-    while reader.consumed_since(from) < max_bytes
-        && let Some(line) = reader.next_line()?
-    {
-        let (number, bytes) = match line {
-            Line::Complete { number, bytes } => (number, bytes),
-            Line::TooLong { number } => {
-                out.skipped
-                    .push(common::skipped(number, "line longer than the 64 MiB limit"));
-                continue;
-            }
-        };
-        if lines::is_blank(bytes) {
-            continue;
-        }
+    while let Some((number, bytes)) = reader.next_record(from, max_bytes, &mut out.skipped)? {
         let rec: Record = match serde_json::from_slice(bytes) {
             Ok(r) => r,
             Err(e) => {

@@ -41,7 +41,12 @@ impl Connector for Cline {
         discover_in(&roots)
     }
 
-    fn parse(&self, file: &SourceFile, _from: &ResumePoint) -> std::io::Result<ParseOutput> {
+    fn parse_limited(
+        &self,
+        file: &SourceFile,
+        _from: &ResumePoint,
+        _max_bytes: u64,
+    ) -> std::io::Result<ParseOutput> {
         parse_task(file)
     }
 }

@@ -13,7 +13,7 @@
 
 use super::codex_items::{self, Item};
 use super::common::{self, Context, Str, opt_str};
-use super::lines::{self, Line, LineReader};
+use super::lines::LineReader;
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SessionInfo, SourceFile, SourceKind};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -44,10 +44,6 @@ impl Connector for Codex {
 
     fn discover(&self) -> Discovery {
         discover_in(&home())
-    }
-
-    fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
-        parse_file(file, from, u64::MAX)
     }
 
     fn parse_limited(
@@ -231,20 +227,7 @@ fn parse_file(
     let mut session = SessionInfo::default();
     let mut last_time: Option<String> = state.last_time.take();
 
-    while reader.consumed_since(from) < max_bytes
-        && let Some(line) = reader.next_line()?
-    {
-        let (number, bytes) = match line {
-            Line::Complete { number, bytes } => (number, bytes),
-            Line::TooLong { number } => {
-                out.skipped
-                    .push(common::skipped(number, "line longer than the 64 MiB limit"));
-                continue;
-            }
-        };
-        if lines::is_blank(bytes) {
-            continue;
-        }
+    while let Some((number, bytes)) = reader.next_record(from, max_bytes, &mut out.skipped)? {
         let rec: Record = match serde_json::from_slice(bytes) {
             Ok(r) => r,
             Err(e) => {

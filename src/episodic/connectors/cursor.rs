@@ -29,7 +29,12 @@ impl Connector for Cursor {
         discover_in(&super::editors::user_dirs(&["Cursor"]))
     }
 
-    fn parse(&self, file: &SourceFile, _from: &ResumePoint) -> std::io::Result<ParseOutput> {
+    fn parse_limited(
+        &self,
+        file: &SourceFile,
+        _from: &ResumePoint,
+        _max_bytes: u64,
+    ) -> std::io::Result<ParseOutput> {
         let in_global =
             file.path.parent().and_then(Path::file_name) == Some("globalStorage".as_ref());
         if in_global {

@@ -9,7 +9,7 @@
 
 use super::common::{self, Context, Str, opt_str};
 use super::document::{Document, LineCursor};
-use super::lines::{self, Line, LineReader};
+use super::lines::LineReader;
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SessionInfo, SourceFile, SourceKind};
 use crate::episodic::model::{Message, MessageKind, Role};
 use serde::Deserialize;
@@ -41,7 +41,12 @@ impl Connector for Gemini {
         discover_in(&tmp_root())
     }
 
-    fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
+    fn parse_limited(
+        &self,
+        file: &SourceFile,
+        from: &ResumePoint,
+        _max_bytes: u64,
+    ) -> std::io::Result<ParseOutput> {
         match file.kind {
             SourceKind::Document => parse_document(file),
             SourceKind::Lines => parse_lines(file, from),
@@ -198,18 +203,7 @@ fn parse_lines(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOu
         .unwrap_or_else(|| common::file_stem(&file.path));
     let mut out = ParseOutput::default();
     let mut started_at = None;
-    while let Some(line) = reader.next_line()? {
-        let (number, bytes) = match line {
-            Line::Complete { number, bytes } => (number, bytes),
-            Line::TooLong { number } => {
-                out.skipped
-                    .push(common::skipped(number, "line longer than the 64 MiB limit"));
-                continue;
-            }
-        };
-        if lines::is_blank(bytes) {
-            continue;
-        }
+    while let Some((number, bytes)) = reader.next_record(from, u64::MAX, &mut out.skipped)? {
         match serde_json::from_slice::<Msg>(bytes) {
             Ok(m) if m.kind.is_none() && m.session_id.is_some() => {
                 ctx.session_id = opt_str(&m.session_id).unwrap_or_default().to_owned();

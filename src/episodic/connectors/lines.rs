@@ -6,7 +6,7 @@
 //! points at the same bytes. A line longer than [`MAX_LINE`] (binary garbage without newlines, a
 //! runaway record) is scanned past without being held in memory and reported as too long.
 
-use super::ResumePoint;
+use super::{ResumePoint, Skipped};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
@@ -115,15 +115,52 @@ impl LineReader {
         if too_long {
             return Ok(Some(Line::TooLong { number }));
         }
-        let mut end = self.buf.len() - 1; // drop '\n'
+        Ok(Some(Line::Complete {
+            number,
+            bytes: self.current(),
+        }))
+    }
+
+    /// The complete line last read, without its newline (and without a trailing `\r`).
+    fn current(&self) -> &[u8] {
+        let mut end = self.buf.len().saturating_sub(1); // drop '\n'
         if end > 0 && self.buf[end - 1] == b'\r' {
             end -= 1;
         }
-        Ok(Some(Line::Complete {
-            number,
-            bytes: &self.buf[..end],
-        }))
+        &self.buf[..end]
     }
+
+    /// The next line of a JSON Lines source worth parsing, with its number: complete, not blank,
+    /// read while fewer than `max_bytes` were consumed since `from`. A line too long to keep is
+    /// recorded in `skipped` and passed over, as every connector does.
+    pub fn next_record(
+        &mut self,
+        from: &ResumePoint,
+        max_bytes: u64,
+        skipped: &mut Vec<Skipped>,
+    ) -> io::Result<Option<(u64, &[u8])>> {
+        loop {
+            if self.consumed_since(from) >= max_bytes {
+                return Ok(None);
+            }
+            // Only the number leaves the match, so the line's borrow ends before `current()`.
+            let number = match self.next_line()? {
+                None => return Ok(None),
+                Some(Line::TooLong { number }) => {
+                    skipped.push(too_long(number));
+                    continue;
+                }
+                Some(Line::Complete { number, bytes }) if !is_blank(bytes) => number,
+                Some(Line::Complete { .. }) => continue,
+            };
+            return Ok(Some((number, self.current())));
+        }
+    }
+}
+
+/// The record for a line longer than [`MAX_LINE`].
+pub fn too_long(number: u64) -> Skipped {
+    super::common::skipped(number, "line longer than the 64 MiB limit")
 }
 
 /// True when a line holds nothing but whitespace (counted, never reported as malformed).

@@ -124,7 +124,9 @@ pub trait Connector: Sync {
     fn discover(&self) -> Discovery;
     /// Parse `file` from `from`. I/O errors on the file itself are returned; bad records are
     /// counted in `skipped`.
-    fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput>;
+    fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
+        self.parse_limited(file, from, u64::MAX)
+    }
     /// Like [`Connector::parse`], but a Lines source stops after the first complete line that
     /// takes it `max_bytes` past `from.offset`, so a huge file can be indexed in bounded memory
     /// by calling again from `next` (while `next.offset` keeps growing). Document sources ignore
@@ -134,8 +136,5 @@ pub trait Connector: Sync {
         file: &SourceFile,
         from: &ResumePoint,
         max_bytes: u64,
-    ) -> std::io::Result<ParseOutput> {
-        let _ = max_bytes;
-        self.parse(file, from)
-    }
+    ) -> std::io::Result<ParseOutput>;
 }

@@ -51,7 +51,12 @@ impl Connector for OpenCode {
         discover_in(&storage_root(), &db_path())
     }
 
-    fn parse(&self, file: &SourceFile, _from: &ResumePoint) -> std::io::Result<ParseOutput> {
+    fn parse_limited(
+        &self,
+        file: &SourceFile,
+        _from: &ResumePoint,
+        _max_bytes: u64,
+    ) -> std::io::Result<ParseOutput> {
         if file.path.extension() == Some("db".as_ref()) {
             super::opencode_db::parse(file)
         } else {
