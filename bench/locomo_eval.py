@@ -11,8 +11,15 @@ files are indexed with `cm history index` in a temp data dir; every question (ca
 counts as found at k when one of its evidence turns (dia_id -> file + line) is among the first
 k hits.
 
+With `--mix N` the conversations are indexed first and then about N generated messages
+(bench/gen_corpus.py, fixed seed) on top, so they are the oldest part of a large index: the worst
+case for a ranking that bounds its work by recency. `--modes` runs the questions once per ranking
+mode on the same index: `bounded` (the default search), `exhaustive` (`--exhaustive`: every match
+scored), and either with `-bm25` appended for BM25 alone (`--no-coverage`).
+
 usage: bench/locomo_eval.py [--data /work/shared/data/locomo] [--bin target/release/cm]
                             [--markdown] [--misses N] [--no-speaker]
+                            [--mix 250000] [--modes bounded,exhaustive]
 """
 import argparse
 import datetime
@@ -77,7 +84,13 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--misses", type=int, default=0, help="print this many missed questions")
     ap.add_argument("--no-speaker", action="store_true", help="do not prefix turns with the speaker's name")
+    ap.add_argument("--mix", type=int, default=0, help="index about this many generated messages after the conversations")
+    ap.add_argument("--modes", default="bounded", help="comma-separated: bounded, exhaustive, bounded-bm25, exhaustive-bm25")
     a = ap.parse_args()
+    modes = [m.strip() for m in a.modes.split(",") if m.strip()]
+    for m in modes:
+        if m not in ("bounded", "exhaustive", "bounded-bm25", "exhaustive-bm25"):
+            sys.exit("unknown mode: " + m)
     cm = os.path.abspath(a.bin)
     tmp = tempfile.mkdtemp(prefix="cm-locomo-")
     try:
@@ -94,47 +107,73 @@ def main():
             convs.append((name[:-5], cwd, where, doc["qa"]))
         out = subprocess.run([cm, "history", "index", "--json"], env=env, capture_output=True, check=True)
         indexed = json.loads(out.stdout)["data"]["messagesAdded"]
-        stats = {c: {"n": 0, 5: 0, 10: 0} for c in CATEGORIES}
-        misses = []
-        for conv_id, cwd, where, qa in convs:
-            for q in qa:
-                cat = q.get("category")
-                if cat not in CATEGORIES:
-                    continue
-                evidence = {where[e] for e in q.get("evidence", []) if e in where}
-                if not evidence:
-                    continue
-                r = subprocess.run([cm, "history", "search", "--json", "--limit", "10", "--workspace", cwd,
-                                    "--", q["question"]], env=env, capture_output=True, check=True)
-                hits = json.loads(r.stdout)["data"]["hits"]
-                ranks = [i for i, h in enumerate(hits) if (h["source_path"], h["line_number"]) in evidence]
-                first = ranks[0] if ranks else None
-                stats[cat]["n"] += 1
-                for k in (5, 10):
-                    if first is not None and first < k:
-                        stats[cat][k] += 1
-                if first is None:
-                    misses.append((conv_id, q["question"], q.get("evidence")))
-        rows = []
-        tot = {"n": 0, 5: 0, 10: 0}
-        for c, name in CATEGORIES.items():
-            s = stats[c]
-            for k in tot:
-                tot[k] += s[k]
-            rows.append((name, s["n"], s[5] / max(1, s["n"]), s[10] / max(1, s["n"])))
-        rows.append(("all (1-4)", tot["n"], tot[5] / max(1, tot["n"]), tot[10] / max(1, tot["n"])))
-        print("indexed %d turns from %d conversations" % (indexed, len(convs)))
-        if a.markdown:
-            print("| category | questions | recall@5 | recall@10 |\n|---|---:|---:|---:|")
-            for name, n, r5, r10 in rows:
-                print("| %s | %d | %.3f | %.3f |" % (name, n, r5, r10))
-        else:
-            for name, n, r5, r10 in rows:
-                print("%-12s n=%4d  recall@5=%.3f  recall@10=%.3f" % (name, n, r5, r10))
-        for m in misses[: a.misses]:
-            print("miss:", m)
+        mixed = 0
+        if a.mix:
+            gen_home = os.path.join(tmp, "gen")
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_corpus.py"), gen_home,
+                            "--records", str(int(a.mix * 0.84))], check=True, capture_output=True)
+            for sub in (".claude", ".codex"):
+                src = os.path.join(gen_home, sub)
+                for root, _, files in os.walk(src):
+                    rel = os.path.relpath(root, gen_home)
+                    os.makedirs(os.path.join(home, rel), exist_ok=True)
+                    for f in files:
+                        os.rename(os.path.join(root, f), os.path.join(home, rel, f))
+            out = subprocess.run([cm, "history", "index", "--json"], env=env, capture_output=True, check=True)
+            mixed = json.loads(out.stdout)["data"]["messagesAdded"]
+        print("indexed %d turns from %d conversations%s" % (
+            indexed, len(convs), ", then %d generated messages" % mixed if mixed else ""))
+        for mode in modes:
+            evaluate(cm, env, convs, mode, a)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def evaluate(cm, env, convs, mode, a):
+    flags = []
+    if mode.startswith("exhaustive"):
+        flags.append("--exhaustive")
+    if mode.endswith("-bm25"):
+        flags.append("--no-coverage")
+    stats = {c: {"n": 0, 5: 0, 10: 0} for c in CATEGORIES}
+    misses = []
+    for conv_id, cwd, where, qa in convs:
+        for q in qa:
+            cat = q.get("category")
+            if cat not in CATEGORIES:
+                continue
+            evidence = {where[e] for e in q.get("evidence", []) if e in where}
+            if not evidence:
+                continue
+            r = subprocess.run([cm, "history", "search", "--json", "--limit", "10", "--workspace", cwd]
+                               + flags + ["--", q["question"]], env=env, capture_output=True, check=True)
+            hits = json.loads(r.stdout)["data"]["hits"]
+            ranks = [i for i, h in enumerate(hits) if (h["source_path"], h["line_number"]) in evidence]
+            first = ranks[0] if ranks else None
+            stats[cat]["n"] += 1
+            for k in (5, 10):
+                if first is not None and first < k:
+                    stats[cat][k] += 1
+            if first is None:
+                misses.append((conv_id, q["question"], q.get("evidence")))
+    rows = []
+    tot = {"n": 0, 5: 0, 10: 0}
+    for c, name in CATEGORIES.items():
+        s = stats[c]
+        for k in tot:
+            tot[k] += s[k]
+        rows.append((name, s["n"], s[5] / max(1, s["n"]), s[10] / max(1, s["n"])))
+    rows.append(("all (1-4)", tot["n"], tot[5] / max(1, tot["n"]), tot[10] / max(1, tot["n"])))
+    print("mode: %s" % mode)
+    if a.markdown:
+        print("| category | questions | recall@5 | recall@10 |\n|---|---:|---:|---:|")
+        for name, n, r5, r10 in rows:
+            print("| %s | %d | %.3f | %.3f |" % (name, n, r5, r10))
+    else:
+        for name, n, r5, r10 in rows:
+            print("%-12s n=%4d  recall@5=%.3f  recall@10=%.3f" % (name, n, r5, r10))
+    for m in misses[: a.misses]:
+        print("miss:", m)
 
 
 if __name__ == "__main__":

@@ -503,10 +503,17 @@ fn prompt_hook_gate_and_significance() {
     }
     let out = ask("okhttp timeout after the upgrade");
     assert!(out.contains(&ok), "okhttp is not \"ok\": {out}");
-    // Relevant but not significant (a new rule without feedback): nothing.
-    assert_eq!(ask("CI is red, lockfile stale?"), "");
-    env.ok(&["mark", &fresh, "--helpful"]);
-    assert!(ask("CI is red, lockfile stale?").contains(&fresh));
+    // A relevant new rule is what the agent needs most: shown without any feedback yet.
+    assert!(ask("CI is red, lockfile stale?").contains(&format!("rule [{fresh}]")));
+    // A net-harmful rule is never recommended.
+    env.ok(&[
+        "mark",
+        &fresh,
+        "--harmful",
+        "--reason",
+        "the job was removed",
+    ]);
+    assert!(!ask("CI is red, lockfile stale?").contains(&format!("rule [{fresh}]")));
     // Passes the gate but matches nothing: nothing.
     assert_eq!(ask("yesterday's failure in the renderer"), "");
     // Each agent gets its own event name back: Claude Code and Codex UserPromptSubmit, Gemini

@@ -133,6 +133,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             .filter(|o| o.issue.is_none())
             .map(|o| (o, cfg.semantic_weight)),
         db_path: Some(&store.path),
+        deadline: None,
     };
     let mut answer = engine::answer(Some(&store.conn), repo, &req)?;
     if let Some(o) = &sem {

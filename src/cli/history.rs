@@ -71,6 +71,16 @@ pub struct SearchArgs {
     /// Do not search remote hosts (remoteCass).
     #[arg(long)]
     no_remote: bool,
+    /// Rank every match with full BM25 instead of the bounded candidate set (slower on common
+    /// words; the reference the bounded ranking is measured against).
+    #[arg(long)]
+    exhaustive: bool,
+    /// Include each SQL statement's query plan in the output (`plans`).
+    #[arg(long)]
+    explain: bool,
+    /// Rank by BM25 alone (no re-order by how many query terms a message holds).
+    #[arg(long, hide = true)]
+    no_coverage: bool,
 }
 
 #[derive(clap::Args, Debug)]

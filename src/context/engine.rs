@@ -44,6 +44,10 @@ pub struct Request<'a> {
     pub semantic: Option<(&'a semantic::Outcome, f64)>,
     /// The store's file: history is then searched on a second read-only connection in parallel.
     pub db_path: Option<&'a std::path::Path>,
+    /// When the answer is due (hooks): statements still running then are stopped and the
+    /// answer holds what was ready ([`Answer::cut`]). The caller installs it on `conn`; the
+    /// history connection opened here gets it too.
+    pub deadline: Option<std::time::Instant>,
 }
 
 pub struct Answer {
@@ -52,6 +56,9 @@ pub struct Answer {
     pub queries: Vec<String>,
     pub gaps: Option<Gaps>,
     pub degraded: Degraded,
+    /// Parts cut short by the deadline: "rules" (ranked from the candidates weighed by then, or
+    /// none), "history" (the hits found by then, or none).
+    pub cut: Vec<&'static str>,
 }
 
 pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Result<Answer> {
@@ -65,7 +72,20 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
         None => None,
     };
     let mut degraded = Degraded::default();
-    let corpus = Corpus::load(conn, repo)?;
+    let mut cut = Vec::new();
+    // Past the deadline, personal rules are not even looked up (repository rules are in memory).
+    let conn_in_time = conn.filter(|_| !expired(req));
+    if conn.is_some() && conn_in_time.is_none() {
+        cut.push("rules");
+    }
+    let corpus = match Corpus::load(conn_in_time, repo.clone()) {
+        Ok(c) => c,
+        Err(e) if e.code == crate::store::INTERRUPTED => {
+            cut.push("rules");
+            Corpus::load(None, repo)?
+        }
+        Err(e) => return Err(e),
+    };
     if corpus.is_empty() {
         degraded.playbook = Some(Issue::new(
             "EMPTY_PLAYBOOK",
@@ -76,11 +96,11 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
     // History runs on its own read-only connection in a second thread while the rules are
     // ranked: the two are independent, and the search is the slower half.
     let (ranked, (snippets, history_issue)) = match (req.history, conn, req.db_path) {
-        (0, _, _) => (rank_bullets(&corpus, req)?, (Vec::new(), None)),
+        (0, _, _) => (rank_bullets(&corpus, req)?, ((Vec::new(), false), None)),
         (_, None, _) => (
             rank_bullets(&corpus, req)?,
             (
-                Vec::new(),
+                (Vec::new(), false),
                 Some(Issue::new(
                     "NO_STORE",
                     "no cm store yet: history snippets are unavailable",
@@ -90,7 +110,11 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
         ),
         (_, Some(c), Some(path)) => std::thread::scope(|scope| {
             let worker = scope.spawn(|| {
-                crate::store::Store::open_readonly(path)
+                let store = match req.deadline {
+                    Some(at) => crate::store::Store::open_readonly_until(path, at),
+                    None => crate::store::Store::open_readonly(path),
+                };
+                store
                     .ok()
                     .flatten()
                     .map(|store| history_part(&store.conn, req))
@@ -101,6 +125,14 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
         })?,
         (_, Some(c), None) => (rank_bullets(&corpus, req)?, history_part(c, req)),
     };
+    let (ranked, rules_cut) = ranked;
+    if rules_cut && !cut.contains(&"rules") {
+        cut.push("rules");
+    }
+    let (snippets, history_cut) = snippets;
+    if history_cut {
+        cut.push("history");
+    }
     degraded.history = history_issue;
     let gaps = if req.gaps {
         Some(gaps::analyse(&category_counts(conn, &corpus)?))
@@ -113,13 +145,23 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
         queries: super::queries::suggested_queries(req),
         gaps,
         degraded,
+        cut,
     })
 }
 
 pub type Cand = (f64, Option<f64>, super::index::Scored);
 
-/// The index check and the re-ranked snippets for the task.
-fn history_part(conn: &Connection, req: &Request) -> (Vec<Snippet>, Option<Issue>) {
+/// Whether the request's deadline has passed.
+fn expired(req: &Request) -> bool {
+    req.deadline
+        .is_some_and(|at| std::time::Instant::now() >= at)
+}
+
+/// The index check and the re-ranked snippets for the task (and whether the deadline cut them).
+fn history_part(conn: &Connection, req: &Request) -> ((Vec<Snippet>, bool), Option<Issue>) {
+    if expired(req) {
+        return ((Vec::new(), true), None);
+    }
     let mut issue = history::index_issue(conn, req.now);
     let q = SearchQuery {
         query: keywords_query(req.task),
@@ -128,11 +170,11 @@ fn history_part(conn: &Connection, req: &Request) -> (Vec<Snippet>, Option<Issue
         workspace: req.history_workspace.clone(),
         ..SearchQuery::default()
     };
-    let (snippets, failed) = history::snippets(conn, &q, req.history, req.now);
-    if failed.is_some() {
-        issue = failed;
+    let found = history::snippets(conn, &q, req.history, req.now);
+    if found.issue.is_some() {
+        issue = found.issue;
     }
-    (snippets, issue)
+    ((found.snippets, found.cut), issue)
 }
 
 /// The task's topic words (stop words dropped) as the history query; the task itself when it
@@ -208,8 +250,23 @@ fn factor_bound(info: &super::index::DocInfo, uses: u32) -> f64 {
 /// `limit` of their list: candidates are visited by an upper bound of their final score
 /// (relevance x weight(helpful marks) x best scope x best reinforcement), and the visit stops
 /// once the bound falls below the current `limit`-th final score of the list.
-fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<Ranked> {
-    let cands = candidates(corpus, req.task, req.semantic, req.min_relevance)?;
+///
+/// A deadline that stops the scoring leaves no rules; one that stops the weighing leaves the
+/// rules weighed by then. Either is reported as cut (the `bool`).
+fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
+    let options = rank::Options {
+        min_relevance: req.min_relevance,
+        limit: req.limit,
+        workspace: req.workspace.as_deref(),
+    };
+    let cands = match candidates(corpus, req.task, req.semantic, req.min_relevance) {
+        Ok(c) => c,
+        Err(e) if e.code == crate::store::INTERRUPTED => {
+            return Ok((rank::rank(Vec::new(), &options), true));
+        }
+        Err(e) => return Err(e),
+    };
+    let mut cut = false;
     let (mut live, dead): (Vec<&Cand>, Vec<&Cand>) = cands.iter().partition(|c| c.2.info.live);
     let uses = corpus_conn(corpus)
         .map(super::reinforce::all_uses)
@@ -224,6 +281,10 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<Ranked> {
         if out.len() >= MAX_CANDIDATES {
             break;
         }
+        if expired(req) {
+            cut = true;
+            break;
+        }
         let anti = c.2.info.anti as usize;
         let kth = |list: &Vec<f64>| if list.len() >= k { list[k - 1] } else { 0.0 };
         let b = bound(c);
@@ -233,8 +294,14 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<Ranked> {
         if b < kth(&finals[anti]) {
             continue;
         }
-        let Some(cand) = weigh(corpus, c, req, &uses_of)? else {
-            continue;
+        let cand = match weigh(corpus, c, req, &uses_of) {
+            Ok(Some(cand)) => cand,
+            Ok(None) => continue,
+            Err(e) if e.code == crate::store::INTERRUPTED => {
+                cut = true;
+                break;
+            }
+            Err(e) => return Err(e),
         };
         let (scope, _) = rank::scope_factor(&cand.bullet, cand.from_repo, req.workspace.as_deref());
         let f = cand.relevance
@@ -247,19 +314,18 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<Ranked> {
         out.push(cand);
     }
     // Deprecated rules need only relevance: the best few.
-    for c in dead.into_iter().take(5) {
-        if let Some(cand) = weigh(corpus, c, req, &uses_of)? {
-            out.push(cand);
+    for c in dead.into_iter().take(if cut { 0 } else { 5 }) {
+        match weigh(corpus, c, req, &uses_of) {
+            Ok(Some(cand)) => out.push(cand),
+            Ok(None) => {}
+            Err(e) if e.code == crate::store::INTERRUPTED => {
+                cut = true;
+                break;
+            }
+            Err(e) => return Err(e),
         }
     }
-    Ok(rank::rank(
-        out,
-        &rank::Options {
-            min_relevance: req.min_relevance,
-            limit: req.limit,
-            workspace: req.workspace.as_deref(),
-        },
-    ))
+    Ok((rank::rank(out, &options), cut))
 }
 
 fn weigh(

@@ -81,31 +81,42 @@ pub fn index_issue(conn: &Connection, now: chrono::DateTime<chrono::Utc>) -> Opt
     }
 }
 
+/// What [`snippets`] found: the snippets, an issue to report, and whether a deadline cut the
+/// search short (the snippets are then those found by then).
+#[derive(Debug, Default)]
+pub struct Found {
+    pub snippets: Vec<Snippet>,
+    pub issue: Option<Issue>,
+    pub cut: bool,
+}
+
 /// Search, then re-rank by arousal and recency. Errors from the search become an issue.
 pub fn snippets(
     conn: &Connection,
     query: &SearchQuery,
     want: usize,
     now: chrono::DateTime<chrono::Utc>,
-) -> (Vec<Snippet>, Option<Issue>) {
+) -> Found {
     if want == 0 || !index_present(conn) {
-        return (Vec::new(), None);
+        return Found::default();
     }
     let mut q = query.clone();
     q.limit = want;
-    let hits = match crate::episodic::search::search(conn, &q) {
-        Ok(h) => h,
+    let outcome = match crate::episodic::search::run(conn, &q, Default::default()) {
+        Ok(o) => o,
         Err(e) => {
-            return (
-                Vec::new(),
-                Some(Issue::new(
+            return Found {
+                issue: Some(Issue::new(
                     "SEARCH_FAILED",
                     &format!("session search failed: {}", e.message),
                     "run `cm doctor`; re-index with `cm history index --full` if the index is damaged",
                 )),
-            );
+                ..Found::default()
+            };
         }
     };
+    let cut = outcome.cut.is_some();
+    let hits = outcome.hits;
     let mut cache: Vec<(String, f64)> = Vec::new();
     let with_arousal: Vec<(Hit, f64)> = hits
         .into_iter()
@@ -128,7 +139,11 @@ pub fn snippets(
             (hit, a)
         })
         .collect();
-    (rerank(with_arousal, want, now), None)
+    Found {
+        snippets: rerank(with_arousal, want, now),
+        issue: None,
+        cut,
+    }
 }
 
 /// Order hits by `(0.7 x relevance + 0.3 x arousal) x max(0.3, recency)` and keep `want`; the

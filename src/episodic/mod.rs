@@ -8,3 +8,5 @@ pub mod query;
 pub mod remote;
 pub mod search;
 pub mod snippet;
+#[cfg(test)]
+pub mod testing;

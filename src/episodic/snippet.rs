@@ -57,18 +57,6 @@ pub fn snippet(text: &str, terms: &[String]) -> String {
     out
 }
 
-/// How many of `terms` (lowercase words; phrases count word by word) occur in `text`.
-pub fn coverage(text: &str, terms: &[String]) -> usize {
-    let needles: Vec<&str> = terms.iter().flat_map(|t| t.split(' ')).collect();
-    let mut seen = vec![false; needles.len()];
-    for w in text.split_whitespace() {
-        if let Some(i) = matching_term(w, &needles) {
-            seen[i] = true;
-        }
-    }
-    seen.iter().filter(|s| **s).count()
-}
-
 /// Which needle (if any) a word of the text matches.
 fn matching_term(word: &str, needles: &[&str]) -> Option<usize> {
     let core: String = word
@@ -148,14 +136,6 @@ mod tests {
         assert!(s.contains("**beta** **gamma**"), "{s}");
         assert!(s.starts_with('…') && s.ends_with('…'), "{s}");
         assert_eq!(s.split_whitespace().count(), WINDOW);
-    }
-
-    #[test]
-    fn coverage_counts_distinct_terms() {
-        let t = terms(&["fail", "test", "zebra", "src lib rs"]);
-        assert_eq!(coverage("tests failing, tests failed", &t), 2);
-        assert_eq!(coverage("see src/lib.rs", &t), 1);
-        assert_eq!(coverage("", &t), 0);
     }
 
     #[test]

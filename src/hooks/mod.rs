@@ -13,6 +13,57 @@ pub mod prompt;
 pub mod session_start;
 
 use std::io::Read;
+use std::time::{Duration, Instant};
+
+/// What the context hooks (prompt, session start) may spend on the store before they answer
+/// with what is ready, unless `CM_HOOK_BUDGET_MS` says otherwise. The agent waits for them.
+pub const DEFAULT_BUDGET_MS: u64 = 50;
+
+/// When a context hook started at `start` must answer: `CM_HOOK_BUDGET_MS` (milliseconds) or
+/// [`DEFAULT_BUDGET_MS`] after it. An environment variable, not the config file: hooks parse no
+/// config.
+pub fn deadline(start: Instant) -> Instant {
+    let ms = std::env::var("CM_HOOK_BUDGET_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_BUDGET_MS);
+    start + Duration::from_millis(ms)
+}
+
+/// What a context hook prints (nothing when `None`), and what its deadline cut.
+#[derive(Debug, Default)]
+pub struct HookAnswer {
+    pub stdout: Option<String>,
+    pub cut: Vec<&'static str>,
+}
+
+/// The store for a context hook, opened under its deadline: `Err(answer)` when there is nothing
+/// to read (no store yet, or one locked past the deadline, which the answer names as cut).
+pub fn open_store(deadline: Instant) -> Result<crate::store::Store, Result<HookAnswer, String>> {
+    match crate::store::Store::open_readonly_until(&crate::paths::db_path(), deadline) {
+        Ok(Some(store)) => Ok(store),
+        Ok(None) => Err(Ok(HookAnswer::default())),
+        Err(e) if e.code == crate::store::INTERRUPTED || e.code == "STORE_BUSY" => {
+            Err(Ok(HookAnswer {
+                stdout: None,
+                cut: vec!["store (locked)"],
+            }))
+        }
+        Err(e) => Err(Err(e.message)),
+    }
+}
+
+/// The stderr line of a hook whose answer the deadline cut short.
+pub fn cut_note(hook: &str, start: Instant, cut: &[&str]) -> Option<String> {
+    if cut.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "cm hook {hook}: answered after {} ms with what was ready; the deadline cut: {} (CM_HOOK_BUDGET_MS raises it)",
+        start.elapsed().as_millis(),
+        cut.join(", ")
+    ))
+}
 
 /// Payloads larger than this are not read further (and are treated as malformed).
 pub const MAX_STDIN: usize = 1 << 20;

@@ -2,41 +2,54 @@
 //!
 //! The query gate runs first, before anything is opened: acknowledgements, greetings and slash
 //! commands exit at once with no output. A prompt that passes is matched against the playbook
-//! and the session index; a record is injected only if it is both similar enough
-//! (relevance >= [`MIN_RELEVANCE`]) and significant: a rule with positive feedback, an
-//! established or proven rule, a pitfall or a repository rule; a past session moment with arousal
-//! >= [`MIN_AROUSAL`]. At most [`BUDGET`] characters; nothing otherwise.
+//! and the session index; a record is injected only if it is similar enough (relevance >=
+//! [`MIN_RELEVANCE`]) and worth following: a rule that is not net harmful (the rule that matches
+//! is what the agent needs most, new or proven), a pitfall; a past session moment with arousal >=
+//! [`MIN_AROUSAL`]. The playbook items come first, most relevant first, then the moments; at most
+//! [`MAX_ITEMS`] of each and [`BUDGET`] characters; nothing otherwise.
+//!
+//! The store is read under a deadline ([`super::deadline`]): what is not ready by then is left
+//! out and named on stderr.
 
+use super::HookAnswer;
 use crate::context::engine::{self, Request};
 use crate::context::{gate, inject};
-use crate::store::Store;
+use std::time::Instant;
 
 pub const BUDGET: usize = 1_500;
 pub const MIN_RELEVANCE: f64 = 0.35;
 pub const MIN_AROUSAL: f64 = 0.5;
-const MAX_ITEMS: usize = 3;
+pub const MAX_ITEMS: usize = 3;
 
 pub fn run(_args: &[String]) -> i32 {
+    let start = Instant::now();
     let payload = super::read_stdin();
-    match build(&payload.bytes) {
-        Ok(Some(out)) => println!("{out}"),
-        Ok(None) => {}
+    match build(&payload.bytes, super::deadline(start)) {
+        Ok(answer) => {
+            if let Some(out) = answer.stdout {
+                println!("{out}");
+            }
+            if let Some(note) = super::cut_note("prompt", start, &answer.cut) {
+                eprintln!("{note}");
+            }
+        }
         Err(e) => eprintln!("cm hook prompt: {e}; nothing injected"),
     }
     0
 }
 
-pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
+pub fn build(payload: &[u8], deadline: Instant) -> Result<HookAnswer, String> {
     let p = inject::parse_payload(payload)?;
     let Some(prompt) = p.prompt.filter(|s| !s.trim().is_empty()) else {
-        return Ok(None);
+        return Ok(HookAnswer::default());
     };
     let decision = gate::decide(&prompt);
     if !decision.retrieve() {
-        return Ok(None);
+        return Ok(HookAnswer::default());
     }
-    let Some(store) = Store::open_readonly(&crate::paths::db_path()).map_err(|e| e.message)? else {
-        return Ok(None);
+    let store = match super::open_store(deadline) {
+        Ok(store) => store,
+        Err(answer) => return answer,
     };
     let cwd = p.cwd.unwrap_or_else(crate::paths::cwd);
     let workspace = crate::paths::git_root(&cwd).unwrap_or_else(|| cwd.clone());
@@ -62,25 +75,33 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
         scoring: &scoring,
         semantic: None,
         db_path: Some(&store.path),
+        deadline: Some(deadline),
     };
     let answer = engine::answer(Some(&store.conn), repo, &req).map_err(|e| e.message)?;
+    let cut = answer.cut.clone();
     let mut lines = vec!["Related past records (cm):".to_string()];
-    let significant = |r: &&crate::context::rank::RankedBullet| {
-        r.effective_score > 0.0
-            || matches!(r.maturity, "established" | "proven")
-            || r.bullet_type == "anti-pattern"
-            || r.location == "repo"
-    };
-    for r in answer.ranked.anti_patterns.iter().filter(significant) {
-        lines.push(inject::rule_item(&format!("pitfall [{}] ", r.id), r, 300));
-    }
-    for r in answer.ranked.rules.iter().filter(significant) {
-        lines.push(inject::rule_item(&format!("rule [{}] ", r.id), r, 300));
+    // Rules the agent should follow (not net harmful) and pitfalls, by relevance.
+    let mut playbook: Vec<(&str, &crate::context::rank::RankedBullet)> = answer
+        .ranked
+        .rules
+        .iter()
+        .filter(|r| r.effective_score >= 0.0)
+        .map(|r| ("rule", r))
+        .chain(answer.ranked.anti_patterns.iter().map(|r| ("pitfall", r)))
+        .collect();
+    playbook.sort_by(|a, b| {
+        b.1.relevance_score
+            .total_cmp(&a.1.relevance_score)
+            .then_with(|| a.1.id.cmp(&b.1.id))
+    });
+    for (kind, r) in playbook.into_iter().take(MAX_ITEMS) {
+        lines.push(inject::rule_item(&format!("{kind} [{}] ", r.id), r, 300));
     }
     for s in answer
         .history
         .iter()
         .filter(|s| s.arousal >= MIN_AROUSAL && s.hit.score / (s.hit.score + 5.0) >= MIN_RELEVANCE)
+        .take(MAX_ITEMS)
     {
         let when = s
             .hit
@@ -98,16 +119,15 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
         ));
     }
     if lines.len() == 1 {
-        return Ok(None);
+        return Ok(HookAnswer { stdout: None, cut });
     }
-    lines.truncate(1 + MAX_ITEMS * 2);
     // Gemini CLI sends its prompt hook as BeforeAgent and expects that name back.
     let event = match p.event.as_deref() {
         Some("BeforeAgent") => "BeforeAgent",
         _ => "UserPromptSubmit",
     };
-    Ok(Some(inject::envelope(
-        event,
-        &inject::within(&lines, BUDGET),
-    )))
+    Ok(HookAnswer {
+        stdout: Some(inject::envelope(event, &inject::within(&lines, BUDGET))),
+        cut,
+    })
 }

@@ -7,31 +7,41 @@
 //! stderr). Read-only: the store is opened with `Store::open_readonly`, no config is parsed
 //! (scoring uses the documented defaults).
 
+use super::HookAnswer;
 use crate::context::engine::{self, Request};
 use crate::context::{history, inject};
-use crate::store::Store;
 use std::path::PathBuf;
+use std::time::Instant;
 
 pub const BUDGET: usize = 4_000;
 const RULES: usize = 5;
 const POINTERS: usize = 3;
 
 pub fn run(_args: &[String]) -> i32 {
+    let start = Instant::now();
     let payload = super::read_stdin();
-    match build(&payload.bytes) {
-        Ok(Some(out)) => println!("{out}"),
-        Ok(None) => {}
+    match build(&payload.bytes, super::deadline(start)) {
+        Ok(answer) => {
+            if let Some(out) = answer.stdout {
+                println!("{out}");
+            }
+            if let Some(note) = super::cut_note("session-start", start, &answer.cut) {
+                eprintln!("{note}");
+            }
+        }
         Err(e) => eprintln!("cm hook session-start: {e}; nothing injected"),
     }
     0
 }
 
-/// The hook's stdout for `payload`, or `None` when there is nothing to say.
-pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
+/// The hook's stdout for `payload` (`None` when there is nothing to say), and what the deadline
+/// cut.
+pub fn build(payload: &[u8], deadline: Instant) -> Result<HookAnswer, String> {
     let p = inject::parse_payload(payload)?;
     let cwd = p.cwd.unwrap_or_else(crate::paths::cwd);
-    let Some(store) = Store::open_readonly(&crate::paths::db_path()).map_err(|e| e.message)? else {
-        return Ok(None);
+    let store = match super::open_store(deadline) {
+        Ok(store) => store,
+        Err(answer) => return answer,
     };
     let root: PathBuf = crate::paths::git_root(&cwd).unwrap_or_else(|| cwd.clone());
     let workspace = root.display().to_string();
@@ -73,11 +83,13 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
         scoring: &scoring,
         semantic: None,
         db_path: None,
+        deadline: Some(deadline),
     };
     let answer = engine::answer(Some(&store.conn), repo, &req).map_err(|e| e.message)?;
+    let cut = answer.cut.clone();
     if answer.ranked.rules.is_empty() && answer.ranked.anti_patterns.is_empty() && recent.is_empty()
     {
-        return Ok(None);
+        return Ok(HookAnswer { stdout: None, cut });
     }
     let mut lines = vec![match &branch {
         Some(b) => format!("cm memory for {workspace} (branch {b}):"),
@@ -113,5 +125,8 @@ pub fn build(payload: &[u8]) -> Result<Option<String>, String> {
     }
     lines.push("Rule ids cited in replies (\"following b-...\") count as uses; `cm context \"<task>\"` gives task-specific detail.".into());
     let text = inject::within(&lines, BUDGET);
-    Ok(Some(inject::envelope("SessionStart", &text)))
+    Ok(HookAnswer {
+        stdout: Some(inject::envelope("SessionStart", &text)),
+        cut,
+    })
 }

@@ -10,6 +10,7 @@
 //! is refused with an error and left untouched.
 
 pub mod bullets;
+pub mod deadline;
 pub mod migrations;
 pub mod outcomes;
 
@@ -60,13 +61,28 @@ impl Store {
     /// Open an existing, fully migrated database read-only (hooks). `Ok(None)` when there is no
     /// database yet or its schema is not the one this binary knows.
     pub fn open_readonly(path: &Path) -> Result<Option<Store>> {
+        Self::open_readonly_with(path, BUSY_TIMEOUT)
+    }
+
+    /// [`Store::open_readonly`] for work due at `at`: opening waits on a lock for no longer than
+    /// the time left, and every statement run later is stopped at the deadline ([`deadline`]).
+    pub fn open_readonly_until(path: &Path, at: std::time::Instant) -> Result<Option<Store>> {
+        let left = at.saturating_duration_since(std::time::Instant::now());
+        let Some(mut store) = Self::open_readonly_with(path, left.max(Duration::from_millis(1)))?
+        else {
+            return Ok(None);
+        };
+        deadline::install(&mut store.conn, at).map_err(|e| map_err(e, path))?;
+        Ok(Some(store))
+    }
+
+    fn open_readonly_with(path: &Path, busy: Duration) -> Result<Option<Store>> {
         if !path.is_file() {
             return Ok(None);
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| map_err(e, path))?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| map_err(e, path))?;
+        conn.busy_timeout(busy).map_err(|e| map_err(e, path))?;
         let app: i64 = conn
             .query_row("PRAGMA application_id", [], |r| r.get(0))
             .map_err(|e| map_err(e, path))?;
@@ -223,11 +239,20 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
+/// The error code of a statement stopped at its deadline ([`deadline`]).
+pub const INTERRUPTED: &str = "INTERRUPTED";
+
 /// Turn a SQLite error into one with a code, the path and a hint.
 pub fn map_err(e: rusqlite::Error, path: &Path) -> CmError {
     use rusqlite::ErrorCode as C;
     let p = path.display();
     match e.sqlite_error_code() {
+        Some(C::OperationInterrupted) => CmError::new(
+            INTERRUPTED,
+            ExitCode::Internal,
+            format!("a statement on {p} was stopped at its deadline"),
+        )
+        .retryable(),
         Some(C::NotADatabase) => CmError::new(
             "STORE_CORRUPT",
             ExitCode::Filesystem,

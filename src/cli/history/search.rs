@@ -29,7 +29,16 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
         role,
     };
     let mut degraded: Vec<Value> = Vec::new();
-    let mut hits = local(&q, ctx, &mut degraded)?;
+    let opts = search::Options {
+        exhaustive: args.exhaustive,
+        explain: args.explain,
+        no_coverage: args.no_coverage,
+    };
+    let outcome = local(&q, opts, ctx, &mut degraded)?;
+    if let Some(stage) = outcome.cut {
+        degraded.push(json!({"kind": "cut", "message": format!("the search was interrupted during its {stage} stage; hits are partial")}));
+    }
+    let mut hits = outcome.hits;
     if !args.no_remote {
         let cfg: remote::RemoteConfig = ctx.loaded()?.section("remoteCass")?;
         let (remote_hits, failures) = remote::search_all(&cfg, &q);
@@ -54,15 +63,30 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
         "count": hits.len(),
         "hits": hits,
         "degraded": if degraded.is_empty() { Value::Null } else { json!(degraded) },
+        "ranking": {
+            "strategy": outcome.strategy,
+            "terms": outcome.terms,
+            "termsDropped": outcome.terms_dropped,
+            "scored": outcome.scored,
+        },
     });
+    let mut data = data;
+    if args.explain {
+        data["plans"] = json!(outcome.plans);
+    }
     Ok(Report::new(data).human(human).quiet(quiet))
 }
 
-fn local(q: &SearchQuery, ctx: &Ctx, degraded: &mut Vec<Value>) -> Result<Vec<Hit>> {
+fn local(
+    q: &SearchQuery,
+    opts: search::Options,
+    ctx: &Ctx,
+    degraded: &mut Vec<Value>,
+) -> Result<search::Outcome> {
     let db = crate::paths::db_path();
     if !db.is_file() {
         degraded.push(no_index());
-        return Ok(Vec::new());
+        return Ok(search::Outcome::default());
     }
     // Read-only when the schema is current; the CLI's store (which migrates) otherwise.
     let ro = Store::open_readonly(&db)?;
@@ -72,9 +96,9 @@ fn local(q: &SearchQuery, ctx: &Ctx, degraded: &mut Vec<Value>) -> Result<Vec<Hi
     };
     if !search::has_index(&store.conn) {
         degraded.push(no_index());
-        return Ok(Vec::new());
+        return Ok(search::Outcome::default());
     }
-    search::search(&store.conn, q)
+    search::run(&store.conn, q, opts)
 }
 
 fn no_index() -> Value {

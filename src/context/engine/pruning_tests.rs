@@ -91,6 +91,7 @@ fn pruning_never_changes_the_answer() {
                 scoring: &scoring,
                 semantic: None,
                 db_path: None,
+                deadline: None,
             };
             let pruned = answer(Some(&store.conn), Vec::new(), &req).unwrap().ranked;
             let corpus = Corpus::load(Some(&store.conn), Vec::new()).unwrap();

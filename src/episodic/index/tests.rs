@@ -2,97 +2,9 @@
 //! (one JSON object per line: `{"s": session, "r": role, "k": kind?, "t": text}`).
 
 use super::*;
-use crate::episodic::connectors::{Discovery, ParseOutput, ResumePoint, Skipped};
-use crate::episodic::model::{Message, MessageKind, Role, SearchQuery};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
-
-struct Tiny;
-
-impl Connector for Tiny {
-    fn slug(&self) -> &'static str {
-        "tiny"
-    }
-    fn discover(&self) -> Discovery {
-        Discovery::default()
-    }
-    fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
-        self.parse_limited(file, from, u64::MAX)
-    }
-    fn parse_limited(
-        &self,
-        file: &SourceFile,
-        from: &ResumePoint,
-        max_bytes: u64,
-    ) -> std::io::Result<ParseOutput> {
-        let mut f = std::fs::File::open(&file.path)?;
-        f.seek(SeekFrom::Start(from.offset))?;
-        let mut buf = Vec::new();
-        f.read_to_end(&mut buf)?;
-        let mut out = ParseOutput::default();
-        let (mut offset, mut line) = (from.offset, from.line.max(1));
-        let mut rest = &buf[..];
-        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
-            let raw = &rest[..nl];
-            match serde_json::from_slice::<serde_json::Value>(raw) {
-                Ok(v) => out.messages.push(Message {
-                    agent: "tiny".into(),
-                    session_id: v["s"].as_str().unwrap_or("s").into(),
-                    parent_session_id: None,
-                    source_path: file.path.display().to_string(),
-                    line_number: line,
-                    workspace: Some("/home/u/proj".into()),
-                    git_branch: None,
-                    role: Role::parse(v["r"].as_str().unwrap_or("user")).unwrap_or(Role::User),
-                    kind: match v["k"].as_str() {
-                        Some("scaffolding") => MessageKind::Scaffolding,
-                        Some("tool_result") => MessageKind::ToolResult,
-                        _ => MessageKind::Text,
-                    },
-                    timestamp: v["ts"].as_str().map(String::from),
-                    model: None,
-                    text: v["t"].as_str().unwrap_or("").into(),
-                    tool_name: None,
-                    tool_args: None,
-                    is_error: false,
-                }),
-                Err(_) => out.skipped.push(Skipped {
-                    line,
-                    reason: "malformed JSON".into(),
-                }),
-            }
-            offset += nl as u64 + 1;
-            line += 1;
-            rest = &rest[nl + 1..];
-            if offset - from.offset >= max_bytes {
-                break;
-            }
-        }
-        out.next = ResumePoint {
-            offset,
-            line,
-            state: None,
-        };
-        Ok(out)
-    }
-}
-
-fn store(dir: &Path) -> Store {
-    Store::open(&dir.join("cm.db")).unwrap()
-}
-
-fn source(path: &Path) -> SourceFile {
-    SourceFile {
-        agent: "tiny",
-        path: path.to_path_buf(),
-        kind: SourceKind::Lines,
-        parent_session_id: None,
-    }
-}
-
-fn index(store: &Store, path: &Path) -> IndexReport {
-    run(store, &[&Tiny], vec![source(path)], Options::default()).unwrap()
-}
+use crate::episodic::model::SearchQuery;
+use crate::episodic::testing::{Tiny, index, line, source, store};
+use std::io::Write;
 
 fn count(store: &Store, sql: &str) -> i64 {
     store.conn.query_row(sql, [], |r| r.get(0)).unwrap()
@@ -108,10 +20,6 @@ fn find(store: &Store, q: &str) -> Vec<crate::episodic::model::Hit> {
         },
     )
     .unwrap()
-}
-
-fn line(s: &str, r: &str, t: &str) -> String {
-    serde_json::json!({"s": s, "r": r, "t": t}).to_string() + "\n"
 }
 
 #[test]

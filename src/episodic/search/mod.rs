@@ -1,0 +1,346 @@
+//! Full-text search over the session index, ranked by BM25 within a bounded amount of work.
+//!
+//! The question becomes quoted terms ([`super::query`]). Each term's newest matches are counted
+//! ([`probe`]); from those counts [`plan`] decides which messages are scored: every message
+//! holding a rare term (scored on the whole query), and the newest holding the common ones.
+//! Scores are BM25 exactly as FTS5 defines it ([`bm25`]), computed from per-row counts an FTS5
+//! auxiliary function reports ([`tf`]), weighting what the user and the assistant said above tool
+//! calls and output. Among the best candidates, messages holding more of the query's terms come
+//! first; ties (to two decimals) go to the newest. Snippets and titles are fetched for the hits
+//! only ([`hits`]). Scaffolding is never in the full-text index, so it is never found.
+//!
+//! Every statement starts from the full-text table ([`statements`]), so no plan depends on
+//! planner statistics. A caller with a deadline installs a progress handler
+//! ([`crate::store::deadline`]); an interrupted search answers with what it had scored and says
+//! which stage was cut ([`Outcome::cut`]).
+
+pub mod bm25;
+mod hits;
+pub mod plan;
+mod probe;
+pub mod statements;
+mod status;
+pub mod tf;
+
+pub use statements::WEIGHTS;
+pub use status::{IndexStatus, has_index, status};
+
+use super::model::{Hit, SearchQuery};
+use crate::error::{CmError, Result};
+use plan::Plan;
+use rusqlite::Connection;
+use serde::Serialize;
+use statements::{Statement, expression, interrupted};
+use std::collections::HashMap;
+
+pub const DEFAULT_LIMIT: usize = 10;
+/// Distinct query terms probed, at most (long prompts): the first ones.
+pub const MAX_PROBED: usize = 24;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Score every match of every term (slow on common words; the reference the bounded
+    /// ranking is measured against).
+    pub exhaustive: bool,
+    /// Keep each statement's query plan.
+    pub explain: bool,
+    /// Pure BM25: no re-order by the number of query terms a message holds.
+    pub no_coverage: bool,
+}
+
+/// A search's answer and how it was reached.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub hits: Vec<Hit>,
+    /// "exact" (every match scored), "bounded" (rare terms everywhere, common ones in the
+    /// newest messages), "exhaustive" (FTS5 bm25 over every match), or "none".
+    pub strategy: &'static str,
+    /// Terms the ranking used, rarest first, and those left out.
+    pub terms: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub terms_dropped: Vec<String>,
+    /// Messages scored.
+    pub scored: usize,
+    /// The stage a deadline interrupted (probe, rare, recent, all, hits), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plans: Vec<StatementPlan>,
+}
+
+impl Default for Outcome {
+    fn default() -> Self {
+        Outcome {
+            hits: Vec::new(),
+            strategy: "none",
+            terms: Vec::new(),
+            terms_dropped: Vec::new(),
+            scored: 0,
+            cut: None,
+            plans: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StatementPlan {
+    pub stage: &'static str,
+    pub plan: Vec<String>,
+}
+
+pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
+    Ok(run(conn, query, Options::default())?.hits)
+}
+
+pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outcome> {
+    let err = |e: rusqlite::Error| CmError::internal(format!("session search failed: {e}"));
+    let mut terms = super::query::terms(&query.query);
+    terms.truncate(MAX_PROBED);
+    let mut out = Outcome::default();
+    if terms.is_empty() {
+        return Ok(out);
+    }
+    let limit = if query.limit == 0 {
+        DEFAULT_LIMIT
+    } else {
+        query.limit
+    };
+    match tf::ensure(conn) {
+        Ok(()) => {}
+        Err(e) if interrupted(&e) => {
+            out.cut = Some("probe");
+            return Ok(out);
+        }
+        Err(e) => return Err(err(e)),
+    }
+    let mut ran: Vec<Statement> = Vec::new();
+    let result = rank(conn, query, &terms, opts, &mut out, &mut ran);
+    if opts.explain {
+        for s in &ran {
+            out.plans.push(StatementPlan {
+                stage: s.stage,
+                plan: s.plan(conn).map_err(err)?,
+            });
+        }
+    }
+    let ranked = match result {
+        Ok(r) => r,
+        Err(Stop::Cut(stage, partial)) => {
+            out.cut = Some(stage);
+            partial
+        }
+        Err(Stop::Failed(e)) => return Err(err(e)),
+    };
+    match hits::fetch(conn, ranked, &terms, limit, !opts.no_coverage) {
+        Ok(h) => out.hits = h,
+        Err(e) if interrupted(&e) => out.cut = out.cut.or(Some("hits")),
+        Err(e) => return Err(err(e)),
+    }
+    Ok(out)
+}
+
+/// Why ranking stopped early: a deadline (with what was ranked by then) or a failure.
+enum Stop {
+    Cut(&'static str, Vec<Ranked>),
+    Failed(rusqlite::Error),
+}
+
+/// A scored message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    pub id: i64,
+    pub score: f64,
+    /// Query terms the message holds.
+    pub matched: usize,
+}
+
+/// Candidates, best first.
+fn rank(
+    conn: &Connection,
+    q: &SearchQuery,
+    terms: &[String],
+    opts: Options,
+    out: &mut Outcome,
+    ran: &mut Vec<Statement>,
+) -> std::result::Result<Vec<Ranked>, Stop> {
+    let stop = |stage: &'static str| {
+        move |e: rusqlite::Error| {
+            if interrupted(&e) {
+                Stop::Cut(stage, Vec::new())
+            } else {
+                Stop::Failed(e)
+            }
+        }
+    };
+    let span = probe::span(conn).map_err(stop("probe"))?;
+    let budget = if opts.exhaustive {
+        plan::EXHAUSTIVE
+    } else {
+        plan::BOUNDED
+    };
+    let stats = probe::terms(conn, terms, budget.probe, ran).map_err(stop("probe"))?;
+    let plan = plan::plan(&stats, budget);
+    out.terms = plan
+        .rare
+        .iter()
+        .chain(&plan.common)
+        .map(|&i| terms[i].clone())
+        .collect();
+    out.terms_dropped = plan.dropped.iter().map(|&i| terms[i].clone()).collect();
+    if plan.is_empty() {
+        return Ok(Vec::new());
+    }
+    out.strategy = match (opts.exhaustive, plan.exhaustive()) {
+        (true, _) => "exhaustive",
+        (false, true) => "exact",
+        (false, false) => "bounded",
+    };
+    let mut scorer = Scorer::new(&stats, span);
+    let stages = stages(q, &plan, terms);
+    for (s, phrase_terms) in stages {
+        ran.push(s.clone());
+        match s.rows(conn) {
+            Ok(rows) => scorer.add(rows, &phrase_terms),
+            Err(e) if interrupted(&e) => {
+                out.scored = scorer.rows.len();
+                return Err(Stop::Cut(s.stage, scorer.ranked()));
+            }
+            Err(e) => return Err(Stop::Failed(e)),
+        }
+    }
+    out.scored = scorer.rows.len();
+    Ok(scorer.ranked())
+}
+
+/// The statements to run for `plan`, each with the term index of every phrase of its MATCH
+/// expression (in the order FTS5 numbers them; `None` for a phrase repeated for structure).
+fn stages(q: &SearchQuery, plan: &Plan, terms: &[String]) -> Vec<(Statement, Vec<Option<usize>>)> {
+    let words = |ix: &[usize]| -> Vec<&str> { ix.iter().map(|&i| terms[i].as_str()).collect() };
+    let rare = expression(&words(&plan.rare), " OR ");
+    let common_or = expression(&words(&plan.common), " OR ");
+    let mut out = Vec::new();
+    if !plan.rare.is_empty() {
+        // Rows holding a rare term, with the common terms counted in the same rows: the second
+        // branch repeats the rare phrases only to make the common ones count where they co-occur
+        // (it is walked by seeking from the rare rows, never over the common terms' postings).
+        let (expr, mut map): (String, Vec<Option<usize>>) = if plan.common.is_empty() {
+            (rare.clone(), plan.rare.iter().map(|&i| Some(i)).collect())
+        } else {
+            (
+                format!("({rare}) OR (({rare}) AND ({common_or}))"),
+                plan.rare.iter().map(|&i| Some(i)).collect(),
+            )
+        };
+        if !plan.common.is_empty() {
+            map.extend(plan.rare.iter().map(|_| None));
+            map.extend(plan.common.iter().map(|&i| Some(i)));
+        }
+        out.push((Statement::counts("rare", q, expr, 0, -1), map));
+    }
+    if !plan.common.is_empty() {
+        let map: Vec<Option<usize>> = plan.common.iter().map(|&i| Some(i)).collect();
+        out.push((
+            Statement::counts(
+                "recent",
+                q,
+                common_or,
+                plan.recent_floor,
+                plan::RECENT_ROWS as i64,
+            ),
+            map.clone(),
+        ));
+        if plan.common.len() > 1 {
+            out.push((
+                Statement::counts(
+                    "all",
+                    q,
+                    expression(&words(&plan.common), " AND "),
+                    plan.all_floor,
+                    plan::ALL_ROWS as i64,
+                ),
+                map,
+            ));
+        }
+    }
+    out
+}
+
+/// Per-row weighted term frequencies, folded into BM25 scores at the end.
+struct Scorer<'a> {
+    stats: &'a [plan::TermStat],
+    span: (i64, i64),
+    /// rowid -> (row length, weighted frequency per probed term).
+    rows: HashMap<i64, (u32, Vec<f64>)>,
+    table_rows: u64,
+    table_tokens: u64,
+}
+
+impl<'a> Scorer<'a> {
+    fn new(stats: &'a [plan::TermStat], span: (i64, i64)) -> Self {
+        Scorer {
+            stats,
+            span,
+            rows: HashMap::new(),
+            table_rows: 0,
+            table_tokens: 0,
+        }
+    }
+
+    /// Fold in a stage's rows. A row already seen keeps its counts: the rare stage, which runs
+    /// first, counts every term; a later stage only finds rows without rare terms.
+    fn add(&mut self, rows: Vec<(i64, tf::RowCounts)>, phrase_terms: &[Option<usize>]) {
+        for (id, counts) in rows {
+            self.table_rows = counts.rows;
+            self.table_tokens = counts.tokens;
+            if self.rows.contains_key(&id) {
+                continue;
+            }
+            let mut freq = vec![0.0; self.stats.len()];
+            for (p, term) in phrase_terms.iter().enumerate() {
+                let Some(t) = term else { continue };
+                let mut f = 0.0;
+                for (c, w) in WEIGHTS.iter().enumerate().take(counts.columns) {
+                    f += *w * counts.count(p, c) as f64;
+                }
+                if f > freq[*t] {
+                    freq[*t] = f;
+                }
+            }
+            self.rows.insert(id, (counts.len, freq));
+        }
+    }
+
+    /// Best first; ties to the newest rowid.
+    fn ranked(&self) -> Vec<Ranked> {
+        let n = self.table_rows as f64;
+        let avg = if self.table_rows > 0 {
+            self.table_tokens as f64 / n
+        } else {
+            0.0
+        };
+        let idf: Vec<f64> = self
+            .stats
+            .iter()
+            .map(|s| bm25::idf(plan::document_frequency(s, self.span.1, self.span.0, n), n))
+            .collect();
+        let mut out: Vec<Ranked> = self
+            .rows
+            .iter()
+            .map(|(&id, (len, freq))| Ranked {
+                id,
+                score: freq
+                    .iter()
+                    .zip(&idf)
+                    .map(|(f, i)| bm25::term_score(*i, *f, *len as f64, avg))
+                    .sum(),
+                matched: freq.iter().filter(|f| **f > 0.0).count(),
+            })
+            .collect();
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;
