@@ -20,6 +20,9 @@ pub mod paths;
 pub mod redact;
 pub mod store;
 
+#[cfg(test)]
+mod plans_tests;
+
 /// Decide from argv[0] (then argv[1] for `cm hook NAME`) what runs. Returns the exit code.
 pub fn dispatch(args: &[String]) -> i32 {
     let prog = args

@@ -636,20 +636,33 @@ fn recall_reinforcement_counts_citations_not_displays() {
     // Being displayed twice changes nothing.
     let again = env.json(&["context", "retry budget timeouts", "--no-history"]);
     assert_eq!(score_of(&again, &b), b_before);
-    // An indexed assistant message that cites b counts as a use.
-    let conn = rusqlite::Connection::open(env.data.join("cm.db")).unwrap();
-    conn.execute_batch(EPISODIC_TABLES).unwrap();
-    conn.execute(
-        "INSERT INTO episodic_messages (file_id, agent, session_id, role, kind, text, created_at, line_number) VALUES (1, 'claude', 's9', 'assistant', 'text', ?1, '2026-05-30T10:00:00Z', 4)",
-        [format!("Following {b}, I checked the retry budget first.")],
-    )
-    .unwrap();
-    conn.execute(
-        "INSERT INTO episodic_messages (file_id, agent, session_id, role, kind, text, created_at, line_number) VALUES (1, 'claude', 's9', 'user', 'text', ?1, '2026-05-30T10:01:00Z', 5)",
-        [format!("what about {a}?")],
-    )
-    .unwrap();
-    drop(conn);
+    // An indexed assistant message that cites b counts as a use; a user's mention does not.
+    let session = env.home.join(".claude/projects/-app/s9.jsonl");
+    std::fs::create_dir_all(session.parent().unwrap()).unwrap();
+    let line = |uuid: &str, kind: &str, message: Value, at: &str| {
+        serde_json::json!({"type": kind, "uuid": uuid, "sessionId": "s9", "cwd": "/app",
+            "timestamp": at, "message": message})
+        .to_string()
+    };
+    let transcript = [
+        line(
+            "u1",
+            "user",
+            serde_json::json!({"role": "user", "content": format!("what about {a}?")}),
+            "2026-05-30T10:00:00Z",
+        ),
+        line(
+            "a1",
+            "assistant",
+            serde_json::json!({"role": "assistant", "content": [{"type": "text",
+                "text": format!("Following {b}, I checked the retry budget first.")}]}),
+            "2026-05-30T10:01:00Z",
+        ),
+    ]
+    .join("\n")
+        + "\n";
+    std::fs::write(&session, transcript).unwrap();
+    env.ok(&["history", "index"]);
     let after = env.json(&["context", "retry budget timeouts", "--no-history"]);
     let b_after = score_of(&after, &b);
     assert!(

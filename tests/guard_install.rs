@@ -959,12 +959,24 @@ fn hook_snippets_match_what_the_installer_writes() {
         std::os::unix::fs::symlink("cm", bin.join(link)).unwrap();
     }
     let path = format!("{}:/usr/bin:/bin", bin.display());
-    let out = env
-        .command(&bin.join("cm"), &env.repo)
-        .env("PATH", &path)
-        .args(["hooks", "install", "--project", "--agent", "all"])
-        .output()
-        .unwrap();
+    // A binary copied a moment ago can be "busy" while another test thread forks with the copy's
+    // descriptor still open (ETXTBSY, until that child execs): retry briefly.
+    let out = (0..50)
+        .find_map(|_| {
+            match env
+                .command(&bin.join("cm"), &env.repo)
+                .env("PATH", &path)
+                .args(["hooks", "install", "--project", "--agent", "all"])
+                .output()
+            {
+                Err(e) if e.raw_os_error() == Some(26) => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    None
+                }
+                other => Some(other.unwrap()),
+            }
+        })
+        .expect("the copied binary stayed busy");
     assert!(out.status.success(), "{}", stderr(&out));
     let snippets = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
     for (written, snippet) in [

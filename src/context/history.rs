@@ -184,24 +184,34 @@ pub fn rerank(
     out
 }
 
+/// A session's source file, by its unique key.
+pub const SESSION_FILE_SQL: &str =
+    "SELECT file_id FROM episodic_sessions WHERE agent = ?1 AND session_id = ?2";
+/// A session's first messages, through the (file, line) index named outright.
+pub const SESSION_HEAD_SQL: &str = "SELECT role, is_error, substr(coalesce(text, ''), 1, 600)
+     FROM episodic_messages INDEXED BY episodic_messages_file_line
+     WHERE file_id = ?1 AND session_id = ?2 ORDER BY line_number LIMIT ?3";
+/// A workspace's newest top-level sessions, through the (workspace, ended_at) index.
+pub const RECENT_SESSIONS_SQL: &str = "SELECT agent, session_id, title, ended_at, git_branch
+     FROM episodic_sessions INDEXED BY episodic_sessions_workspace
+     WHERE workspace = ?1 AND parent_session_id IS NULL ORDER BY ended_at DESC LIMIT ?2";
+
 /// Arousal of a hit's whole session from its first messages; `None` without message rows.
-/// The session row gives the file, and messages are reached through the index on
-/// (file_id, line_number): never a scan of the message table.
+/// Two one-table statements, by unique key and by named index: no join for the planner to
+/// order from statistics.
 fn session_arousal(conn: &Connection, hit: &Hit) -> Option<f64> {
     if !table_exists(conn, "episodic_messages") || !table_exists(conn, "episodic_sessions") {
         return None;
     }
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT m.role, m.is_error, substr(coalesce(m.text, ''), 1, 600)
-             FROM episodic_sessions s
-             JOIN episodic_messages m ON m.file_id = s.file_id AND m.session_id = s.session_id
-             WHERE s.session_id = ?1 AND s.agent = ?2 ORDER BY m.line_number LIMIT ?3",
-        )
+    let file_id: i64 = conn
+        .prepare_cached(SESSION_FILE_SQL)
+        .ok()?
+        .query_row(rusqlite::params![hit.agent, hit.session_id], |r| r.get(0))
         .ok()?;
+    let mut stmt = conn.prepare_cached(SESSION_HEAD_SQL).ok()?;
     let rows: Vec<(String, bool, String)> = stmt
         .query_map(
-            rusqlite::params![hit.session_id, hit.agent, AROUSAL_SAMPLE],
+            rusqlite::params![file_id, hit.session_id, AROUSAL_SAMPLE],
             |r| Ok((r.get(0)?, r.get::<_, i64>(1)? != 0, r.get(2)?)),
         )
         .ok()?
@@ -233,11 +243,7 @@ pub fn recent_sessions(conn: &Connection, workspace: &str, limit: usize) -> Vec<
     if !table_exists(conn, "episodic_sessions") {
         return Vec::new();
     }
-    let Ok(mut stmt) = conn.prepare_cached(
-        "SELECT agent, session_id, title, ended_at, git_branch FROM episodic_sessions
-         WHERE workspace = ?1 AND parent_session_id IS NULL
-         ORDER BY ended_at DESC LIMIT ?2",
-    ) else {
+    let Ok(mut stmt) = conn.prepare_cached(RECENT_SESSIONS_SQL) else {
         return Vec::new();
     };
     stmt.query_map(rusqlite::params![workspace, limit as i64], |r| {

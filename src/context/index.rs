@@ -13,7 +13,7 @@ use super::bm25::{self, DocTerms, Stats};
 use crate::error::Result;
 use crate::memory::bullet::{Bullet, FeedbackType};
 use crate::store::{Store, map_err};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::{HashMap, HashSet};
 
 fn sql(e: rusqlite::Error) -> crate::error::CmError {
@@ -51,8 +51,22 @@ pub fn helpful_bound(b: &Bullet) -> f64 {
     events.max(b.helpful_count) as f64
 }
 
-/// Recompute the terms of every bullet listed as dirty. Returns how many were processed.
+/// Recompute the terms of every bullet listed as dirty. Returns how many were processed. After
+/// a bulk change the planner statistics are refreshed too ([`crate::store::statistics`]).
 pub fn refresh(store: &Store) -> Result<usize> {
+    let n = refresh_terms(store)?;
+    if n >= 100
+        && let Err(e) = crate::store::statistics::refresh(store)
+    {
+        eprintln!(
+            "cm: warning: planner statistics not refreshed: {}",
+            e.message
+        );
+    }
+    Ok(n)
+}
+
+fn refresh_terms(store: &Store) -> Result<usize> {
     let pending: i64 = store
         .conn
         .query_row("SELECT count(*) FROM context_dirty", [], |r| r.get(0))
@@ -77,8 +91,7 @@ pub fn refresh(store: &Store) -> Result<usize> {
                 })
                 .ok();
             if let Some(doc) = old {
-                tx.execute("DELETE FROM context_terms WHERE doc = ?1", [doc])
-                    .map_err(sql)?;
+                tx.execute(DELETE_TERMS_SQL, [doc]).map_err(sql)?;
                 tx.execute("DELETE FROM context_docs WHERE doc = ?1", [doc])
                     .map_err(sql)?;
             }
@@ -157,6 +170,17 @@ pub struct Scored {
 }
 
 const DOC_COLS: &str = "d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped";
+/// A term's postings (primary-key prefix of the postings table).
+pub const POSTINGS_SQL: &str = "SELECT doc, tf FROM context_terms WHERE term = ?1";
+/// What ranking knows about one document, by rowid.
+pub const DOC_SQL: &str = "SELECT d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped FROM context_docs d WHERE d.doc = ?1";
+/// Forget one document's postings, through the index on `doc` named outright.
+pub const DELETE_TERMS_SQL: &str =
+    "DELETE FROM context_terms INDEXED BY context_terms_doc WHERE doc = ?1";
+/// Rules whose stored terms are stale.
+pub const DIRTY_SQL: &str = "SELECT bullet_id FROM context_dirty";
+/// A document's stored length, by its unique bullet id.
+pub const DOC_LEN_SQL: &str = "SELECT len FROM context_docs WHERE bullet_id = ?1";
 
 fn doc_info(r: &rusqlite::Row, at: usize) -> rusqlite::Result<DocInfo> {
     Ok(DocInfo {
@@ -202,26 +226,26 @@ impl<'c> Corpus<'c> {
                 .map_err(sql)?;
             docs = n as f64;
             total_len = len;
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT x.bullet_id, d.len FROM context_dirty x
-                     LEFT JOIN context_docs d ON d.bullet_id = x.bullet_id",
-                )
+            let ids: Vec<String> = conn
+                .prepare_cached(DIRTY_SQL)
+                .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
                 .map_err(sql)?;
-            let mut dirty: Vec<(String, Option<f64>)> = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(sql)?
-                .collect::<rusqlite::Result<_>>()
-                .map_err(sql)?;
-            if dirty.len() > MAX_DIRTY_IN_MEMORY {
+            let mut dirty: Vec<(String, Option<f64>)> = Vec::new();
+            if ids.len() > MAX_DIRTY_IN_MEMORY {
                 // A bulk import nobody has queried since: tokenizing it all here would cost a
                 // hook far more than its budget. Use the stored rows as they are (new rules are
                 // missing until the CLI refreshes the index).
                 eprintln!(
                     "cm: {} rules changed since the context index was refreshed; run `cm context \"...\"` once to refresh it",
-                    dirty.len()
+                    ids.len()
                 );
-                dirty.clear();
+            } else {
+                let mut len = conn.prepare_cached(DOC_LEN_SQL).map_err(sql)?;
+                for id in ids {
+                    let l: Option<f64> =
+                        len.query_row([&id], |r| r.get(0)).optional().map_err(sql)?;
+                    dirty.push((id, l));
+                }
             }
             for (id, stored_len) in dirty {
                 if let Some(l) = stored_len {
@@ -272,34 +296,29 @@ impl<'c> Corpus<'c> {
         for term in query {
             postings.clear();
             if let Some(conn) = self.conn {
-                // CROSS JOIN keeps the postings as the outer loop: one primary-key probe per posting.
-                let mut stmt = conn
-                    .prepare_cached(&format!(
-                        "SELECT t.doc, t.tf, {DOC_COLS} FROM context_terms t
-                         CROSS JOIN context_docs d ON d.doc = t.doc WHERE t.term = ?1"
-                    ))
+                // One-table statements (a term's postings, then each new document by rowid):
+                // a join would be ordered from statistics, which may date from a one-rule store.
+                let mut stmt = conn.prepare_cached(POSTINGS_SQL).map_err(sql)?;
+                let mut doc_stmt = conn.prepare_cached(DOC_SQL).map_err(sql)?;
+                let rows: Vec<(i64, f64)> = stmt
+                    .query_map([term], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .map_err(sql)?
+                    .collect::<rusqlite::Result<_>>()
                     .map_err(sql)?;
-                let rows = stmt
-                    .query_map([term], |r| {
-                        let doc: i64 = r.get(0)?;
-                        let tf: f64 = r.get(1)?;
-                        // Only the first sighting of a document needs its info.
-                        let info = if acc.contains_key(&doc) {
-                            None
-                        } else {
-                            Some(doc_info(r, 2)?)
-                        };
-                        Ok((doc, tf, info))
-                    })
-                    .map_err(sql)?;
-                for row in rows {
-                    let (doc, tf, info) = row.map_err(sql)?;
+                for (doc, tf) in rows {
+                    // Only the first sighting of a document needs its info.
+                    let info = if acc.contains_key(&doc) {
+                        None
+                    } else {
+                        match doc_stmt.query_row([doc], |r| doc_info(r, 0)).optional() {
+                            Ok(Some(i)) => Some(i),
+                            Ok(None) => continue,
+                            Err(e) => return Err(sql(e)),
+                        }
+                    };
                     if let Some(i) = &info
                         && self.excluded.contains(&i.id)
                     {
-                        continue;
-                    }
-                    if info.is_none() && !acc.contains_key(&doc) {
                         continue;
                     }
                     postings.push((doc, tf, info));

@@ -8,7 +8,7 @@
 
 use crate::error::Result;
 use crate::store::{Store, map_err};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::{HashMap, HashSet};
 
 fn sql(e: rusqlite::Error) -> crate::error::CmError {
@@ -69,15 +69,27 @@ pub fn scan(store: &Store, now: &str) -> Result<usize> {
     })
 }
 
+/// Helpful marks not yet counted as evidence. The evidence lookup is a scalar subquery on the
+/// evidence table's primary key, not `NOT EXISTS`, which SQLite may turn into a join ordered from
+/// statistics.
+pub const HELPFUL_UNSEEN_SQL: &str =
+    "SELECT count(*) FROM feedback_events f WHERE f.type = 'helpful'
+     AND (SELECT 1 FROM recall_evidence e
+          WHERE e.item_id = f.bullet_id AND e.evidence = 'helpful:' || f.id) IS NULL";
+/// Messages indexed since the last scan whose conversation text holds the token `b` (a rule id
+/// `b-8f3a...` is tokenized as `b`, `8f3a...`): the full-text index finds them, so the scan never
+/// reads messages that cannot cite a rule. A rowid range over the message table would be planned
+/// from statistics, and with statistics taken at one message SQLite scans the whole table.
+pub const CITING_MESSAGES_SQL: &str = "SELECT rowid FROM episodic_fts
+     WHERE episodic_fts MATCH 'text : \"b\"' AND rowid > ?1 AND rowid <= ?2";
+/// One message's author and text, by rowid.
+pub const MESSAGE_SQL: &str =
+    "SELECT role, agent, session_id, text, created_at FROM episodic_messages WHERE id = ?1";
+
 /// Cheap read-only check, so the common case (nothing new) takes no write lock.
 fn has_new_evidence(conn: &Connection) -> Result<bool> {
     let helpful_unseen: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM feedback_events f WHERE f.type = 'helpful' AND NOT EXISTS
-               (SELECT 1 FROM recall_evidence e WHERE e.item_id = f.bullet_id AND e.evidence = 'helpful:' || f.id)",
-            [],
-            |r| r.get(0),
-        )
+        .query_row(HELPFUL_UNSEEN_SQL, [], |r| r.get(0))
         .map_err(sql)?;
     if helpful_unseen > 0 {
         return Ok(true);
@@ -124,29 +136,39 @@ fn scan_messages(tx: &Connection, now: &str) -> Result<usize> {
             .collect::<rusqlite::Result<_>>()
             .map_err(sql)?
     };
-    // Stream the messages (a first scan after a cold index reads every assistant message that
-    // mentions "b-"): only the citations of known rules are kept, never the texts.
+    // Only the citations of known rules are kept, never the texts.
     let mut found: Vec<(String, String, String)> = Vec::new();
     if !known.is_empty() {
-        let mut stmt = tx
-            .prepare(
-                "SELECT agent, session_id, text, created_at FROM episodic_messages
-                 WHERE id > ?1 AND id <= ?2 AND role = 'assistant' AND text LIKE '%b-%' ORDER BY id",
-            )
+        let ids: Vec<i64> = tx
+            .prepare(CITING_MESSAGES_SQL)
+            .and_then(|mut s| s.query_map(params![last, max_id], |r| r.get(0))?.collect())
             .map_err(sql)?;
-        let mut rows = stmt.query(params![last, max_id]).map_err(sql)?;
-        while let Some(r) = rows.next().map_err(sql)? {
-            let text: Option<String> = r.get(2).map_err(sql)?;
-            let Some(text) = text else { continue };
-            for id in cited_ids(&text) {
-                if known.contains(id) {
-                    let agent: String = r.get(0).map_err(sql)?;
-                    let session: String = r.get(1).map_err(sql)?;
-                    let at: Option<String> = r.get(3).map_err(sql)?;
+        let mut message = tx.prepare(MESSAGE_SQL).map_err(sql)?;
+        for id in ids {
+            let row = message
+                .query_row([id], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                        r.get::<_, Option<String>>(4)?,
+                    ))
+                })
+                .optional()
+                .map_err(sql)?;
+            let Some((role, agent, session, Some(text), at)) = row else {
+                continue;
+            };
+            if role != "assistant" {
+                continue;
+            }
+            for cited in cited_ids(&text) {
+                if known.contains(cited) {
                     found.push((
-                        id.to_string(),
+                        cited.to_string(),
                         format!("session:{agent}/{session}"),
-                        at.unwrap_or_else(|| now.to_string()),
+                        at.clone().unwrap_or_else(|| now.to_string()),
                     ));
                 }
             }

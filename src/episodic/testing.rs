@@ -101,3 +101,17 @@ pub fn index(store: &Store, path: &Path) -> IndexReport {
 pub fn line(s: &str, r: &str, t: &str) -> String {
     serde_json::json!({"s": s, "r": r, "t": t}).to_string() + "\n"
 }
+
+/// The message count the planner statistics hold (`None`: never analysed).
+pub fn analysed_messages(conn: &rusqlite::Connection) -> Option<i64> {
+    conn.query_row(
+        "SELECT stat FROM sqlite_stat1 WHERE tbl = 'episodic_messages'",
+        [],
+        |r| r.get::<_, String>(0),
+    )
+    .ok()?
+    .split_whitespace()
+    .next()?
+    .parse()
+    .ok()
+}

@@ -156,20 +156,22 @@ fn in_creation_order<T>(keys: Vec<String>, bullets: Vec<T>) -> Vec<T> {
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
+/// One bullet's document, by id.
+pub const DOC_SQL: &str = "SELECT doc FROM bullets WHERE id = ?1";
+/// One bullet's feedback events in order, through the (bullet, seq) index named outright.
+pub const EVENTS_SQL: &str = "SELECT bullet_id, id, type, timestamp, source, session_path, reason
+     FROM feedback_events INDEXED BY feedback_events_bullet WHERE bullet_id = ?1 ORDER BY seq";
+
 pub fn get(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
     let doc: Option<String> = conn
-        .query_row("SELECT doc FROM bullets WHERE id = ?1", [id], |r| r.get(0))
-        .optional()
+        .prepare_cached(DOC_SQL)
+        .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
         .map_err(sql)?;
     let Some(doc) = doc else { return Ok(None) };
     let mut b = parse_doc(id, &doc)?;
     // The table is the record; the document's copy is for whole-playbook reads.
     b.feedback_events.clear();
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT {EVENT_COLS} FROM feedback_events WHERE bullet_id = ?1 ORDER BY seq"
-        ))
-        .map_err(sql)?;
+    let mut stmt = conn.prepare_cached(EVENTS_SQL).map_err(sql)?;
     let rows = stmt.query_map([id], parse_event).map_err(sql)?;
     for row in rows {
         b.feedback_events.push(row.map_err(sql)?.1);

@@ -13,6 +13,7 @@ pub mod bullets;
 pub mod deadline;
 pub mod migrations;
 pub mod outcomes;
+pub mod statistics;
 
 use crate::error::{CmError, ExitCode, Result};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};

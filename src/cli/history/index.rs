@@ -58,8 +58,13 @@ pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
     if show_progress {
         eprint!("\r\x1b[2K");
     }
-    if report.messages_added > 0 {
-        let _ = store.conn.execute_batch("PRAGMA optimize;");
+    if report.messages_added > 0
+        && let Err(e) = crate::store::statistics::refresh(store)
+    {
+        eprintln!(
+            "cm: warning: planner statistics not refreshed: {}",
+            e.message
+        );
     }
     // The read-only hooks rely on what only a writer can keep current: the rules' term index
     // (stale after a bulk import) and recall reinforcement from newly indexed messages that

@@ -53,15 +53,11 @@ fn grown(dir: &Path, sessions: usize, per: usize) -> Store {
     );
     index(&st, &first);
     st.conn.execute_batch("ANALYZE").unwrap();
-    let n: i64 = st
-        .conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'episodic_messages'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert!(n > 0, "statistics were taken");
+    assert_eq!(
+        crate::episodic::testing::analysed_messages(&st.conn),
+        Some(1),
+        "statistics were taken at one message"
+    );
     for s in 0..sessions {
         let path = dir.join(format!("s{s}.jsonl"));
         let texts: Vec<String> = (0..per).map(|i| filler(s * per + i, "timeout")).collect();
