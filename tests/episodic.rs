@@ -696,3 +696,169 @@ fn unreadable_session_dirs_are_reported_and_the_rest_is_indexed() {
             .ends_with(".claude/projects")
     );
 }
+
+/// One Claude Code transcript line.
+fn claude_line(session: &str, n: usize, role: &str, text: &str) -> String {
+    let message = if role == "user" {
+        serde_json::json!({"role": "user", "content": text})
+    } else {
+        serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": text}]})
+    };
+    serde_json::json!({"type": role, "uuid": format!("{session}-{n}"), "sessionId": session,
+        "cwd": "/home/u/app", "timestamp": format!("2026-11-{:02}T10:{:02}:00Z", 1 + n % 28, n % 60),
+        "message": message})
+    .to_string()
+        + "\n"
+}
+
+/// Filler text: a few words of a small vocabulary, "build" in every other message (common once
+/// there are thousands), and `marker` in the session's first message.
+fn session_text(session: usize, n: usize) -> String {
+    const WORDS: &[&str] = &["cache", "parser", "socket", "schema", "render", "queue"];
+    let mut words: Vec<&str> = (0..4)
+        .map(|k| WORDS[(session * 7 + n * 3 + k) % WORDS.len()])
+        .collect();
+    if n.is_multiple_of(2) {
+        words.push("build");
+    }
+    words.join(" ")
+}
+
+impl Env {
+    /// Write session `s` of `messages` messages and index it the way the post-session job does.
+    fn add_session(&self, s: usize, messages: usize) {
+        let id = format!("sess-{s:04}");
+        let path = self.claude_file("-home-u-app", &id);
+        let mut text = String::new();
+        for n in 0..messages {
+            let role = if n.is_multiple_of(2) { "user" } else { "assistant" };
+            let body = if n == 0 {
+                format!("session marker zq{s:04}x {}", session_text(s, n))
+            } else {
+                session_text(s, n)
+            };
+            text.push_str(&claude_line(&id, n, role, &body));
+        }
+        std::fs::write(&path, text).unwrap();
+        self.data_of(&["history", "index", "--file", path.to_str().unwrap()]);
+    }
+
+    /// Put planner statistics back to what they were when the index held one message.
+    fn make_statistics_stale(&self) {
+        let conn = rusqlite::Connection::open(self.data().join("cm.db")).unwrap();
+        conn.execute_batch(
+            "DELETE FROM sqlite_stat1;
+             INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
+               ('episodic_messages', 'episodic_messages_file_line', '1 1 1'),
+               ('episodic_files', 'sqlite_autoindex_episodic_files_1', '1 1'),
+               ('episodic_sessions', 'sqlite_autoindex_episodic_sessions_1', '1 1 1'),
+               ('episodic_sessions', 'episodic_sessions_ended', '1 1'),
+               ('episodic_sessions', 'episodic_sessions_file', '1 1');",
+        )
+        .unwrap();
+    }
+
+    /// Search with its plans shown; check every plan starts from the full-text table and reads
+    /// messages only by primary key. Returns the data object.
+    fn search_checked(&self, args: &[&str]) -> Value {
+        let mut all = vec!["history", "search"];
+        all.extend_from_slice(args);
+        all.push("--explain");
+        let d = self.data_of(&all);
+        let plans = d["plans"].as_array().unwrap();
+        assert!(!plans.is_empty() || d["count"] == 0, "{d}");
+        for p in plans {
+            let lines: Vec<&str> = p["plan"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l.as_str().unwrap().trim())
+                .collect();
+            let first = lines
+                .iter()
+                .find(|l| l.starts_with("SCAN") || l.starts_with("SEARCH"))
+                .unwrap();
+            assert!(
+                first.starts_with("SCAN episodic_fts VIRTUAL TABLE"),
+                "{args:?}: {p}"
+            );
+            for l in &lines {
+                assert!(
+                    !l.starts_with("SCAN m") && !l.starts_with("SCAN episodic_messages"),
+                    "{args:?}: {p}"
+                );
+            }
+        }
+        d
+    }
+}
+
+#[test]
+fn search_answers_and_plans_hold_as_the_index_grows() {
+    let env = Env::new();
+    // Step 1: one message, analysed as the first index of a store used to be.
+    let first = env.claude_file("-home-u-app", "first");
+    std::fs::write(
+        &first,
+        claude_line("first", 0, "user", "the oauth token refresh timeout in CI"),
+    )
+    .unwrap();
+    env.index();
+    rusqlite::Connection::open(env.data().join("cm.db"))
+        .unwrap()
+        .execute_batch("ANALYZE")
+        .unwrap();
+    let d = env.search_checked(&["oauth token refresh timeout"]);
+    assert_eq!(d["count"], 1);
+    assert_eq!(d["ranking"]["strategy"], "exact");
+
+    // Step 2: ten sessions, one at a time.
+    for s in 0..10 {
+        env.add_session(s, 50);
+    }
+    for stale in [false, true] {
+        if stale {
+            env.make_statistics_stale();
+        }
+        let d = env.search_checked(&["zq0007x"]);
+        assert_eq!(d["count"], 1, "{d}");
+        assert_eq!(d["hits"][0]["session_id"], "sess-0007");
+        let d = env.search_checked(&["oauth timeout", "--agent", "claude", "--days", "10000"]);
+        assert_eq!(d["hits"][0]["session_id"], "first", "{d}");
+    }
+
+    // Step 3: thousands of messages; "build" is now common (in more messages than a probe
+    // reads), so the bounded path runs.
+    for s in 10..60 {
+        env.add_session(s, 100);
+    }
+    assert!(env.messages() > 5_000);
+    for stale in [false, true] {
+        if stale {
+            env.make_statistics_stale();
+        }
+        // A rare term with common ones: the rare term's message first, scored on every term.
+        let d = env.search_checked(&["zq0042x build cache"]);
+        assert_eq!(d["ranking"]["strategy"], "bounded", "{d}");
+        assert_eq!(d["hits"][0]["session_id"], "sess-0042", "{d}");
+        assert_eq!(d["count"], 10, "common terms fill the rest: {d}");
+        // Only common terms: ranked answers holding the terms, not merely the newest messages.
+        let d = env.search_checked(&["build cache parser"]);
+        assert_eq!(d["count"], 10);
+        for h in d["hits"].as_array().unwrap() {
+            let s = h["snippet"].as_str().unwrap();
+            let held = ["**build", "**cache", "**parser"]
+                .iter()
+                .filter(|t| s.contains(*t))
+                .count();
+            assert!(held >= 2, "{h}");
+        }
+        // The bounded answer's best hit is the exhaustive ranking's best too.
+        let exhaustive = env.search_checked(&["zq0042x build cache", "--exhaustive"]);
+        assert_eq!(exhaustive["ranking"]["strategy"], "exhaustive");
+        assert_eq!(exhaustive["hits"][0]["session_id"], "sess-0042");
+        // Nothing matches: no hits, no error.
+        let d = env.search_checked(&["nosuchwordanywhere"]);
+        assert_eq!(d["count"], 0);
+    }
+}

@@ -76,48 +76,83 @@ pub const DIRECTION_W: f64 = 0.20;
 pub const ERROR_W: f64 = 0.10;
 pub const ERROR_MAX: usize = 3;
 
+/// The signal families, each with its words.
+const FAMILIES: [&[&str]; 6] = [
+    ERROR_WORDS,
+    REVERT,
+    CORRECTION,
+    BREAKTHROUGH,
+    MILESTONE,
+    DIRECTION,
+];
+/// Indices into [`FAMILIES`].
+const ERRORS: usize = 0;
+const CORRECTIONS: usize = 2;
+
+/// One automaton over every family's words (ASCII case-insensitive), built once per process on
+/// first use: a session's messages are each scanned once, instead of once per word.
+fn matcher() -> &'static (aho_corasick::AhoCorasick, Vec<usize>) {
+    static M: std::sync::OnceLock<(aho_corasick::AhoCorasick, Vec<usize>)> =
+        std::sync::OnceLock::new();
+    M.get_or_init(|| {
+        let (words, family): (Vec<&str>, Vec<usize>) = FAMILIES
+            .iter()
+            .enumerate()
+            .flat_map(|(f, words)| words.iter().map(move |w| (*w, f)))
+            .unzip();
+        // A contiguous NFA: a few microseconds to build, where a DFA costs tens.
+        let ac = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(words)
+            .expect("the signal words form a valid automaton");
+        (ac, family)
+    })
+}
+
+/// Which families occur in `text` as whole words (bounded by non-alphanumerics).
+fn families_in(text: &str) -> [bool; 6] {
+    let (ac, family) = matcher();
+    let mut found = [false; 6];
+    for m in ac.find_overlapping_iter(text) {
+        let before = text[..m.start()].chars().next_back();
+        let after = text[m.end()..].chars().next();
+        if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
+            found[family[m.pattern().as_usize()]] = true;
+        }
+    }
+    found
+}
+
 /// Arousal of a set of messages (a session, an entry, a snippet).
 pub fn arousal<'a>(messages: impl IntoIterator<Item = Signal<'a>>) -> f64 {
     let mut errors = 0usize;
-    let (mut revert, mut correction, mut breakthrough, mut milestone, mut direction) =
-        (false, false, false, false, false);
+    let mut seen = [false; 6];
     for m in messages {
-        let lower = format!(" {} ", m.text.to_lowercase());
-        if m.is_error || any_word(&lower, ERROR_WORDS) {
+        let found = families_in(m.text);
+        if m.is_error || found[ERRORS] {
             errors += 1;
         }
-        revert |= any_word(&lower, REVERT);
-        if m.from_user {
-            correction |= any_word(&lower, CORRECTION);
+        for (f, hit) in found.iter().enumerate().skip(1) {
+            // A correction counts only when the user makes it.
+            if *hit && (f != CORRECTIONS || m.from_user) {
+                seen[f] = true;
+            }
         }
-        breakthrough |= any_word(&lower, BREAKTHROUGH);
-        milestone |= any_word(&lower, MILESTONE);
-        direction |= any_word(&lower, DIRECTION);
     }
     let mut keep = 1.0 - ERROR_W * errors.min(ERROR_MAX) as f64;
     for (on, w) in [
-        (revert, REVERT_W),
-        (correction, CORRECTION_W),
-        (breakthrough, BREAKTHROUGH_W),
-        (milestone, MILESTONE_W),
-        (direction, DIRECTION_W),
+        (seen[1], REVERT_W),
+        (seen[2], CORRECTION_W),
+        (seen[3], BREAKTHROUGH_W),
+        (seen[4], MILESTONE_W),
+        (seen[5], DIRECTION_W),
     ] {
         if on {
             keep *= 1.0 - w;
         }
     }
     ((1.0 - keep) * 1000.0).round() / 1000.0
-}
-
-/// `needle` occurs in `padded` (lower-case, padded with spaces) bounded by non-alphanumerics.
-fn any_word(padded: &str, needles: &[&str]) -> bool {
-    needles.iter().any(|n| {
-        padded.match_indices(n).any(|(i, _)| {
-            let before = padded[..i].chars().next_back();
-            let after = padded[i + n.len()..].chars().next();
-            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-        })
-    })
 }
 
 /// Half-life of a memory with this arousal.

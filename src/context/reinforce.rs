@@ -47,6 +47,8 @@ pub fn scan(store: &Store, now: &str) -> Result<usize> {
         return Ok(0);
     }
     store.write(|tx| {
+        let (last_msg, _) = watermarks(tx)?;
+        let (event, msg) = newest(tx)?;
         let mut added = tx
             .execute(
                 "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at)
@@ -54,9 +56,14 @@ pub fn scan(store: &Store, now: &str) -> Result<usize> {
                 [],
             )
             .map_err(sql)?;
-        if super::history::table_exists(tx, "episodic_messages") {
-            added += scan_messages(tx, now)?;
-        }
+        added += scan_messages(tx, now, last_msg, msg)?;
+        tx.execute(
+            "INSERT INTO recall_scan (id, last_msg_id, last_event_seq) VALUES (1, ?1, ?2)
+             ON CONFLICT(id) DO UPDATE SET last_msg_id = excluded.last_msg_id,
+                                           last_event_seq = excluded.last_event_seq",
+            params![msg.max(last_msg), event],
+        )
+        .map_err(sql)?;
         if added > 0 {
             tx.execute_batch(
                 "DELETE FROM recall_reinforcement;
@@ -69,13 +76,12 @@ pub fn scan(store: &Store, now: &str) -> Result<usize> {
     })
 }
 
-/// Helpful marks not yet counted as evidence. The evidence lookup is a scalar subquery on the
-/// evidence table's primary key, not `NOT EXISTS`, which SQLite may turn into a join ordered from
-/// statistics.
-pub const HELPFUL_UNSEEN_SQL: &str =
-    "SELECT count(*) FROM feedback_events f WHERE f.type = 'helpful'
-     AND (SELECT 1 FROM recall_evidence e
-          WHERE e.item_id = f.bullet_id AND e.evidence = 'helpful:' || f.id) IS NULL";
+/// How far the last scan got: the newest message rowid and feedback event it counted.
+pub const WATERMARKS_SQL: &str =
+    "SELECT coalesce(max(last_msg_id), 0), coalesce(max(last_event_seq), 0) FROM recall_scan";
+/// The newest feedback event and message (primary-key maxima: one seek each).
+pub const NEWEST_SQL: &str = "SELECT (SELECT coalesce(max(seq), 0) FROM feedback_events),
+     (SELECT coalesce(max(id), 0) FROM episodic_messages)";
 /// Messages indexed since the last scan whose conversation text holds the token `b` (a rule id
 /// `b-8f3a...` is tokenized as `b`, `8f3a...`): the full-text index finds them, so the scan never
 /// reads messages that cannot cite a rule. A rowid range over the message table would be planned
@@ -86,49 +92,29 @@ pub const CITING_MESSAGES_SQL: &str = "SELECT rowid FROM episodic_fts
 pub const MESSAGE_SQL: &str =
     "SELECT role, agent, session_id, text, created_at FROM episodic_messages WHERE id = ?1";
 
-/// Cheap read-only check, so the common case (nothing new) takes no write lock.
+/// Cheap read-only check, so the common case (nothing new) takes no write lock: two seeks
+/// against the watermarks of the last scan.
 fn has_new_evidence(conn: &Connection) -> Result<bool> {
-    let helpful_unseen: i64 = conn
-        .query_row(HELPFUL_UNSEEN_SQL, [], |r| r.get(0))
-        .map_err(sql)?;
-    if helpful_unseen > 0 {
-        return Ok(true);
-    }
-    if !super::history::table_exists(conn, "episodic_messages") {
-        return Ok(false);
-    }
-    let last: i64 = conn
-        .query_row(
-            "SELECT coalesce(max(last_msg_id), 0) FROM recall_scan",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(sql)?;
-    let max_id: i64 = conn
-        .query_row(
-            "SELECT coalesce(max(id), 0) FROM episodic_messages",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(sql)?;
-    Ok(max_id > last)
+    let (last_msg, last_event) = watermarks(conn)?;
+    let (event, msg) = newest(conn)?;
+    Ok(event > last_event || msg > last_msg)
 }
 
-fn scan_messages(tx: &Connection, now: &str) -> Result<usize> {
-    let last: i64 = tx
-        .query_row(
-            "SELECT coalesce(max(last_msg_id), 0) FROM recall_scan",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(sql)?;
-    let max_id: i64 = tx
-        .query_row(
-            "SELECT coalesce(max(id), 0) FROM episodic_messages",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(sql)?;
+fn watermarks(conn: &Connection) -> Result<(i64, i64)> {
+    conn.query_row(WATERMARKS_SQL, [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(sql)
+}
+
+fn newest(conn: &Connection) -> Result<(i64, i64)> {
+    conn.query_row(NEWEST_SQL, [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(sql)
+}
+
+/// Citations of known rules in messages with rowids in `(last, max_id]`.
+fn scan_messages(tx: &Connection, now: &str, last: i64, max_id: i64) -> Result<usize> {
+    if max_id <= last {
+        return Ok(0);
+    }
     let known: HashSet<String> = {
         let mut s = tx.prepare("SELECT id FROM bullets").map_err(sql)?;
         s.query_map([], |r| r.get(0))
@@ -183,12 +169,6 @@ fn scan_messages(tx: &Connection, now: &str) -> Result<usize> {
     for (id, evidence, at) in &found {
         added += ins.execute(params![id, evidence, at]).map_err(sql)?;
     }
-    tx.execute(
-        "INSERT INTO recall_scan (id, last_msg_id) VALUES (1, ?1)
-         ON CONFLICT(id) DO UPDATE SET last_msg_id = excluded.last_msg_id",
-        [max_id.max(last)],
-    )
-    .map_err(sql)?;
     Ok(added)
 }
 

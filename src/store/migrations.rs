@@ -11,7 +11,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("sql/001_playbook.sql")),
     (2, include_str!("sql/002_episodic.sql")),
     (3, include_str!("sql/003_context.sql")),
-    (4, include_str!("sql/004_session_workspace.sql")),
+    (4, include_str!("sql/004_hot_paths.sql")),
 ];
 
 pub fn latest_version() -> i64 {

@@ -1,3 +1,7 @@
 -- The session-start hook lists a workspace's newest sessions: an index that answers that with a
 -- seek, so the plan never depends on statistics (the query names it with INDEXED BY).
 CREATE INDEX episodic_sessions_workspace ON episodic_sessions(workspace, ended_at);
+
+-- Recall reinforcement remembers the newest feedback event it has counted, so checking for new
+-- helpful marks is one primary-key lookup instead of a pass over every event.
+ALTER TABLE recall_scan ADD COLUMN last_event_seq INTEGER NOT NULL DEFAULT 0;
