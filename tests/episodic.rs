@@ -731,7 +731,11 @@ impl Env {
         let path = self.claude_file("-home-u-app", &id);
         let mut text = String::new();
         for n in 0..messages {
-            let role = if n.is_multiple_of(2) { "user" } else { "assistant" };
+            let role = if n.is_multiple_of(2) {
+                "user"
+            } else {
+                "assistant"
+            };
             let body = if n == 0 {
                 format!("session marker zq{s:04}x {}", session_text(s, n))
             } else {

@@ -58,9 +58,7 @@ pub fn index_issue(conn: &Connection, now: chrono::DateTime<chrono::Utc>) -> Opt
         return None;
     }
     let last: Option<String> = conn
-        .query_row("SELECT max(indexed_at) FROM episodic_files", [], |r| {
-            r.get(0)
-        })
+        .query_row(LAST_INDEXED_SQL, [], |r| r.get(0))
         .ok()
         .flatten();
     match last.as_deref().and_then(crate::clock::parse) {
@@ -184,6 +182,9 @@ pub fn rerank(
     out
 }
 
+/// When the index was last refreshed (one pass over the files table, which holds a row per
+/// session file, not per message).
+pub const LAST_INDEXED_SQL: &str = "SELECT max(indexed_at) FROM episodic_files";
 /// A session's source file, by its unique key.
 pub const SESSION_FILE_SQL: &str =
     "SELECT file_id FROM episodic_sessions WHERE agent = ?1 AND session_id = ?2";

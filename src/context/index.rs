@@ -170,6 +170,8 @@ pub struct Scored {
 }
 
 const DOC_COLS: &str = "d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped";
+/// The number of indexed rules and their summed length (for BM25's average length).
+pub const TOTALS_SQL: &str = "SELECT count(*), coalesce(sum(len), 0) FROM context_docs";
 /// A term's postings (primary-key prefix of the postings table).
 pub const POSTINGS_SQL: &str = "SELECT doc, tf FROM context_terms WHERE term = ?1";
 /// What ranking knows about one document, by rowid.
@@ -221,7 +223,7 @@ impl<'c> Corpus<'c> {
         let (mut docs, mut total_len) = (0.0, 0.0);
         if let Some(conn) = conn {
             let (n, len): (i64, f64) = conn
-                .prepare_cached("SELECT count(*), coalesce(sum(len), 0) FROM context_docs")
+                .prepare_cached(TOTALS_SQL)
                 .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
                 .map_err(sql)?;
             docs = n as f64;

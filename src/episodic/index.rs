@@ -10,6 +10,7 @@
 //! planning and writing is left to that indexer (counted as `raced`).
 
 pub mod files;
+pub mod merge;
 pub mod prepare;
 pub mod write;
 

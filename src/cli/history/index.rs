@@ -58,13 +58,18 @@ pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
     if show_progress {
         eprint!("\r\x1b[2K");
     }
-    if report.messages_added > 0
-        && let Err(e) = crate::store::statistics::refresh(store)
-    {
-        eprintln!(
-            "cm: warning: planner statistics not refreshed: {}",
-            e.message
-        );
+    if report.messages_added > 0 {
+        // Upkeep after growth, best effort (the index itself is committed): fewer full-text
+        // segments for every later query, and planner statistics that match the tables.
+        if let Err(e) = index::merge::maintain(&store.conn) {
+            eprintln!("cm: warning: full-text index not merged: {e}");
+        }
+        if let Err(e) = crate::store::statistics::refresh(store) {
+            eprintln!(
+                "cm: warning: planner statistics not refreshed: {}",
+                e.message
+            );
+        }
     }
     // The read-only hooks rely on what only a writer can keep current: the rules' term index
     // (stale after a bulk import) and recall reinforcement from newly indexed messages that
