@@ -537,3 +537,63 @@ fn an_unparseable_cm_now_is_ignored_with_a_warning() {
         "2031-05-06T07:08:09.000Z"
     );
 }
+
+/// Argument bytes that are not UTF-8 (`printf 'Bad \xff rule'`): a clear usage error naming the
+/// argument, never the panic (exit 134) that reading them as `String`s gave; the guard decides
+/// on the lossy text instead, and the hook link ignores its arguments.
+#[test]
+fn arguments_that_are_not_utf8_are_a_clear_error_not_a_crash() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::new();
+    let id = env.add("Always run the tests");
+    let bad = std::ffi::OsStr::from_bytes(b"Bad \xff rule");
+    let cases: [&[&str]; 5] = [
+        &["add"],
+        &["context"],
+        &["mark", "--helpful"],
+        &["trauma", "add"],
+        &["forget", "--reason", "x"],
+    ];
+    for words in cases {
+        let out = env.cm(words).arg_os(bad).json().run().code(2);
+        let e = out.error_code("INVALID_UTF8");
+        assert!(
+            e["message"].as_str().unwrap().contains("Bad \\xFF rule"),
+            "{e}"
+        );
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+        // Without --json: the same message on stderr, nothing on stdout.
+        let human = env.cm(words).arg_os(bad).run().code(2);
+        assert!(human.stdout.is_empty());
+        assert!(human.stderr.contains("not valid UTF-8"), "{}", human.stderr);
+    }
+    let list = env.cm(&["ls"]).json().run().ok().data();
+    assert_eq!(list["count"], 1, "nothing was added");
+    assert_eq!(
+        env.cm(&["playbook", "get", &id]).json().run().ok().data()["bullet"]["helpfulCount"],
+        0
+    );
+
+    // The guard checks the lossy text: still a hard reset.
+    let cmd = std::ffi::OsStr::from_bytes(b"git reset --hard \xff");
+    let out = env.cm(&["guard", "check"]).arg_os(cmd).json().run().ok();
+    let d = out.data();
+    assert_eq!(d["decision"], "deny", "{d}");
+    assert_eq!(d["lossy"], true);
+    assert!(
+        d["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("not valid UTF-8"),
+        "{d}"
+    );
+
+    // The hook link: arguments are ignored, never a crash.
+    let bin = env.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("cm-pretool");
+    std::os::unix::fs::symlink(CM, &link).unwrap();
+    let out = env.run_program(&link, &[]).arg_os(bad).run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+}

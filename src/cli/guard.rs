@@ -52,8 +52,10 @@ pub struct Args {
 pub enum Sub {
     /// Print the decision the pre-tool hook would make for COMMAND.
     Check {
-        /// The shell command, quoted as one argument.
-        command: String,
+        /// The shell command, quoted as one argument. Bytes that are not UTF-8 are checked as
+        /// U+FFFD (the hook sees such a command the same way).
+        #[arg(value_parser = clap::value_parser!(std::ffi::OsString))]
+        command: std::ffi::OsString,
     },
     /// Allow-list a command (exactly), a pattern, or a built-in rule (`git:reset-hard`).
     Allow {
@@ -95,8 +97,12 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     Ok(Report::new(out.data).human(out.human))
 }
 
-fn check(command: &str, ctx: &Ctx) -> Result<Report> {
-    super::guard_check::run_check(command, ctx)
+fn check(command: &std::ffi::OsStr, ctx: &Ctx) -> Result<Report> {
+    let lossy = command
+        .to_str()
+        .is_none()
+        .then(|| super::escape_bytes(command));
+    super::guard_check::run_check(&command.to_string_lossy(), lossy.as_deref(), ctx)
 }
 
 fn allow(entry: &str, pattern: bool, project: bool, ctx: &Ctx) -> Result<Report> {

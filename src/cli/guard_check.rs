@@ -8,18 +8,27 @@ use crate::guard::{self, AllowEntry, AllowScope, matcher, normalize, policy_file
 use crate::output::{Report, Style, paint};
 use serde_json::json;
 
-/// Print the exact decision the hook would make for `command`.
-pub fn run_check(command: &str, ctx: &Ctx) -> Result<Report> {
+/// Print the exact decision the hook would make for `command`. `not_utf8` is the argument as
+/// given (bytes escaped) when it was not UTF-8: `command` is then its lossy text, decided on as
+/// such (a destructive command stays destructive with a replacement character in a path), and
+/// a warning says so.
+pub fn run_check(command: &str, not_utf8: Option<&str>, ctx: &Ctx) -> Result<Report> {
     if command.trim().is_empty() {
         return Err(CmError::usage("INVALID_ARGUMENT", "no command to check")
             .hint("quote the command as one argument: cm guard check \"git reset --hard\""));
     }
-    let (policy, sources) = policy_file::load(&ctx.cwd);
+    let (policy, mut sources) = policy_file::load(&ctx.cwd);
+    if let Some(raw) = not_utf8 {
+        sources.warnings.push(format!(
+            "the command \"{raw}\" is not valid UTF-8; it was checked as \"{command}\" (each invalid byte read as U+FFFD)"
+        ));
+    }
     let decision = guard::evaluate(command, &policy);
     let segments = normalize::segments(command);
     let deny_reason = reason::deny_reason(&decision);
     let data = json!({
         "command": command,
+        "lossy": not_utf8.is_some(),
         "decision": decision.verdict,
         "quickRejected": decision.quick_rejected,
         "hit": decision.hit,
