@@ -8,6 +8,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod context;
+pub mod degraded;
 pub mod episodic;
 pub mod error;
 pub mod fsutil;

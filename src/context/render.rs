@@ -126,12 +126,7 @@ fn snippet_line(s: &Snippet) -> String {
 }
 
 fn degraded_lines(a: &Answer) -> Vec<String> {
-    let d = &a.degraded;
-    [&d.playbook, &d.history, &d.semantic, &d.remote]
-        .into_iter()
-        .flatten()
-        .map(|i| format!("{} (fix: {})", i.message, i.fix))
-        .collect()
+    a.degraded.lines()
 }
 
 /// Plain text for a terminal.

@@ -6,5 +6,6 @@ pub mod index;
 pub mod model;
 pub mod query;
 pub mod remote;
+pub mod replay;
 pub mod search;
 pub mod snippet;
