@@ -322,6 +322,82 @@ fn trauma_import_plain_and_jsonl_all_or_nothing() {
     assert_eq!(env.data(&["trauma", "list"])["count"], 4);
 }
 
+/// The shared YAML list form (`- pattern: "DROP TABLE"` / `description: x`) imports records,
+/// never its literal lines as patterns; a broken one names its file and line.
+#[test]
+fn trauma_import_reads_the_shared_yaml_and_json_forms() {
+    let env = Env::new();
+    let yaml = Path::new(FIXTURES).join("shared-traumas.yaml");
+    let v = env.data(&["trauma", "import", yaml.to_str().unwrap()]);
+    assert_eq!(v["imported"], 3, "{v}");
+    let patterns: Vec<&str> = v["traumas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["pattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        patterns,
+        [
+            "DROP TABLE",
+            "kubectl .* --context prod",
+            "terraform apply -auto-approve"
+        ]
+    );
+    assert_eq!(v["traumas"][0]["message"], "Database table deletion");
+    assert_eq!(v["traumas"][1]["severity"], "fatal");
+    // The guard now blocks what the file names, with its description.
+    let check = env.data(&["guard", "check", "psql -c 'DROP TABLE users'"]);
+    assert_eq!(check["decision"], "deny", "{check}");
+
+    // A JSON array of records, and the same records again: nothing duplicated.
+    let json = env.root.join("shared.json");
+    std::fs::write(
+        &json,
+        r#"[{"pattern": "DROP TABLE", "description": "x"}, {"pattern": "git push --force origin main"}]"#,
+    )
+    .unwrap();
+    let v = env.data(&["trauma", "import", json.to_str().unwrap()]);
+    assert_eq!(
+        (v["imported"].as_u64(), v["skipped"].as_u64()),
+        (Some(1), Some(1))
+    );
+
+    // A record without a pattern, and YAML that does not parse: path and line, nothing imported.
+    let bad = env.root.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "- pattern: \"rm -rf /srv\"\n- description: no pattern here\n",
+    )
+    .unwrap();
+    let out = env.cm(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(msg.contains(&format!("{}:2:", bad.display())), "{msg}");
+    std::fs::write(&bad, "- pattern: [unclosed\n").unwrap();
+    let out = env.cm(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{}:", bad.display())),
+        "{e}"
+    );
+    // YAML in a file named like a plain list is still read as YAML, not as patterns.
+    let txt = env.root.join("list.txt");
+    std::fs::write(
+        &txt,
+        "- pattern: \"docker system prune\"\n  description: y\n",
+    )
+    .unwrap();
+    let v = env.data(&["trauma", "import", txt.to_str().unwrap()]);
+    assert_eq!(v["traumas"][0]["pattern"], "docker system prune", "{v}");
+    assert_eq!(env.data(&["trauma", "list"])["count"], 5);
+}
+
 #[test]
 fn trauma_scan_without_an_index_is_degraded_not_failed() {
     let env = Env::new();

@@ -6,6 +6,7 @@
 //! the pre-commit scan against added lines of the matching files.
 
 mod import;
+mod import_format;
 mod scan;
 mod store;
 
@@ -34,7 +35,8 @@ pub enum Sub {
     Unheal { id: String },
     /// Delete a trauma for good.
     Remove { id: String },
-    /// Add patterns from a file: one regex per line, or JSON Lines of trauma records.
+    /// Add patterns from a file: one regex per line, JSON Lines or a JSON array of trauma
+    /// records, or the shared YAML list (`- pattern: ...` with `description:`).
     Import(import::Args),
     /// Propose traumas from sessions where a destructive command caused distress or recovery.
     Scan(scan::Args),
