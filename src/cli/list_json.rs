@@ -11,7 +11,7 @@ use crate::config::Scoring;
 use crate::error::{CmError, Result};
 use crate::memory::bullet::{FeedbackType, Maturity, State};
 use crate::memory::playbook::{Entry, Playbook};
-use crate::memory::scoring::{decayed_sums_of, round3};
+use crate::memory::scoring::{assess_feedback, decayed_sums_of, on_purpose, round3};
 use crate::output::Report;
 use crate::store::bullets::{self as rows, RawBullet};
 use chrono::{DateTime, Utc};
@@ -32,6 +32,10 @@ struct Slim<'a> {
     helpful_count: u32,
     #[serde(default)]
     harmful_count: u32,
+    #[serde(default)]
+    pinned: bool,
+    #[serde(default, borrow)]
+    deprecation_reason: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     created_at: Cow<'a, str>,
     #[serde(default, borrow)]
@@ -73,12 +77,6 @@ pub fn list(
         let slim: Slim = serde_json::from_str(&r.doc)
             .map_err(|e| CmError::internal(format!("a stored rule is unreadable: {e}")))?;
         events += slim.feedback_events.len() as i64;
-        let live = !slim.deprecated
-            && slim.maturity != Maturity::Deprecated
-            && slim.state != State::Retired;
-        if !(filter.all || live) || filter.category.is_some_and(|c| r.category != c) {
-            continue;
-        }
         let (h, x) = decayed_sums_of(
             slim.feedback_events
                 .iter()
@@ -88,6 +86,26 @@ pub fn list(
             scoring,
             now,
         );
+        // A stored maturity that is not what the feedback says now (the config changed, or an
+        // older version kept a deprecation): the general path shows the current one.
+        let reason = slim.deprecation_reason.as_deref();
+        if !on_purpose(slim.deprecated, slim.state, reason) {
+            let now_is = assess_feedback(
+                slim.pinned,
+                (slim.helpful_count, slim.harmful_count),
+                (h, x),
+                scoring,
+            );
+            if now_is.maturity != slim.maturity || now_is.reason.as_deref() != reason {
+                return Ok(None);
+            }
+        }
+        let live = !slim.deprecated
+            && slim.maturity != Maturity::Deprecated
+            && slim.state != State::Retired;
+        if !(filter.all || live) || filter.category.is_some_and(|c| r.category != c) {
+            continue;
+        }
         let score = round3(h - scoring.harmful_multiplier * x);
         drop(slim);
         personal.push((r, score));

@@ -22,7 +22,7 @@ mod outcome;
 mod playbook;
 mod similar;
 mod stale;
-mod stats;
+pub(crate) mod stats;
 mod top;
 mod trauma;
 mod undo;

@@ -21,7 +21,9 @@ pub struct Args {
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let now = clock::now();
-    let entries = Playbook::open(ctx.store()?, &ctx.cwd).load_all()?;
+    let entries = Playbook::open(ctx.store()?, &ctx.cwd)
+        .settled(&cfg.scoring, now)
+        .load_all()?;
     let mut by_category: BTreeMap<String, usize> = BTreeMap::new();
     let mut by_maturity: BTreeMap<&str, usize> = BTreeMap::new();
     let mut by_type: BTreeMap<&str, usize> = BTreeMap::new();

@@ -31,6 +31,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         None => None,
     };
     let mut entries: Vec<_> = Playbook::open(ctx.store()?, &ctx.cwd)
+        .settled(&cfg.scoring, now)
         .load_all()?
         .into_iter()
         .filter(|e| e.bullet.is_live() && !e.bullet.is_anti_pattern())

@@ -6,9 +6,11 @@
 //! restore it, and stores any bullets the change created (an inverted anti-pattern) beside it.
 
 use super::bullet::Bullet;
-use super::repo_file;
+use super::{repo_file, scoring};
+use crate::config::Scoring;
 use crate::error::{CmError, Result};
 use crate::store::{Store, bullets as rows};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +45,9 @@ pub struct Playbook<'a> {
     pub store: &'a Store,
     /// `.cass/playbook.yaml` of the current repository, when it exists.
     pub repo_file: Option<PathBuf>,
+    /// When set, bullets are read with their maturity as it stands at that instant
+    /// ([`scoring::settle`]), not as last stored.
+    settle_at: Option<(Scoring, DateTime<Utc>)>,
 }
 
 impl<'a> Playbook<'a> {
@@ -50,7 +55,25 @@ impl<'a> Playbook<'a> {
         let repo_file = crate::paths::repo_cass_dir(cwd)
             .map(|d| repo_file::path_in(&d))
             .filter(|p| p.is_file());
-        Playbook { store, repo_file }
+        Playbook {
+            store,
+            repo_file,
+            settle_at: None,
+        }
+    }
+
+    /// Read bullets with their maturity and deprecation reason computed at `now` under `cfg`
+    /// (what every view shows), instead of as last stored.
+    pub fn settled(mut self, cfg: &Scoring, now: DateTime<Utc>) -> Self {
+        self.settle_at = Some((cfg.clone(), now));
+        self
+    }
+
+    fn entry(&self, mut bullet: Bullet, location: Location) -> Entry {
+        if let Some((cfg, now)) = &self.settle_at {
+            scoring::settle(&mut bullet, cfg, *now);
+        }
+        Entry { bullet, location }
     }
 
     /// The repository's rules alone (empty outside a repository).
@@ -60,10 +83,7 @@ impl<'a> Playbook<'a> {
         };
         Ok(repo_file::load(path)?
             .into_iter()
-            .map(|b| Entry {
-                bullet: b,
-                location: Location::Repo(path.clone()),
-            })
+            .map(|b| self.entry(b, Location::Repo(path.clone())))
             .collect())
     }
 
@@ -72,17 +92,11 @@ impl<'a> Playbook<'a> {
         let mut out = Vec::new();
         if let Some(path) = &self.repo_file {
             for b in repo_file::load(path)? {
-                out.push(Entry {
-                    bullet: b,
-                    location: Location::Repo(path.clone()),
-                });
+                out.push(self.entry(b, Location::Repo(path.clone())));
             }
         }
         for b in rows::load_all(&self.store.conn)? {
-            out.push(Entry {
-                bullet: b,
-                location: Location::Personal,
-            });
+            out.push(self.entry(b, Location::Personal));
         }
         Ok(out)
     }
@@ -139,7 +153,7 @@ impl<'a> Playbook<'a> {
             Location::Repo(path) => repo_file::load(path)?.into_iter().find(|b| b.id == id),
         };
         bullet
-            .map(|bullet| Entry { bullet, location })
+            .map(|bullet| self.entry(bullet, location))
             .ok_or_else(|| not_found(&id))
     }
 

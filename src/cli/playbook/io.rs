@@ -25,7 +25,9 @@ pub(super) fn export(args: &ExportArgs, ctx: &Ctx) -> Result<Report> {
     // Markdown has no field for a rule's state, so it only ever carries live rules.
     let live_only = args.live || format == Format::Markdown;
     let store = ctx.store()?;
+    let cfg = ctx.config()?;
     let bullets: Vec<Bullet> = Playbook::open(store, &ctx.cwd)
+        .settled(&cfg.scoring, clock::now())
         .load_all()?
         .into_iter()
         .filter(|e| e.location == Location::Personal && (!live_only || e.bullet.is_live()))

@@ -1,10 +1,12 @@
-//! `cm playbook list|get|add|remove|export|import` (and the `ls`, `add`, `rm` aliases).
+//! `cm playbook list|get|add|remove|export|import|pin|unpin|revive|stats` (and the `ls`, `add`,
+//! `rm` aliases).
 //!
 //! This file holds the arguments, listing, showing and removal; adding rules is in `add.rs`,
-//! export and import in `io.rs`.
+//! export and import in `io.rs`, pin/unpin/revive in `state.rs`; `stats` is `cm stats`.
 
 mod add;
 mod io;
+mod state;
 
 pub use add::add;
 
@@ -33,6 +35,10 @@ impl Args {
             Sub::Remove(_) => "remove",
             Sub::Export(_) => "export",
             Sub::Import(_) => "import",
+            Sub::Pin(_) => "pin",
+            Sub::Unpin(_) => "unpin",
+            Sub::Revive(_) => "revive",
+            Sub::Stats(_) => "stats",
         }
     }
 }
@@ -51,6 +57,20 @@ pub enum Sub {
     Export(ExportArgs),
     /// Import rules from a playbook.yaml, a JSON export or a Markdown list.
     Import(ImportArgs),
+    /// Pin a rule: its feedback never deprecates or inverts it.
+    Pin(IdArgs),
+    /// Unpin a rule: its feedback decides its maturity again.
+    Unpin(IdArgs),
+    /// Bring back a rule deprecated on purpose (forget, remove, inversion).
+    Revive(IdArgs),
+    /// Playbook health: counts, scores, staleness (same as `cm stats`).
+    Stats(crate::cli::stats::Args),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct IdArgs {
+    /// The rule's id (or an unambiguous prefix of it).
+    pub id: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -134,6 +154,10 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         Sub::Remove(a) => remove(a, ctx),
         Sub::Export(a) => io::export(a, ctx),
         Sub::Import(a) => io::import(a, ctx),
+        Sub::Pin(a) => state::pin(a, ctx, true),
+        Sub::Unpin(a) => state::pin(a, ctx, false),
+        Sub::Revive(a) => state::revive(a, ctx),
+        Sub::Stats(a) => crate::cli::stats::run(a, ctx),
     }
 }
 
@@ -145,7 +169,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
         Some(c) => Some(new_rule::validate_category(c, &cfg.custom_categories)?),
         None => None,
     };
-    let playbook = Playbook::open(store, &ctx.cwd);
+    let playbook = Playbook::open(store, &ctx.cwd).settled(&cfg.scoring, now);
     if ctx.json() {
         let filter = super::list_json::Filter {
             all: args.all,
@@ -217,8 +241,10 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
 
 fn get(args: &GetArgs, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
-    let entry = Playbook::open(ctx.store()?, &ctx.cwd).get(&args.id)?;
     let now = clock::now();
+    let entry = Playbook::open(ctx.store()?, &ctx.cwd)
+        .settled(&cfg.scoring, now)
+        .get(&args.id)?;
     Ok(
         Report::new(json!({"bullet": view::entry_json(&entry, &cfg.scoring, now)}))
             .human(view::describe(&entry, &cfg.scoring, now))
