@@ -213,3 +213,84 @@ fn partial_outcomes_and_playbook_stats() {
     assert_eq!(a["command"], "playbook stats");
     assert_eq!(a["data"], b["data"]);
 }
+
+/// One Claude Code transcript line: an assistant message saying `text`.
+fn assistant_line(session: &str, uuid: &str, ts: &str, text: &str) -> String {
+    serde_json::json!({
+        "type": "assistant", "sessionId": session, "uuid": uuid, "timestamp": ts,
+        "cwd": "/home/u/shop", "isSidechain": false, "userType": "external",
+        "message": {"id": format!("msg_{uuid}"), "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929", "content": [{"type": "text", "text": text}]}
+    })
+    .to_string()
+}
+
+/// `[cass: harmful b-...] - irrelevant` in a session is blame, not use: recall reinforcement
+/// must not count it (it once did, boosting the rule it blamed).
+#[test]
+fn a_citation_marked_harmful_is_never_a_use() {
+    let env = Env::new();
+    let blamed = env.add("Retry the payment webhook with exponential backoff");
+    let cited = env.add("Retry the payment webhook only for idempotent events");
+    let project = env.home.join(".claude/projects/-home-u-shop");
+    std::fs::create_dir_all(&project).unwrap();
+    let session = "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e";
+    let lines = [
+        assistant_line(
+            session,
+            "a1",
+            "2026-11-30T10:00:00.000Z",
+            &format!("I looked at {blamed} and {cited} for the webhook retries."),
+        ),
+        assistant_line(
+            session,
+            "a2",
+            "2026-11-30T10:05:00.000Z",
+            &format!(
+                "// [cass: harmful {blamed}] - irrelevant\n// [cass: helpful {cited}] - exactly this"
+            ),
+        ),
+    ];
+    std::fs::write(
+        project.join(format!("{session}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    env.cm(&["history", "index", "--agent", "claude"])
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .json()
+        .run()
+        .ok();
+    let c = context(&env, "retry the payment webhook");
+    let reasoning = |id: &str| {
+        c["relevantBullets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["reasoning"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("{id} not in {c}"))
+    };
+    assert!(
+        !reasoning(&blamed).contains("used"),
+        "{}",
+        reasoning(&blamed)
+    );
+    assert!(
+        reasoning(&cited).contains("used 1 time(s)"),
+        "{}",
+        reasoning(&cited)
+    );
+    // Scanning again (a later context) does not bring the withdrawn use back.
+    let c = context(&env, "retry the payment webhook");
+    let again = c["relevantBullets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == blamed.as_str())
+        .unwrap()["reasoning"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!again.contains("used"), "{again}");
+}
