@@ -145,6 +145,96 @@ fn duplicate_text_is_not_added_twice() {
     );
 }
 
+/// A new user adds the same rule four ways and its opposite: one rule, one contradiction
+/// flagged on both (it once took all five, and context recommended them all).
+#[test]
+fn near_duplicates_are_not_added_and_contradictions_are_flagged() {
+    let env = Env::new();
+    let base = env.add("Always run the tests before committing");
+    for variant in [
+        "Always run the tests before committing.",
+        "Always run the tests before committing!!",
+        "always run the tests before committing",
+    ] {
+        let d = env.cm(&["add", variant]).json().run().ok().data();
+        assert_eq!(d["duplicate"], true, "{variant}: {d}");
+        assert_eq!(d["match"], "same");
+        assert_eq!(d["bullet"]["id"], base.as_str());
+    }
+    let d = env
+        .cm(&["add", "Run the tests before every commit"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(
+        (d["match"].as_str(), d["bullet"]["id"].as_str()),
+        (Some("similar"), Some(base.as_str())),
+        "{d}"
+    );
+    let d = env
+        .cm(&["add", "Never run the tests before committing"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    let never = d["bullet"]["id"].as_str().unwrap().to_string();
+    assert_eq!(d["bullet"]["contradicts"], serde_json::json!([base]), "{d}");
+    let get =
+        |id: &str| env.cm(&["playbook", "get", id]).json().run().ok().data()["bullet"].clone();
+    assert_eq!(get(&base)["contradicts"], serde_json::json!([never]));
+    assert_eq!(env.cm(&["ls"]).json().run().ok().data()["count"], 2);
+    // Context recommends both (a person decides) but says they conflict.
+    let c = env
+        .cm(&["context", "run the tests before committing", "--no-history"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    let rules = c["relevantBullets"].as_array().unwrap();
+    assert_eq!(rules.len(), 2, "{c}");
+    for r in rules {
+        assert_eq!(r["contradicts"].as_array().unwrap().len(), 1, "{r}");
+    }
+    let human = env
+        .cm(&["context", "run the tests before committing", "--no-history"])
+        .run()
+        .ok()
+        .stdout;
+    assert!(human.contains(&format!("contradicts {base}")), "{human}");
+    // --force adds a near-duplicate, never the same rule; a batch is curated the same way.
+    env.cm(&["add", "Run the tests before every commit", "--force"])
+        .json()
+        .run()
+        .ok();
+    let d = env
+        .cm(&["add", "--file", "-"])
+        .stdin(r#"[{"content": "ALWAYS run the tests before committing."}, {"content": "Pin the toolchain version"}, {"content": "Pin the toolchain version!"}]"#)
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 1, "{d}");
+    assert_eq!(d["skipped"].as_array().unwrap().len(), 2);
+    // Deleting the contradicting rule takes its flag off the other rule.
+    env.cm(&["rm", &never, "--hard"]).json().run().ok();
+    assert!(get(&base).get("contradicts").is_none(), "{}", get(&base));
+    // The threshold is the config's dedupSimilarityThreshold.
+    env.add("Run the linter before committing");
+    std::fs::write(
+        env.data.join("config.json"),
+        r#"{"dedupSimilarityThreshold": 0.2}"#,
+    )
+    .unwrap();
+    let d = env
+        .cm(&["add", "Run the formatter before committing"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["duplicate"], true, "{d}");
+}
+
 #[test]
 fn list_filters_by_category_hides_deprecated_and_honours_limit() {
     let env = Env::new();
@@ -665,10 +755,11 @@ fn list_json_matches_get_for_every_rule_and_survives_a_damaged_event_copy() {
         assert_eq!(&got["bullet"], b, "list and get disagree");
     }
     // Filters and --limit apply the same way on every path.
-    // Live: rules 0 and 2, the anti-pattern and the repo rule (1 was forgotten; 3, 4 and 5
-    // passed 25% harmful at some point, and deprecation is sticky).
+    // Live: rules 0, 2, 4 and 5, the anti-pattern and the repo rule (1 was forgotten; 3 has 1
+    // harmful mark in 3; 4 and 5 passed 25% harmful at their third mark and came back as
+    // helpful marks followed: a deprecation by feedback is not sticky).
     let live = env.cm(&["ls"]).now(later).json().run().ok().data();
-    assert_eq!(live["count"], 4);
+    assert_eq!(live["count"], 6, "{live}");
     let limited = env
         .cm(&["ls", "--limit", "2"])
         .now(later)
@@ -677,7 +768,7 @@ fn list_json_matches_get_for_every_rule_and_survives_a_damaged_event_copy() {
         .ok()
         .data();
     assert_eq!(limited["count"], 2);
-    assert_eq!(limited["total"], 4);
+    assert_eq!(limited["total"], 6);
 
     // Remove one event behind cm's back: the list follows the event table, not the copy.
     let status = std::process::Command::new("python3")

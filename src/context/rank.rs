@@ -91,6 +91,9 @@ pub struct RankedBullet {
     pub location: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub semantic_score: Option<f64>,
+    /// Rules this one contradicts (same topic, opposite advice): read both before following
+    /// either.
+    pub contradicts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -223,6 +226,7 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
                 reasoning: why.join("; "),
                 location: if c.from_repo { "repo" } else { "personal" },
                 semantic_score: c.semantic.map(round3),
+                contradicts: b.contradicts.clone(),
             },
         ));
     }

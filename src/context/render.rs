@@ -99,9 +99,22 @@ pub fn to_json(task: &str, a: &Answer, budget: &Budget) -> Value {
 
 fn bullet_line(r: &RankedBullet) -> String {
     format!(
-        "[{}] {} ({}, score {:.2})",
-        r.id, r.content, r.category, r.final_score
+        "[{}] {} ({}, score {:.2}){}",
+        r.id,
+        r.content,
+        r.category,
+        r.final_score,
+        conflict(r)
     )
+}
+
+/// " - contradicts b-x, b-y" when the rule contradicts others.
+fn conflict(r: &RankedBullet) -> String {
+    if r.contradicts.is_empty() {
+        String::new()
+    } else {
+        format!(" - contradicts {}", r.contradicts.join(", "))
+    }
 }
 
 fn deprecated_line(d: &DeprecatedWarning) -> String {
@@ -189,8 +202,12 @@ pub fn markdown(task: &str, a: &Answer, budget: &Budget) -> String {
     };
     let md = |r: &RankedBullet| {
         format!(
-            "**{}** {} _({}, {:.2})_",
-            r.id, r.content, r.category, r.final_score
+            "**{}** {} _({}, {:.2})_{}",
+            r.id,
+            r.content,
+            r.category,
+            r.final_score,
+            conflict(r)
         )
     };
     section("Rules", a.ranked.rules.iter().map(md).collect());

@@ -249,7 +249,35 @@ impl<'a> Playbook<'a> {
                 })?;
             }
         }
+        self.drop_references(&id)?;
         Ok((entry.bullet, entry.location))
+    }
+
+    /// A rule is gone: no other rule may still say it contradicts it.
+    fn drop_references(&self, id: &str) -> Result<()> {
+        self.store.write(|tx| {
+            for mut b in rows::referencing(tx, id)? {
+                if b.contradicts.iter().any(|c| c == id) {
+                    b.contradicts.retain(|c| c != id);
+                    rows::save(tx, &b)?;
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(path) = &self.repo_file {
+            let refers = repo_file::load(path)?
+                .iter()
+                .any(|b| b.contradicts.iter().any(|c| c == id));
+            if refers {
+                repo_file::modify(path, |list| {
+                    for b in list.iter_mut() {
+                        b.contradicts.retain(|c| c != id);
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// Revert the newest recorded change of `id`. Returns what was undone, the bullet as it is
@@ -308,6 +336,10 @@ impl<'a> Playbook<'a> {
             Ok(rev)
         })?;
         let in_repo = rev.action.starts_with(REPO_PREFIX);
+        if rev.before.is_none() {
+            // Undoing the add: the rule is gone again.
+            self.drop_references(&id)?;
+        }
         let restored = rev.before.clone();
         let action = rev.action.trim_start_matches(REPO_PREFIX).to_string();
         let location = match (in_repo, &self.repo_file) {

@@ -281,6 +281,7 @@ pub fn make_anti_pattern(original: &Bullet, new_id: String, now: &str) -> Bullet
             original.id, original.harmful_count, original.helpful_count
         )),
         tags: original.tags.clone(),
+        contradicts: Vec::new(),
         pinned: false,
         deprecated: false,
         deprecation_reason: None,

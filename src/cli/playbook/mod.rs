@@ -116,6 +116,10 @@ pub struct AddArgs {
     /// Write to the repository's .cass/playbook.yaml, shared through git.
     #[arg(long)]
     pub repo: bool,
+    /// Add even when a live rule says nearly the same (the same rule is still never added
+    /// twice).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(clap::Args, Debug)]
