@@ -25,8 +25,8 @@ pub fn normalize(text: &str) -> String {
     let words: Vec<&str> = lower.split_whitespace().collect();
     let joined = words.join(" ");
     joined
-        .trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | '“' | '”'))
-        .trim_end_matches(|c: char| matches!(c, '.' | '!' | '?' | ';' | ':' | ',' | '…'))
+        .trim_matches(['"', '\'', '`', '“', '”'])
+        .trim_end_matches(['.', '!', '?', ';', ':', ',', '…'])
         .trim()
         .to_string()
 }

@@ -110,10 +110,12 @@ fn curate_batch(
                         duplicate_of = Some((other.id.clone(), 1.0, true));
                         break;
                     }
-                    Some(Relation::NearDuplicate(sim)) if !force && other.is_live() => {
-                        if duplicate_of.as_ref().is_none_or(|(_, best, _)| sim > *best) {
-                            duplicate_of = Some((other.id.clone(), sim, false));
-                        }
+                    Some(Relation::NearDuplicate(sim))
+                        if !force
+                            && other.is_live()
+                            && duplicate_of.as_ref().is_none_or(|(_, best, _)| sim > *best) =>
+                    {
+                        duplicate_of = Some((other.id.clone(), sim, false));
                     }
                     Some(Relation::Contradiction(_)) if other.is_live() => {
                         contradicts.push((other.id.clone(), in_batch));
