@@ -597,3 +597,62 @@ fn arguments_that_are_not_utf8_are_a_clear_error_not_a_crash() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.is_empty());
 }
+
+/// `{"scoring":{"harmfulMultiplier":-5}}` once made a harmful mark raise the score, and typos
+/// were ignored without a word: a value out of range or of the wrong type is exit 3 naming the
+/// key's path and the file; an unknown key is a warning naming the closest known key.
+#[test]
+fn config_values_are_validated_and_unknown_keys_warned() {
+    let env = Env::new();
+    let id = env.add("Always run the tests");
+    let config = env.data.join("config.json");
+    for (text, key) in [
+        (
+            r#"{"scoring": {"harmfulMultiplier": -5}}"#,
+            "scoring.harmfulMultiplier",
+        ),
+        (r#"{"maxBulletsInContext": "lots"}"#, "maxBulletsInContext"),
+        (
+            r#"{"dedupSimilarityThreshold": 2}"#,
+            "dedupSimilarityThreshold",
+        ),
+        (r#"{"guard": {"failClosed": "yes"}}"#, "guard.failClosed"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let out = env.cm(&["mark", &id, "--harmful"]).json().run().code(3);
+        let e = out.error_code("CONFIG_INVALID");
+        let msg = e["message"].as_str().unwrap();
+        assert!(msg.contains(&format!("\"{key}\"")), "{msg}");
+        assert!(msg.contains(config.to_str().unwrap()), "{msg}");
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            text,
+            "never rewritten"
+        );
+    }
+    let b = env.cm(&["playbook", "get", &id]).json().run();
+    assert_eq!(b.code, 3, "the bad config still stands");
+    std::fs::write(
+        &config,
+        r#"{"scoring": {"harmfulMultipler": 2}, "maxBulletsInContxt": 5}"#,
+    )
+    .unwrap();
+    let out = env.cm(&["mark", &id, "--harmful"]).json().run().ok();
+    assert_eq!(
+        out.data()["bullet"]["harmfulCount"],
+        1,
+        "nothing was marked before"
+    );
+    assert!(
+        out.stderr.contains("unknown key \"scoring.harmfulMultipler\" is ignored (did you mean \"scoring.harmfulMultiplier\"?)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("did you mean \"maxBulletsInContext\""),
+        "{}",
+        out.stderr
+    );
+    // The typo changed nothing: the default multiplier (4) applied.
+    assert_eq!(out.data()["bullet"]["effectiveScore"], -4.0);
+}
