@@ -531,13 +531,68 @@ fn import_the_original_playbook_yaml() {
     assert_eq!(again["added"], 0);
     let dropped = env.add("A rule that --replace drops");
     env.cm(&["mark", &dropped, "--helpful"]).run().ok();
-    let d = env
+    // Removing rules needs --yes; --validate says what would happen and writes nothing.
+    let e = env
         .cm(&["playbook", "import", &path, "--replace"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("CONFIRMATION_REQUIRED");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("remove all 4 rule(s)"),
+        "{e}"
+    );
+    let v = env
+        .cm(&["playbook", "import", &path, "--replace", "--validate"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(
+        (v["dryRun"].as_bool(), v["added"].as_u64()),
+        (Some(true), Some(3)),
+        "{v}"
+    );
+    assert_eq!(v["removed"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
+        4
+    );
+    let d = env
+        .cm(&["playbook", "import", &path, "--replace", "--yes"])
         .json()
         .run()
         .ok()
         .data();
     assert_eq!(d["added"], 3);
+    let removed: Vec<&str> = d["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(removed.len(), 4);
+    assert!(removed.contains(&dropped.as_str()));
+    // The backup is an export that holds every removed rule, feedback included.
+    let backup = std::path::PathBuf::from(d["backup"].as_str().unwrap());
+    assert!(backup.starts_with(&env.data), "{}", backup.display());
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
+    let saved = saved["bullets"].as_array().unwrap();
+    assert_eq!(saved.len(), 4);
+    let kept = saved.iter().find(|b| b["id"] == dropped.as_str()).unwrap();
+    assert_eq!(kept["helpfulCount"], 1);
+    let human = env
+        .cm(&["playbook", "import", &path, "--replace", "--yes"])
+        .run()
+        .ok()
+        .stdout;
+    assert!(
+        human.contains("Removed 3 rule(s) from the personal playbook (backup: "),
+        "{human}"
+    );
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
         3

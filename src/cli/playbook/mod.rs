@@ -5,6 +5,7 @@
 //! export and import in `io.rs`, pin/unpin/revive in `state.rs`; `stats` is `cm stats`.
 
 mod add;
+mod import;
 mod io;
 mod state;
 
@@ -144,10 +145,18 @@ pub struct ExportArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
+    /// The file (`-` reads stdin).
     pub file: String,
-    /// Replace the personal playbook instead of adding to it.
+    /// Replace the personal playbook instead of adding to it (needs --yes when that removes
+    /// rules; they are exported to a backup first).
     #[arg(long)]
     pub replace: bool,
+    /// Go ahead with a --replace that removes rules.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Check the file and say what an import would do; change nothing.
+    #[arg(long)]
+    pub validate: bool,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
@@ -157,7 +166,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         Sub::Add(a) => add(a, ctx),
         Sub::Remove(a) => remove(a, ctx),
         Sub::Export(a) => io::export(a, ctx),
-        Sub::Import(a) => io::import(a, ctx),
+        Sub::Import(a) => import::import(a, ctx),
         Sub::Pin(a) => state::pin(a, ctx, true),
         Sub::Unpin(a) => state::pin(a, ctx, false),
         Sub::Revive(a) => state::revive(a, ctx),
