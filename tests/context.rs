@@ -1045,3 +1045,53 @@ fn indexing_refreshes_the_term_index_the_hooks_read() {
         String::from_utf8_lossy(&after.stderr)
     );
 }
+
+/// A repository `.cass/playbook.yaml` that does not parse once made `cm context` and both
+/// context hooks give up (exit 3, "nothing injected"), losing the personal rules too: they
+/// serve what is readable and name the broken file.
+#[test]
+fn a_broken_repo_playbook_degrades_context_and_the_hooks_instead_of_failing() {
+    let env = Env::new();
+    let (auth, _, _) = seed_auth_playbook(&env);
+    env.ok(&["mark", &auth, "--helpful"]);
+    std::fs::create_dir_all(env.ws.join(".cass")).unwrap();
+    let file = env.ws.join(".cass/playbook.yaml");
+    std::fs::write(&file, "bullets:\n  - content: [unclosed\n").unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let c = env.json(&["context", "auth token refresh timeout", "--no-history"]);
+    assert_eq!(ids(&c["relevantBullets"])[0], auth, "{c}");
+    let issue = &c["degraded"]["repoPlaybook"];
+    assert_eq!(issue["code"], "REPO_PLAYBOOK_INVALID", "{c}");
+    assert!(
+        issue["message"]
+            .as_str()
+            .unwrap()
+            .contains(file.to_str().unwrap()),
+        "{issue}"
+    );
+    assert!(issue["fix"].is_string());
+    let human = env.ok(&["context", "auth token refresh timeout", "--no-history"]);
+    assert!(human.contains("Degraded"), "{human}");
+    // Both hooks still inject the personal rules, and say on stderr what they left out.
+    let out = env.run(
+        &["hook", "session-start"],
+        &serde_json::json!({"session_id": "s1", "cwd": env.ws, "hook_event_name": "SessionStart", "source": "startup"}).to_string(),
+    );
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("playbook.yaml") && !stderr.contains("nothing injected"),
+        "{stderr}"
+    );
+    let out = env.run(
+        &["hook", "prompt"],
+        &serde_json::json!({"session_id": "s1", "cwd": env.ws, "hook_event_name": "UserPromptSubmit", "prompt": "the auth token refresh times out again"}).to_string(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&auth),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before, "never rewritten");
+}

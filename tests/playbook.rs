@@ -750,17 +750,37 @@ fn repo_rules_live_in_the_repository_and_merge_into_list() {
 fn a_broken_repo_playbook_is_reported_and_never_rewritten() {
     let env = Env::new();
     env.git_repo();
+    let personal = env.add("Always run the tests before committing");
     std::fs::create_dir_all(env.cwd.join(".cass")).unwrap();
     let file = env.cwd.join(".cass/playbook.yaml");
     std::fs::write(&file, "bullets: [ {content: \"unclosed\"\n").unwrap();
     let before = bytes(&file);
-    let e = env
-        .cm(&["ls"])
+    // Reads serve the personal rules and name the broken file in `degraded`.
+    let out = env.cm(&["ls"]).json().run().ok();
+    let d = out.data();
+    assert_eq!(d["count"], 1, "{d}");
+    assert_eq!(
+        d["degraded"]["repoPlaybook"]["code"], "REPO_PLAYBOOK_INVALID",
+        "{d}"
+    );
+    assert!(
+        d["degraded"]["repoPlaybook"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(file.to_str().unwrap())
+    );
+    assert!(out.stderr.contains("playbook.yaml"), "{}", out.stderr);
+    let human = env.cm(&["ls"]).run().ok().stdout;
+    assert!(human.starts_with("note: "), "{human}");
+    assert!(human.contains(&personal), "{human}");
+    // Feedback on a personal rule still works; an id only the broken file could hold says why.
+    env.cm(&["mark", &personal, "--helpful"]).json().run().ok();
+    env.cm(&["mark", "b-0000feedbeef", "--helpful"])
         .json()
         .run()
         .code(3)
         .error_code("REPO_PLAYBOOK_INVALID");
-    assert!(e["message"].as_str().unwrap().contains("playbook.yaml"));
+    // Writes to the file refuse, and it is never rewritten.
     env.cm(&["add", "x", "--repo"]).json().run().code(3);
     assert_eq!(bytes(&file), before);
 }

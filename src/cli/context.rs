@@ -90,10 +90,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         );
     }
     let playbook = Playbook::open(store, &ctx.cwd);
-    let repo: Vec<Bullet> = match &playbook.repo_file {
-        Some(p) => crate::memory::repo_file::load(p)?,
-        None => Vec::new(),
-    };
+    let repo: Vec<Bullet> = playbook.readable_repo_rules();
     let workspace = match &args.workspace {
         Some(w) => Some(std::fs::canonicalize(w).unwrap_or_else(|_| w.clone())),
         None => Some(crate::paths::git_root(&ctx.cwd).unwrap_or_else(|| ctx.cwd.clone())),
@@ -135,6 +132,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         db_path: Some(&store.path),
     };
     let mut answer = engine::answer(Some(&store.conn), repo, &req)?;
+    answer.degraded.repo_playbook = playbook.repo_issue();
     if let Some(o) = &sem {
         answer.degraded.semantic = o.issue.clone();
     }

@@ -118,6 +118,11 @@ pub fn list(
     let repo_shown = repo.len().min(count);
     let personal_shown = count - repo_shown;
     let scoring = scoring.clone();
+    let degraded = crate::degraded::Degraded {
+        repo_playbook: playbook.repo_issue(),
+        ..Default::default()
+    }
+    .to_json();
     Ok(Some(Report::streamed(move |w| {
         w.write_all(b"{\"bullets\":[")?;
         let mut first = true;
@@ -143,7 +148,10 @@ pub fn list(
                 serde_json::to_string(score).unwrap_or_else(|_| "0.0".into())
             )?;
         }
-        write!(w, "],\"count\":{count},\"total\":{total}}}")?;
+        write!(
+            w,
+            "],\"count\":{count},\"total\":{total},\"degraded\":{degraded}}}"
+        )?;
         // The process exits right after printing; freeing every document one by one would
         // cost more than writing them.
         std::mem::forget(personal);

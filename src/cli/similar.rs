@@ -44,10 +44,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let store = ctx.store()?;
     index::refresh(store)?;
     let playbook = Playbook::open(store, &ctx.cwd);
-    let repo: Vec<Bullet> = match &playbook.repo_file {
-        Some(p) => crate::memory::repo_file::load(p)?,
-        None => Vec::new(),
-    };
+    let repo: Vec<Bullet> = playbook.readable_repo_rules();
     let sem = if cfg.semantic_search_enabled {
         let provider = semantic::provider::from_config(loaded)?;
         Some(semantic::similarities(
@@ -90,7 +87,11 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             "matched": s.matched, "location": if from_repo { "repo" } else { "personal" },
         }));
     }
-    let degraded = sem.and_then(|o| o.issue).map(|i| json!({"semantic": i}));
+    let degraded = crate::degraded::Degraded {
+        semantic: sem.and_then(|o| o.issue),
+        repo_playbook: playbook.repo_issue(),
+        ..Default::default()
+    };
     let human = if rows.is_empty() {
         "No similar rules.".to_string()
     } else {
@@ -102,7 +103,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         .collect::<Vec<_>>()
         .join("\n");
     Ok(Report::new(
-        json!({"query": query, "results": results, "count": results.len(), "degraded": degraded}),
+        json!({"query": query, "results": results, "count": results.len(), "degraded": degraded.to_json()}),
     )
     .human(human)
     .quiet(quiet))

@@ -221,10 +221,7 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
 
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
-    let repo_rules: Vec<Bullet> = match &playbook.repo_file {
-        Some(path) => crate::memory::repo_file::load(path)?,
-        None => Vec::new(),
-    };
+    let repo_rules: Vec<Bullet> = playbook.readable_repo_rules();
     let curated = curate_batch(
         candidates,
         &store.conn,

@@ -18,6 +18,7 @@ use crate::error::Result;
 use crate::memory::new_rule;
 use crate::memory::playbook::Playbook;
 use crate::output::{Report, table};
+use crate::store::bullets as rows;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -193,6 +194,10 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
             return Ok(report);
         }
     }
+    let degraded = crate::degraded::Degraded {
+        repo_playbook: playbook.repo_issue(),
+        ..Default::default()
+    };
     let entries: Vec<_> = playbook
         .load_all()?
         .into_iter()
@@ -210,6 +215,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
                 bullets: Vec<view::BulletView<'a>>,
                 count: usize,
                 total: usize,
+                degraded: serde_json::Value,
             }
             let data = ListData {
                 bullets: entries[..limit]
@@ -218,6 +224,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
                     .collect(),
                 count: limit,
                 total,
+                degraded: degraded.to_json(),
             };
             serde_json::to_writer(&mut *w, &data)?;
             drop(data);
@@ -227,23 +234,31 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
             Ok(())
         }));
     }
-    let human = if shown.is_empty() {
-        if total == 0 && category.is_none() && !args.all {
-            "No rules yet. Add one with `cm playbook add \"...\"` or start from a starter: `cm init --starter general`.".into()
+    let notes: String = degraded
+        .lines()
+        .iter()
+        .map(|l| format!("note: {l}\n"))
+        .collect();
+    let human = notes
+        + &if total == 0 {
+            if category.is_none() && !args.all && rows::count(&store.conn)? == 0 {
+                "No rules yet. Add one with `cm playbook add \"...\"` or start from a starter: `cm init --starter general`.".into()
+            } else {
+                "No matching rules.".into()
+            }
+        } else if shown.is_empty() {
+            format!("(0 of {total} shown: --limit 0)")
         } else {
-            "No matching rules.".into()
-        }
-    } else {
-        let rows: Vec<_> = shown
-            .iter()
-            .map(|e| view::table_row(e, &cfg.scoring, now, 80))
-            .collect();
-        let mut s = table(&view::TABLE_HEADERS, &rows);
-        if shown.len() < total {
-            s.push_str(&format!("({} of {total} shown)\n", shown.len()));
-        }
-        s
-    };
+            let rows: Vec<_> = shown
+                .iter()
+                .map(|e| view::table_row(e, &cfg.scoring, now, 80))
+                .collect();
+            let mut s = table(&view::TABLE_HEADERS, &rows);
+            if shown.len() < total {
+                s.push_str(&format!("({} of {total} shown)\n", shown.len()));
+            }
+            s
+        };
     let quiet = shown
         .iter()
         .map(|e| e.bullet.id.as_str())
