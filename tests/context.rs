@@ -378,6 +378,49 @@ fn similar_ranks_by_similarity_with_a_threshold() {
     assert_eq!(none["count"], 0);
 }
 
+/// `cm similar --scores` (the command reference's flag), and similarities that say how alike
+/// two texts are: a rule sharing one word of a two-word query was "1.00 similar".
+#[test]
+fn similar_scores_are_symmetric_and_shown_with_scores() {
+    let env = Env::new();
+    let (auth, ..) = seed_auth_playbook(&env);
+    let exact = env.json(&[
+        "similar",
+        "Always refresh auth tokens before they expire; a stale token shows up as a request timeout",
+    ]);
+    assert_eq!(exact["results"][0]["id"], Value::from(auth.clone()));
+    assert!(
+        exact["results"][0]["similarity"].as_f64().unwrap() > 0.95,
+        "{exact}"
+    );
+    // "timeout handling": one word matches, one is unknown to every rule.
+    let d = env.json(&["similar", "timeout handling"]);
+    let sims: Vec<f64> = d["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["similarity"].as_f64().unwrap())
+        .collect();
+    assert!(!sims.is_empty(), "{d}");
+    assert!(sims.iter().all(|s| *s < 0.6), "{d}");
+    assert!(
+        d["results"][0]["relevanceScore"].as_f64().unwrap() > sims[0],
+        "BM25 coverage is reported beside it: {d}"
+    );
+    let plain = env.ok(&["similar", "refreshing expired auth tokens"]);
+    assert!(!plain.contains("SIMILARITY"), "{plain}");
+    let scores = env.ok(&["similar", "refreshing expired auth tokens", "--scores"]);
+    assert!(
+        scores.contains("SIMILARITY") && scores.contains("RELEVANCE"),
+        "{scores}"
+    );
+    let first = scores.lines().nth(1).unwrap();
+    assert!(
+        first.starts_with(&auth) && !first.contains(" 1.00 "),
+        "{scores}"
+    );
+}
+
 /// Golden files: volatile fields (ids, paths, timings) masked.
 fn mask(text: &str, env: &Env) -> String {
     let mut out = text.replace(env.ws.to_str().unwrap(), "<WS>");

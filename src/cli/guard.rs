@@ -62,8 +62,11 @@ pub enum Sub {
         /// The exact command, a regex with --pattern, or a rule id or pack name.
         entry: String,
         /// ENTRY is a regular expression.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "command")]
         pattern: bool,
+        /// ENTRY is an exact command, even if it looks like a rule id.
+        #[arg(long)]
+        command: bool,
         /// Write to the repository's .cass/config.json instead of the global config.
         #[arg(long)]
         project: bool,
@@ -88,8 +91,9 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         Some(Sub::Allow {
             entry,
             pattern,
+            command,
             project,
-        }) => return allow(entry, *pattern, *project, ctx),
+        }) => return super::guard_check::run_allow(entry, *pattern, *command, *project, ctx),
         None => {}
     }
     let plan = plan_from(args)?;
@@ -103,10 +107,6 @@ fn check(command: &std::ffi::OsStr, ctx: &Ctx) -> Result<Report> {
         .is_none()
         .then(|| super::escape_bytes(command));
     super::guard_check::run_check(&command.to_string_lossy(), lossy.as_deref(), ctx)
-}
-
-fn allow(entry: &str, pattern: bool, project: bool, ctx: &Ctx) -> Result<Report> {
-    super::guard_check::run_allow(entry, pattern, project, ctx)
 }
 
 fn plan_from(args: &Args) -> Result<Plan> {

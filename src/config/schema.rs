@@ -239,7 +239,7 @@ fn closest(prefix: &str, key: &str) -> Option<String> {
 }
 
 /// Levenshtein distance (characters).
-fn distance(a: &str, b: &str) -> usize {
+pub fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -17,6 +17,8 @@ pub struct Budget {
     pub max_chars: usize,
     pub used_chars: usize,
     pub omitted: usize,
+    /// How many of the omitted items were rules or pitfalls.
+    pub omitted_rules: usize,
 }
 
 fn size<T: serde::Serialize>(x: &T) -> usize {
@@ -32,6 +34,7 @@ pub fn trim(a: &mut Answer, max_chars: usize) -> Budget {
         + a.ranked.deprecated.iter().map(size).sum::<usize>()
         + a.history.iter().map(size).sum::<usize>();
     let mut omitted = 0;
+    let mut omitted_rules = 0;
     while used > max_chars {
         // (relative score, list) of each list's last item.
         let rel = |last: Option<f64>, first: Option<f64>| match (last, first) {
@@ -75,11 +78,13 @@ pub fn trim(a: &mut Answer, max_chars: usize) -> Budget {
         .unwrap_or(0);
         used -= freed.min(used);
         omitted += 1;
+        omitted_rules += usize::from(which < 2);
     }
     Budget {
         max_chars,
         used_chars: used,
         omitted,
+        omitted_rules,
     }
 }
 
@@ -142,6 +147,18 @@ fn degraded_lines(a: &Answer) -> Vec<String> {
     a.degraded.lines()
 }
 
+/// Why no rule is shown: none matches, or those that match did not fit in the budget.
+fn no_rules_line(budget: &Budget) -> String {
+    if budget.omitted_rules == 0 {
+        "\nNo rule in the playbook matches this task.\n".into()
+    } else {
+        format!(
+            "\nNo rule is shown: the {} matching rule(s) and pitfall(s) did not fit within {} characters.\n",
+            budget.omitted_rules, budget.max_chars
+        )
+    }
+}
+
 /// Plain text for a terminal.
 pub fn human(task: &str, a: &Answer, budget: &Budget) -> String {
     let mut s = format!("Context for: {task}\n");
@@ -178,7 +195,7 @@ pub fn human(task: &str, a: &Answer, budget: &Budget) -> String {
     }
     section("Degraded", degraded_lines(a));
     if a.ranked.rules.is_empty() && a.ranked.anti_patterns.is_empty() {
-        s.push_str("\nNo rule in the playbook matches this task.\n");
+        s.push_str(&no_rules_line(budget));
     }
     if budget.omitted > 0 {
         s.push_str(&format!(
