@@ -8,11 +8,9 @@ use super::Ctx;
 use super::view;
 use crate::clock;
 use crate::error::Result;
-use crate::memory::bullet::{Bullet, FeedbackType, feedback_type_name};
+use crate::memory::bullet::Bullet;
 use crate::memory::playbook::Playbook;
-use crate::memory::scoring::{
-    decay_factor, decayed_sums, effective_score, round3, weighted_harmful_ratio,
-};
+use crate::memory::scoring::{decayed_sums, effective_score, round3, weighted_harmful_ratio};
 use crate::output::{Report, table};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -108,19 +106,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
 /// How a rule's score and maturity were reached, at `now`.
 fn debug(b: &Bullet, cfg: &crate::config::Scoring, now: DateTime<Utc>) -> Value {
     let (h, x) = decayed_sums(b, cfg, now);
-    let events: Vec<Value> = b
-        .feedback_events
-        .iter()
-        .filter_map(|e| {
-            let age = clock::age_days(clock::parse(&e.timestamp)?, now);
-            let w = decay_factor(age, cfg.decay_half_life_days);
-            Some(json!({
-                "type": feedback_type_name(e.kind), "timestamp": e.timestamp,
-                "ageDays": round3(age), "weight": round3(w),
-                "contribution": round3(if e.kind == FeedbackType::Harmful { -cfg.harmful_multiplier * w } else { w }),
-            }))
-        })
-        .collect();
+    let events = view::decay_trace(b, cfg, now);
     json!({
         "helpfulWeight": round3(h),
         "harmfulWeight": round3(x),
@@ -142,15 +128,8 @@ fn debug_text(b: &Bullet, cfg: &crate::config::Scoring, now: DateTime<Utc>) -> S
         d["weightedHarmfulRatio"],
         crate::memory::bullet::maturity_name(b.maturity)
     );
-    for e in d["events"].as_array().into_iter().flatten() {
-        s.push_str(&format!(
-            "  {} {}  age {}d  weight {}  {:+}\n",
-            e["timestamp"].as_str().unwrap_or(""),
-            e["type"].as_str().unwrap_or(""),
-            e["ageDays"],
-            e["weight"],
-            e["contribution"].as_f64().unwrap_or(0.0)
-        ));
+    if let Some(events) = d["events"].as_array() {
+        s.push_str(&view::decay_trace_lines(events, "  "));
     }
     s
 }
