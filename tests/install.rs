@@ -238,7 +238,7 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
 
     // Without a cm binary, settings that still run cm stop the uninstall.
     install(&env, &dest, &["--quiet", "--no-init"]).ok();
-    env.run_program(&dest.join("cm"), &["hooks", "install"])
+    env.run_program(dest.join("cm"), &["hooks", "install"])
         .env_remove("CLAUDE_CONFIG_DIR")
         .run()
         .ok();
