@@ -121,13 +121,11 @@ fn check(line: &str, root: &clap::Command, seen: &mut BTreeSet<(String, String)>
         chain.push(sub);
         i += 1;
     }
-    if path.is_empty() {
-        if !w.get(1).is_some_and(|x| x.starts_with('-')) {
-            errors.push(format!(
-                "`{}` is not a cm command",
-                w.get(1).cloned().unwrap_or_default()
-            ));
-        }
+    if path.is_empty() && !w.get(1).is_some_and(|x| x.starts_with('-')) {
+        errors.push(format!(
+            "`{}` is not a cm command",
+            w.get(1).cloned().unwrap_or_default()
+        ));
     }
     seen.insert((path.join(" "), String::new()));
     while i < w.len() {
