@@ -257,6 +257,35 @@ fn every_command_line_in_the_docs_is_real_and_every_flag_is_documented() {
     );
 }
 
+/// `cm X --help` explains every argument (a bare flag name says nothing a user can act on).
+#[test]
+fn every_argument_has_help() {
+    fn walk(cmd: &clap::Command, prefix: &str, missing: &mut Vec<String>) {
+        for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+            if a.get_help().is_none() && !["help", "version"].contains(&a.get_id().as_str()) {
+                missing.push(format!("cm {prefix} {}", a.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            if sub.get_about().is_none() {
+                missing.push(format!("cm {prefix} {} (no description)", sub.get_name()));
+            }
+            walk(
+                sub,
+                &format!("{prefix} {}", sub.get_name()).trim().to_string(),
+                missing,
+            );
+        }
+    }
+    let mut missing = Vec::new();
+    walk(&cm::cli::Cli::command(), "", &mut missing);
+    assert!(
+        missing.is_empty(),
+        "arguments without help:\n{}",
+        missing.join("\n")
+    );
+}
+
 #[test]
 fn the_line_checker_catches_what_it_must() {
     let root = cm::cli::Cli::command();

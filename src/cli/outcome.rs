@@ -21,8 +21,10 @@ pub struct Args {
     pub status: String,
     /// Comma-separated rule ids the session used.
     pub ids: String,
+    /// What happened in the session (becomes the feedback's reason).
     #[arg(long)]
     pub summary: Option<String>,
+    /// The session's log file (provenance).
     #[arg(long)]
     pub session: Option<String>,
 }

@@ -24,6 +24,7 @@ pub struct Args {
     /// The text to compare rules with.
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
+    /// Rules to return at most.
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
     /// Minimum similarity (0-1).

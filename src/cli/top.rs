@@ -17,8 +17,10 @@ use serde_json::{Value, json};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// How many rules to show.
     #[arg(default_value_t = 10)]
     pub n: usize,
+    /// Only rules of this category.
     #[arg(long)]
     pub category: Option<String>,
     /// Same as N (wins over it when both are given).

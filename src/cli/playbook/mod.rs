@@ -77,17 +77,20 @@ pub struct IdArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ListArgs {
+    /// Only rules of this category.
     #[arg(long)]
     pub category: Option<String>,
     /// Include deprecated and retired rules.
     #[arg(long)]
     pub all: bool,
+    /// Show at most N rules (`total` still counts all).
     #[arg(long)]
     pub limit: Option<usize>,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct GetArgs {
+    /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
 }
 
@@ -95,6 +98,7 @@ pub struct GetArgs {
 pub struct AddArgs {
     /// The rule, e.g. "Always run the tests before committing".
     pub text: Option<String>,
+    /// One of the built-in categories (or of config customCategories) [default: general].
     #[arg(long)]
     pub category: Option<String>,
     /// Comma-separated tags.
@@ -126,7 +130,9 @@ pub struct AddArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct RemoveArgs {
+    /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
+    /// Why (kept with the rule) [default: removed by user].
     #[arg(long)]
     pub reason: Option<String>,
     /// Delete instead of deprecating (`cm undo` can still restore it).
@@ -136,6 +142,7 @@ pub struct RemoveArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
+    /// yaml (the original playbook.yaml layout), json or md.
     #[arg(long, default_value = "yaml")]
     pub format: String,
     /// Only live rules (YAML and JSON default to everything, for backups; Markdown is always
