@@ -270,11 +270,7 @@ fn every_argument_has_help() {
             if sub.get_about().is_none() {
                 missing.push(format!("cm {prefix} {} (no description)", sub.get_name()));
             }
-            walk(
-                sub,
-                &format!("{prefix} {}", sub.get_name()).trim().to_string(),
-                missing,
-            );
+            walk(sub, format!("{prefix} {}", sub.get_name()).trim(), missing);
         }
     }
     let mut missing = Vec::new();
