@@ -176,7 +176,7 @@ pub fn human(task: &str, a: &Answer, budget: &Budget) -> String {
         a.ranked.anti_patterns.iter().map(bullet_line).collect(),
     );
     section(
-        "Deprecated (do not follow)",
+        "Do not follow (deprecated or net harmful)",
         a.ranked.deprecated.iter().map(deprecated_line).collect(),
     );
     section(
@@ -230,7 +230,7 @@ pub fn markdown(task: &str, a: &Answer, budget: &Budget) -> String {
     section("Rules", a.ranked.rules.iter().map(md).collect());
     section("Pitfalls", a.ranked.anti_patterns.iter().map(md).collect());
     section(
-        "Deprecated (do not follow)",
+        "Do not follow (deprecated or net harmful)",
         a.ranked.deprecated.iter().map(deprecated_line).collect(),
     );
     section(
