@@ -104,6 +104,15 @@ fn a_stale_stored_deprecation_is_read_as_the_feedback_stands() {
     assert_eq!(top["count"], 1);
     let c = context(&env, "table-driven tests for the parsers");
     assert_eq!(ids(&c["relevantBullets"]), ["b-0000000000aa"], "{c}");
+    // A scoring change moves the thresholds: every view, the streamed list included, follows.
+    std::fs::write(
+        env.data.join("config.json"),
+        r#"{"scoring": {"minHelpfulForProven": 50}}"#,
+    )
+    .unwrap();
+    let list = env.cm(&["ls"]).json().run().ok().data();
+    assert_eq!(list["bullets"][0]["maturity"], "established", "{list}");
+    assert_eq!(get(&env, "b-0000000000aa")["maturity"], "established");
 }
 
 #[test]

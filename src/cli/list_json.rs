@@ -56,13 +56,45 @@ pub struct Filter<'a> {
     pub limit: Option<usize>,
 }
 
-/// The list as a streamed report, or `None` when the general path must be used.
+/// The list as a streamed report, or `None` when the general path must be used. Stored
+/// maturities that are not what the feedback says now are brought in step first (one write),
+/// so the stream stays exact; when that write is not possible (a read-only store), the general
+/// path computes them.
 pub fn list(
     playbook: &Playbook,
     scoring: &Scoring,
     now: DateTime<Utc>,
     filter: &Filter,
 ) -> Result<Option<Report>> {
+    match scan(playbook, scoring, now, filter)? {
+        Scan::Stale => {
+            if playbook.settle_stored(scoring, now).is_err() {
+                return Ok(None);
+            }
+            match scan(playbook, scoring, now, filter)? {
+                Scan::Ready(r) => Ok(Some(r)),
+                _ => Ok(None),
+            }
+        }
+        Scan::Ready(r) => Ok(Some(r)),
+        Scan::Fallback => Ok(None),
+    }
+}
+
+enum Scan {
+    Ready(Report),
+    /// A stored maturity differs from the one the feedback gives now.
+    Stale,
+    /// The documents' event copies disagree with the event table.
+    Fallback,
+}
+
+fn scan(
+    playbook: &Playbook,
+    scoring: &Scoring,
+    now: DateTime<Utc>,
+    filter: &Filter,
+) -> Result<Scan> {
     let repo: Vec<Entry> = playbook
         .load_all_repo()?
         .into_iter()
@@ -97,7 +129,7 @@ pub fn list(
                 scoring,
             );
             if now_is.maturity != slim.maturity || now_is.reason.as_deref() != reason {
-                return Ok(None);
+                return Ok(Scan::Stale);
             }
         }
         let live = !slim.deprecated
@@ -111,7 +143,7 @@ pub fn list(
         personal.push((r, score));
     }
     if events != rows::event_count(conn)? {
-        return Ok(None);
+        return Ok(Scan::Fallback);
     }
     let total = repo.len() + personal.len();
     let count = filter.limit.unwrap_or(total).min(total);
@@ -123,7 +155,7 @@ pub fn list(
         ..Default::default()
     }
     .to_json();
-    Ok(Some(Report::streamed(move |w| {
+    Ok(Scan::Ready(Report::streamed(move |w| {
         w.write_all(b"{\"bullets\":[")?;
         let mut first = true;
         for e in &repo[..repo_shown] {

@@ -124,6 +124,23 @@ impl<'a> Playbook<'a> {
         Entry { bullet, location }
     }
 
+    /// Store every personal rule's maturity as its feedback stands at `now` (after a scoring
+    /// config change, or rules an older version left deprecated). Returns how many changed.
+    /// The readers compute it anyway; this keeps the stored copy, which `cm playbook list
+    /// --json` streams, in step.
+    pub fn settle_stored(&self, cfg: &Scoring, now: DateTime<Utc>) -> Result<usize> {
+        self.store.write(|tx| {
+            let mut changed = 0;
+            for mut b in rows::load_all(tx)? {
+                if scoring::settle(&mut b, cfg, now) {
+                    rows::save(tx, &b)?;
+                    changed += 1;
+                }
+            }
+            Ok(changed)
+        })
+    }
+
     /// The repository's rules alone (empty outside a repository, or when its file is broken:
     /// [`Self::repo_issue`] says so).
     pub fn load_all_repo(&self) -> Result<Vec<Entry>> {

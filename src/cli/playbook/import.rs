@@ -116,7 +116,8 @@ fn prepare(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<String
             .hint("nothing was imported; fix the file and retry")
     })?;
     let cfg = ctx.config()?;
-    let now = clock::now_rfc3339();
+    let now_t = clock::now();
+    let now = clock::to_rfc3339(now_t);
     let mut warnings = Vec::new();
     for (i, b) in bullets.iter_mut().enumerate() {
         b.content = b.content.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -143,6 +144,8 @@ fn prepare(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<String
         if b.updated_at.is_empty() {
             b.updated_at = b.created_at.clone();
         }
+        // The file's maturity is its author's snapshot; what counts is the feedback it carries.
+        crate::memory::scoring::settle(b, &cfg.scoring, now_t);
         if new_rule::validate_category(&b.category, &cfg.custom_categories).is_err() {
             warnings.push(format!(
                 "{}: category \"{}\" is not a built-in one",
