@@ -131,6 +131,17 @@ fn uninstall_keeps_foreign_files_and_existing_rc_lines() {
     );
 }
 
+/// `install.sh --dest DEST --uninstall`, agents' settings at their default places.
+fn uninstall(env: &Env, dest: &Path) -> common::Out {
+    env.run_program(
+        bash(),
+        &[SCRIPT, "--dest", dest.to_str().unwrap(), "--uninstall"],
+    )
+    .env_remove("CLAUDE_CONFIG_DIR")
+    .env_remove("CODEX_HOME")
+    .run()
+}
+
 /// `--uninstall` once removed the binary and links but left every agent's settings pointing at
 /// them: it takes cm's hooks out of every agent's user settings and every project cm installed
 /// into, keeps everything else in those files, and refuses (removing nothing) when it cannot.
@@ -189,14 +200,7 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
     let gemini = env.home.join(".gemini/settings.json");
     let good = std::fs::read(&gemini).unwrap();
     std::fs::write(&gemini, "{ not json").unwrap();
-    let out = env
-        .run_program(
-            bash(),
-            &[SCRIPT, "--dest", dest.to_str().unwrap(), "--uninstall"],
-        )
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .run();
+    let out = uninstall(&env, &dest);
     assert_ne!(out.code, 0, "{}", out.stdout);
     assert!(
         out.stderr.contains("nothing was uninstalled"),
@@ -206,15 +210,7 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
     assert!(cm.is_file() && runs_cm(&claude), "nothing removed");
     std::fs::write(&gemini, good).unwrap();
 
-    let out = env
-        .run_program(
-            bash(),
-            &[SCRIPT, "--dest", dest.to_str().unwrap(), "--uninstall"],
-        )
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .run()
-        .ok();
+    let out = uninstall(&env, &dest).ok();
     assert!(!cm.exists(), "{}", out.stdout);
     for f in [
         &claude,
@@ -243,14 +239,7 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
         .run()
         .ok();
     std::fs::remove_file(dest.join("cm")).unwrap();
-    let out = env
-        .run_program(
-            bash(),
-            &[SCRIPT, "--dest", dest.to_str().unwrap(), "--uninstall"],
-        )
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .run();
+    let out = uninstall(&env, &dest);
     assert_ne!(out.code, 0);
     assert!(
         out.stderr.contains("still runs cm's hooks"),

@@ -112,7 +112,13 @@ pub fn records(name: &str, text: &str) -> Result<Vec<Record>, Vec<String>> {
     }
 }
 
-fn plain(name: &str, text: &str) -> Result<Vec<Record>, Vec<String>> {
+/// One record per line that is neither blank nor a `#` comment, made by `parse`, or every
+/// line's problem.
+fn per_line(
+    name: &str,
+    text: &str,
+    parse: impl Fn(&str) -> Result<Value, String>,
+) -> Result<Vec<Record>, Vec<String>> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -120,37 +126,10 @@ fn plain(name: &str, text: &str) -> Result<Vec<Record>, Vec<String>> {
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
-        if looks_like_yaml(t) || t.starts_with('{') {
-            errors.push(format!(
-                "{name}:{}: {t:?} reads like a YAML or JSON record, not a pattern; name the file .yaml or .json",
-                i + 1
-            ));
-            continue;
-        }
-        out.push(Record {
-            at: format!("{name}:{}", i + 1),
-            value: Value::String(t.to_string()),
-        });
-    }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
-}
-
-fn json_lines(name: &str, text: &str) -> Result<Vec<Record>, Vec<String>> {
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        match serde_json::from_str::<Value>(t) {
-            Ok(v) => out.push(Record {
+        match parse(t) {
+            Ok(value) => out.push(Record {
                 at: format!("{name}:{}", i + 1),
-                value: v,
+                value,
             }),
             Err(e) => errors.push(format!("{name}:{}: {e}", i + 1)),
         }
@@ -160,6 +139,24 @@ fn json_lines(name: &str, text: &str) -> Result<Vec<Record>, Vec<String>> {
     } else {
         Err(errors)
     }
+}
+
+fn plain(name: &str, text: &str) -> Result<Vec<Record>, Vec<String>> {
+    per_line(name, text, |t| {
+        if looks_like_yaml(t) || t.starts_with('{') {
+            Err(format!(
+                "{t:?} reads like a YAML or JSON record, not a pattern; name the file .yaml or .json"
+            ))
+        } else {
+            Ok(Value::String(t.to_string()))
+        }
+    })
+}
+
+fn json_lines(name: &str, text: &str) -> Result<Vec<Record>, Vec<String>> {
+    per_line(name, text, |t| {
+        serde_json::from_str::<Value>(t).map_err(|e| e.to_string())
+    })
 }
 
 /// The records of a parsed document: a list, or a mapping holding one under `traumas` or
