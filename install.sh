@@ -8,7 +8,8 @@
 #   ./install.sh --verify         after installing, check: binary runs, links dispatch, store opens
 #   ./install.sh --no-init        do not run `cm init`
 #   ./install.sh --quiet          print only errors
-#   ./install.sh --uninstall      remove exactly what an install put in place (keeps the data dir)
+#   ./install.sh --uninstall      remove cm's hooks from every agent's settings, then exactly what
+#                                 an install put in place (keeps the data dir)
 #   ./install.sh --uninstall --purge   ... and delete the data dir too
 #
 # Environment:
@@ -116,6 +117,30 @@ on_path() {
 # ---------------------------------------------------------------------------------------------
 if [ "$uninstall" = 1 ]; then
     removed=0
+    # First the hooks: agents' settings must not keep pointing at a binary that is about to go.
+    # `cm hooks uninstall --everywhere` takes out exactly cm's entries (every agent's user
+    # settings, every project cm installed into); if it cannot, nothing at all is removed.
+    cm_bin=""
+    if [ -f "$manifest" ]; then
+        cm_bin="$(awk -F '\t' '$1 == "file" && $2 ~ /\/cm$/ { print $2; exit }' "$manifest")"
+    fi
+    [ -n "$cm_bin" ] || cm_bin="$dest/cm"
+    if [ -x "$cm_bin" ] && "$cm_bin" --version 2>/dev/null | grep -q '^cm '; then
+        if ! hooks_out="$("$cm_bin" hooks uninstall --everywhere 2>&1)"; then
+            printf '%s\n' "$hooks_out" >&2
+            die "cm's hooks could not be taken out of the agents' settings, so nothing was uninstalled" \
+                "fix what is named above, then run ./install.sh --uninstall again (or \`$cm_bin hooks uninstall --everywhere\` yourself)"
+        fi
+        [ "$quiet" = 1 ] || printf '%s\n' "$hooks_out" | grep -v 'nothing of cm.s to remove' || true
+    else
+        # No cm to ask: refuse while an agent's user settings still run cm's hooks.
+        for f in "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json" "${CODEX_HOME:-$HOME/.codex}/hooks.json" "$HOME/.gemini/settings.json"; do
+            if [ -f "$f" ] && grep -Eq '(^|[/"[:space:]])(cm-pretool|cm-postsession|cm-precommit|cm hook )' "$f"; then
+                die "$f still runs cm's hooks, and no cm binary is left to remove them" \
+                    "reinstall (./install.sh), then run ./install.sh --uninstall, which removes the hooks first"
+            fi
+        done
+    fi
     remove_file() {
         if [ -e "$1" ] || [ -L "$1" ]; then
             rm -f -- "$1" && say "removed $1" && removed=$((removed + 1))

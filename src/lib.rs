@@ -8,6 +8,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod context;
+pub mod degraded;
 pub mod episodic;
 pub mod error;
 pub mod fsutil;
@@ -24,33 +25,42 @@ pub mod store;
 mod plans_tests;
 
 /// Decide from argv[0] (then argv[1] for `cm hook NAME`) what runs. Returns the exit code.
-pub fn dispatch(args: &[String]) -> i32 {
+///
+/// Arguments are OS strings: any byte sequence the shell passed. Hooks get them as lossy text
+/// (they take no text argument that matters: the payload comes on stdin); the CLI parses them
+/// itself and turns a text argument that is not UTF-8 into a usage error.
+pub fn dispatch(args: &[std::ffi::OsString]) -> i32 {
     let prog = args
         .first()
-        .map(|a| {
-            std::path::Path::new(a)
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or(a)
-                .to_string()
-        })
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let prog = prog.strip_suffix(".exe").unwrap_or(&prog);
     let rest = args.get(1..).unwrap_or(&[]);
+    let lossy = |from: usize| -> Vec<String> {
+        rest.get(from..)
+            .unwrap_or(&[])
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    };
     match prog {
-        "cm-pretool" => hooks::run("pretool", rest),
-        "cm-postsession" => hooks::run("postsession", rest),
-        "cm-precommit" => hooks::run("precommit", rest),
+        "cm-pretool" => hooks::run("pretool", &lossy(0)),
+        "cm-postsession" => hooks::run("postsession", &lossy(0)),
+        "cm-precommit" => hooks::run("precommit", &lossy(0)),
         _ => {
             // `cm hook NAME`, also after the global flags (`cm --json hook pretool`).
             let at = rest
                 .iter()
-                .take_while(|a| matches!(a.as_str(), "--json" | "--quiet" | "-q"))
+                .take_while(|a| matches!(a.to_str(), Some("--json" | "--quiet" | "-q")))
                 .count();
-            if rest.get(at).map(String::as_str) == Some("hook")
-                && let Some(name) = rest.get(at + 1).filter(|n| !n.starts_with('-'))
+            if rest.get(at).is_some_and(|a| a == "hook")
+                && let Some(name) = rest
+                    .get(at + 1)
+                    .map(|n| n.to_string_lossy())
+                    .filter(|n| !n.starts_with('-'))
             {
-                return hooks::run(name, &rest[at + 2..]);
+                return hooks::run(&name, &lossy(at + 2));
             }
             cli::run(args)
         }

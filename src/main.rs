@@ -7,7 +7,8 @@
 //! stack bounds by parsing /proc/self/maps) costs ~0.1 ms of every hook call, a tenth of the
 //! hook's budget. What it did that the CLI relies on is done by hand: SIGPIPE is ignored, so a
 //! closed pipe (`cm ls | head`) is an error the output code turns into success. Arguments still
-//! come from `std::env::args()` (glibc hands them to the standard library at load time).
+//! come from the standard library (glibc hands them over at load time), read as OS strings: an
+//! argument that is not UTF-8 must become a clear error, not a panic in `std::env::args()`.
 
 // The unit-test build of this file keeps the test harness's own `main`.
 #![cfg_attr(not(test), no_main)]
@@ -29,7 +30,7 @@ pub extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
     unsafe {
         signal(SIGPIPE, SIG_IGN);
     }
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let code = cm::dispatch(&args);
     std::process::exit(code);
 }

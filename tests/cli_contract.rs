@@ -537,3 +537,122 @@ fn an_unparseable_cm_now_is_ignored_with_a_warning() {
         "2031-05-06T07:08:09.000Z"
     );
 }
+
+/// Argument bytes that are not UTF-8 (`printf 'Bad \xff rule'`): a clear usage error naming the
+/// argument, never the panic (exit 134) that reading them as `String`s gave; the guard decides
+/// on the lossy text instead, and the hook link ignores its arguments.
+#[test]
+fn arguments_that_are_not_utf8_are_a_clear_error_not_a_crash() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::new();
+    let id = env.add("Always run the tests");
+    let bad = std::ffi::OsStr::from_bytes(b"Bad \xff rule");
+    let cases: [&[&str]; 5] = [
+        &["add"],
+        &["context"],
+        &["mark", "--helpful"],
+        &["trauma", "add"],
+        &["forget", "--reason", "x"],
+    ];
+    for words in cases {
+        let out = env.cm(words).arg_os(bad).json().run().code(2);
+        let e = out.error_code("INVALID_UTF8");
+        assert!(
+            e["message"].as_str().unwrap().contains("Bad \\xFF rule"),
+            "{e}"
+        );
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+        // Without --json: the same message on stderr, nothing on stdout.
+        let human = env.cm(words).arg_os(bad).run().code(2);
+        assert!(human.stdout.is_empty());
+        assert!(human.stderr.contains("not valid UTF-8"), "{}", human.stderr);
+    }
+    let list = env.cm(&["ls"]).json().run().ok().data();
+    assert_eq!(list["count"], 1, "nothing was added");
+    assert_eq!(
+        env.cm(&["playbook", "get", &id]).json().run().ok().data()["bullet"]["helpfulCount"],
+        0
+    );
+
+    // The guard checks the lossy text: still a hard reset.
+    let cmd = std::ffi::OsStr::from_bytes(b"git reset --hard \xff");
+    let out = env.cm(&["guard", "check"]).arg_os(cmd).json().run().ok();
+    let d = out.data();
+    assert_eq!(d["decision"], "deny", "{d}");
+    assert_eq!(d["lossy"], true);
+    assert!(
+        d["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("not valid UTF-8"),
+        "{d}"
+    );
+
+    // The hook link: arguments are ignored, never a crash.
+    let bin = env.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("cm-pretool");
+    std::os::unix::fs::symlink(CM, &link).unwrap();
+    let out = env.run_program(&link, &[]).arg_os(bad).run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+}
+
+/// `{"scoring":{"harmfulMultiplier":-5}}` once made a harmful mark raise the score, and typos
+/// were ignored without a word: a value out of range or of the wrong type is exit 3 naming the
+/// key's path and the file; an unknown key is a warning naming the closest known key.
+#[test]
+fn config_values_are_validated_and_unknown_keys_warned() {
+    let env = Env::new();
+    let id = env.add("Always run the tests");
+    let config = env.data.join("config.json");
+    for (text, key) in [
+        (
+            r#"{"scoring": {"harmfulMultiplier": -5}}"#,
+            "scoring.harmfulMultiplier",
+        ),
+        (r#"{"maxBulletsInContext": "lots"}"#, "maxBulletsInContext"),
+        (
+            r#"{"dedupSimilarityThreshold": 2}"#,
+            "dedupSimilarityThreshold",
+        ),
+        (r#"{"guard": {"failClosed": "yes"}}"#, "guard.failClosed"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let out = env.cm(&["mark", &id, "--harmful"]).json().run().code(3);
+        let e = out.error_code("CONFIG_INVALID");
+        let msg = e["message"].as_str().unwrap();
+        assert!(msg.contains(&format!("\"{key}\"")), "{msg}");
+        assert!(msg.contains(config.to_str().unwrap()), "{msg}");
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            text,
+            "never rewritten"
+        );
+    }
+    let b = env.cm(&["playbook", "get", &id]).json().run();
+    assert_eq!(b.code, 3, "the bad config still stands");
+    std::fs::write(
+        &config,
+        r#"{"scoring": {"harmfulMultipler": 2}, "maxBulletsInContxt": 5}"#,
+    )
+    .unwrap();
+    let out = env.cm(&["mark", &id, "--harmful"]).json().run().ok();
+    assert_eq!(
+        out.data()["bullet"]["harmfulCount"],
+        1,
+        "nothing was marked before"
+    );
+    assert!(
+        out.stderr.contains("unknown key \"scoring.harmfulMultipler\" is ignored (did you mean \"scoring.harmfulMultiplier\"?)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("did you mean \"maxBulletsInContext\""),
+        "{}",
+        out.stderr
+    );
+    // The typo changed nothing: the default multiplier (4) applied.
+    assert_eq!(out.data()["bullet"]["effectiveScore"], -4.0);
+}

@@ -378,6 +378,49 @@ fn similar_ranks_by_similarity_with_a_threshold() {
     assert_eq!(none["count"], 0);
 }
 
+/// `cm similar --scores` (the command reference's flag), and similarities that say how alike
+/// two texts are: a rule sharing one word of a two-word query was "1.00 similar".
+#[test]
+fn similar_scores_are_symmetric_and_shown_with_scores() {
+    let env = Env::new();
+    let (auth, ..) = seed_auth_playbook(&env);
+    let exact = env.json(&[
+        "similar",
+        "Always refresh auth tokens before they expire; a stale token shows up as a request timeout",
+    ]);
+    assert_eq!(exact["results"][0]["id"], Value::from(auth.clone()));
+    assert!(
+        exact["results"][0]["similarity"].as_f64().unwrap() > 0.95,
+        "{exact}"
+    );
+    // "timeout handling": one word matches, one is unknown to every rule.
+    let d = env.json(&["similar", "timeout handling"]);
+    let sims: Vec<f64> = d["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["similarity"].as_f64().unwrap())
+        .collect();
+    assert!(!sims.is_empty(), "{d}");
+    assert!(sims.iter().all(|s| *s < 0.6), "{d}");
+    assert!(
+        d["results"][0]["relevanceScore"].as_f64().unwrap() > sims[0],
+        "BM25 coverage is reported beside it: {d}"
+    );
+    let plain = env.ok(&["similar", "refreshing expired auth tokens"]);
+    assert!(!plain.contains("SIMILARITY"), "{plain}");
+    let scores = env.ok(&["similar", "refreshing expired auth tokens", "--scores"]);
+    assert!(
+        scores.contains("SIMILARITY") && scores.contains("RELEVANCE"),
+        "{scores}"
+    );
+    let first = scores.lines().nth(1).unwrap();
+    assert!(
+        first.starts_with(&auth) && !first.contains(" 1.00 "),
+        "{scores}"
+    );
+}
+
 /// Golden files: volatile fields (ids, paths, timings) masked.
 fn mask(text: &str, env: &Env) -> String {
     let mut out = text.replace(env.ws.to_str().unwrap(), "<WS>");
@@ -1064,4 +1107,54 @@ fn indexing_refreshes_the_term_index_the_hooks_read() {
         "{}",
         String::from_utf8_lossy(&after.stderr)
     );
+}
+
+/// A repository `.cass/playbook.yaml` that does not parse once made `cm context` and both
+/// context hooks give up (exit 3, "nothing injected"), losing the personal rules too: they
+/// serve what is readable and name the broken file.
+#[test]
+fn a_broken_repo_playbook_degrades_context_and_the_hooks_instead_of_failing() {
+    let env = Env::new();
+    let (auth, _, _) = seed_auth_playbook(&env);
+    env.ok(&["mark", &auth, "--helpful"]);
+    std::fs::create_dir_all(env.ws.join(".cass")).unwrap();
+    let file = env.ws.join(".cass/playbook.yaml");
+    std::fs::write(&file, "bullets:\n  - content: [unclosed\n").unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let c = env.json(&["context", "auth token refresh timeout", "--no-history"]);
+    assert_eq!(ids(&c["relevantBullets"])[0], auth, "{c}");
+    let issue = &c["degraded"]["repoPlaybook"];
+    assert_eq!(issue["code"], "REPO_PLAYBOOK_INVALID", "{c}");
+    assert!(
+        issue["message"]
+            .as_str()
+            .unwrap()
+            .contains(file.to_str().unwrap()),
+        "{issue}"
+    );
+    assert!(issue["fix"].is_string());
+    let human = env.ok(&["context", "auth token refresh timeout", "--no-history"]);
+    assert!(human.contains("Degraded"), "{human}");
+    // Both hooks still inject the personal rules, and say on stderr what they left out.
+    let out = env.run(
+        &["hook", "session-start"],
+        &serde_json::json!({"session_id": "s1", "cwd": env.ws, "hook_event_name": "SessionStart", "source": "startup"}).to_string(),
+    );
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("playbook.yaml") && !stderr.contains("nothing injected"),
+        "{stderr}"
+    );
+    let out = env.run(
+        &["hook", "prompt"],
+        &serde_json::json!({"session_id": "s1", "cwd": env.ws, "hook_event_name": "UserPromptSubmit", "prompt": "the auth token refresh times out again"}).to_string(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&auth),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before, "never rewritten");
 }

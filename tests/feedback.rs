@@ -123,8 +123,17 @@ fn forget_deprecates_with_reason_and_invert_creates_the_warning() {
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
         1
     );
-    // --reason is required.
-    env.cm(&["forget", &id]).json().run().code(2);
+    // --reason may be left out (the command reference's `cm forget ID`), not given empty.
+    env.cm(&["forget", &id, "--reason", " "])
+        .json()
+        .run()
+        .code(2)
+        .error_code("INVALID_ARGUMENT");
+    let d = env.cm(&["forget", &id]).json().run().ok().data();
+    assert_eq!(
+        d["bullet"]["deprecationReason"],
+        "forgotten: no reason given"
+    );
 }
 
 #[test]

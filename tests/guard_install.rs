@@ -322,105 +322,139 @@ fn trauma_import_plain_and_jsonl_all_or_nothing() {
     assert_eq!(env.data(&["trauma", "list"])["count"], 4);
 }
 
+/// The shared YAML list form (`- pattern: "DROP TABLE"` / `description: x`) imports records,
+/// never its literal lines as patterns; a broken one names its file and line.
+#[test]
+fn trauma_import_reads_the_shared_yaml_and_json_forms() {
+    let env = Env::new();
+    let yaml = Path::new(FIXTURES).join("shared-traumas.yaml");
+    let v = env.data(&["trauma", "import", yaml.to_str().unwrap()]);
+    assert_eq!(v["imported"], 3, "{v}");
+    let patterns: Vec<&str> = v["traumas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["pattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        patterns,
+        [
+            "DROP TABLE",
+            "kubectl .* --context prod",
+            "terraform apply -auto-approve"
+        ]
+    );
+    assert_eq!(v["traumas"][0]["message"], "Database table deletion");
+    assert_eq!(v["traumas"][1]["severity"], "fatal");
+    // The guard now blocks what the file names, with its description.
+    let check = env.data(&["guard", "check", "psql -c 'DROP TABLE users'"]);
+    assert_eq!(check["decision"], "deny", "{check}");
+
+    // A JSON array of records, and the same records again: nothing duplicated.
+    let json = env.root.join("shared.json");
+    std::fs::write(
+        &json,
+        r#"[{"pattern": "DROP TABLE", "description": "x"}, {"pattern": "git push --force origin main"}]"#,
+    )
+    .unwrap();
+    let v = env.data(&["trauma", "import", json.to_str().unwrap()]);
+    assert_eq!(
+        (v["imported"].as_u64(), v["skipped"].as_u64()),
+        (Some(1), Some(1))
+    );
+
+    // A record without a pattern, and YAML that does not parse: path and line, nothing imported.
+    let bad = env.root.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "- pattern: \"rm -rf /srv\"\n- description: no pattern here\n",
+    )
+    .unwrap();
+    let out = env.cm(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(msg.contains(&format!("{}:2:", bad.display())), "{msg}");
+    std::fs::write(&bad, "- pattern: [unclosed\n").unwrap();
+    let out = env.cm(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{}:", bad.display())),
+        "{e}"
+    );
+    // YAML in a file named like a plain list is still read as YAML, not as patterns.
+    let txt = env.root.join("list.txt");
+    std::fs::write(
+        &txt,
+        "- pattern: \"docker system prune\"\n  description: y\n",
+    )
+    .unwrap();
+    let v = env.data(&["trauma", "import", txt.to_str().unwrap()]);
+    assert_eq!(v["traumas"][0]["pattern"], "docker system prune", "{v}");
+    assert_eq!(env.data(&["trauma", "list"])["count"], 5);
+}
+
 #[test]
 fn trauma_scan_without_an_index_is_degraded_not_failed() {
     let env = Env::new();
     let v = env.data(&["trauma", "scan", "--days", "30"]);
     assert_eq!(v["proposals"], Value::Array(vec![]));
-    assert_eq!(v["degraded"]["reason"], "no_index");
-    // A store without a messages table is degraded the same way.
+    assert_eq!(v["degraded"]["history"]["code"], "NO_INDEX", "{v}");
+    // A store with the index tables but no session in them is degraded the same way.
     env.data(&["init"]);
     let v = env.data(&["trauma", "scan"]);
-    if v["degraded"].is_object() {
-        assert_eq!(v["degraded"]["reason"], "no_index");
-    }
+    assert_eq!(v["degraded"]["history"]["code"], "NO_INDEX", "{v}");
 }
 
-/// Insert rows into whatever `messages` table the store has, filling columns this test does not
-/// know with neutral values, so it keeps working as the index schema evolves.
-fn insert_messages(db: &Path, rows: &[(&str, i64, &str, &str)]) {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, agent TEXT, session_id TEXT,
-         source_path TEXT, line_number INTEGER, role TEXT, kind TEXT, timestamp TEXT, text TEXT,
-         tool_name TEXT, tool_args TEXT)",
-    )
-    .unwrap();
-    let cols: Vec<(String, String, bool, bool, bool)> = conn
-        .prepare("SELECT name, type, \"notnull\", dflt_value IS NOT NULL, pk FROM pragma_table_info('messages')")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get::<_, i64>(4)? > 0)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    for (session, line, role, text) in rows {
-        let mut names = Vec::new();
-        let mut values: Vec<rusqlite::types::Value> = Vec::new();
-        for (name, ty, notnull, has_default, pk) in &cols {
-            use rusqlite::types::Value as V;
-            let v = match name.as_str() {
-                "session_id" => V::Text(session.to_string()),
-                "line_number" => V::Integer(*line),
-                "role" => V::Text(role.to_string()),
-                "text" => V::Text(text.to_string()),
-                "timestamp" => V::Text("2026-11-20T10:00:00.000Z".into()),
-                "agent" => V::Text("claude".into()),
-                "kind" => V::Text("text".into()),
-                "source_path" => V::Text(format!("/sessions/{session}.jsonl")),
-                _ if *pk || !*notnull || *has_default => continue,
-                _ if ty.to_ascii_uppercase().contains("INT") => V::Integer(0),
-                _ => V::Text(String::new()),
-            };
-            names.push(name.clone());
-            values.push(v);
-        }
-        let sql = format!(
-            "INSERT INTO messages ({}) VALUES ({})",
-            names.join(", "),
-            vec!["?"; names.len()].join(", ")
-        );
-        conn.execute(&sql, rusqlite::params_from_iter(values))
-            .unwrap();
-    }
-}
-
+/// Real session logs, indexed by `cm history index` into the real index tables: the scan reads
+/// what the index holds (it once read a `messages` table that only its own tests created, and
+/// said "no session index" after every real indexing).
 #[test]
 fn trauma_scan_proposes_from_indexed_sessions() {
     let env = Env::new();
-    env.data(&["init"]);
-    insert_messages(
-        &env.data.join("cm.db"),
-        &[
-            ("s-1", 1, "user", "tidy the repo please"),
-            ("s-1", 2, "assistant", "Running: rm -rf fixtures/"),
-            (
-                "s-1",
-                3,
-                "user",
-                "oh no, you deleted the fixtures I made by hand",
-            ),
-            ("s-2", 1, "assistant", "git reset --hard origin/main"),
-            ("s-2", 2, "user", "great, thanks"),
-            ("s-3", 1, "assistant", "git reset --hard HEAD~2"),
-            (
-                "s-3",
-                2,
-                "assistant",
-                "I will use git reflog to find the lost commits",
-            ),
-        ],
-    );
+    let project = env.home.join(".claude/projects/-home-u-shop");
+    std::fs::create_dir_all(&project).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trauma");
+    for (file, session) in [
+        (
+            "claude_rm_distress.jsonl",
+            "7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+        ),
+        (
+            "claude_reset_reflog.jsonl",
+            "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+        ),
+    ] {
+        std::fs::copy(
+            fixtures.join(file),
+            project.join(format!("{session}.jsonl")),
+        )
+        .unwrap();
+    }
+    let indexed = env.data(&["history", "index", "--agent", "claude"]);
+    assert!(indexed["messagesAdded"].as_u64().unwrap() > 10, "{indexed}");
     let v = env.data(&["trauma", "scan"]);
     assert!(v["degraded"].is_null(), "{v}");
+    // rm -rf (distress), git reset --hard thanked for, git reset --hard then reflog (recovery).
+    assert_eq!(v["examined"], 3, "{v}");
     let proposals = v["proposals"].as_array().unwrap();
     assert_eq!(proposals.len(), 2, "{v}");
     // New protection first; the reset is already blocked by a built-in rule, and says so.
-    assert_eq!(proposals[1]["sessions"][0], "s-3");
+    assert_eq!(
+        proposals[1]["sessions"][0],
+        "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"
+    );
     assert_eq!(proposals[1]["signals"][0], "recovery");
     assert!(proposals[1]["coveredBy"].is_string(), "{v}");
     let p = &proposals[0];
     assert!(p["coveredBy"].is_null());
-    assert_eq!(p["sessions"][0], "s-1");
+    assert_eq!(p["sessions"][0], "7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f");
+    assert_eq!(p["signals"][0], "distress");
+    assert_eq!(p["example"], "rm -rf fixtures/");
     assert!(
         p["suggestedCommand"]
             .as_str()
@@ -430,11 +464,12 @@ fn trauma_scan_proposes_from_indexed_sessions() {
     let re = regex::Regex::new(p["pattern"].as_str().unwrap()).unwrap();
     assert!(re.is_match("rm -rf fixtures"));
     assert!(!re.is_match("rm -rf target"));
-    // Adding it removes the proposal.
+    // Adding it removes the proposal; --days leaves out older sessions.
     env.data(&["trauma", "add", p["pattern"].as_str().unwrap()]);
     let left = env.data(&["trauma", "scan"]);
     assert_eq!(left["proposals"].as_array().unwrap().len(), 1);
-    assert_eq!(left["proposals"][0]["sessions"][0], "s-3");
+    let recent = env.data(&["trauma", "scan", "--days", "1"]);
+    assert_eq!(recent["examined"], 0, "{recent}");
 }
 
 // ---------------------------------------------------------------- installers

@@ -131,6 +131,123 @@ fn uninstall_keeps_foreign_files_and_existing_rc_lines() {
     );
 }
 
+/// `install.sh --dest DEST --uninstall`, agents' settings at their default places.
+fn uninstall(env: &Env, dest: &Path) -> common::Out {
+    env.run_program(
+        bash(),
+        &[SCRIPT, "--dest", dest.to_str().unwrap(), "--uninstall"],
+    )
+    .env_remove("CLAUDE_CONFIG_DIR")
+    .env_remove("CODEX_HOME")
+    .run()
+}
+
+/// `--uninstall` once removed the binary and links but left every agent's settings pointing at
+/// them: it takes cm's hooks out of every agent's user settings and every project cm installed
+/// into, keeps everything else in those files, and refuses (removing nothing) when it cannot.
+#[test]
+fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
+    let env = Env::new();
+    let dest = env.tmp.path().join("bin");
+    install(&env, &dest, &["--quiet", "--no-init"]).ok();
+    let cm = dest.join("cm");
+    let claude = env.home.join(".claude/settings.json");
+    std::fs::create_dir_all(claude.parent().unwrap()).unwrap();
+    std::fs::write(
+        &claude,
+        r#"{"model": "opus", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/other-guard"}]}]}}"#,
+    )
+    .unwrap();
+    env.run_program(&cm, &["hooks", "install", "--agent", "all"])
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .run()
+        .ok();
+    // A project install too (settings in the repository, and its git pre-commit hook).
+    let repo = env.tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    env.run_program(&cm, &["hooks", "install", "--project"])
+        .cwd(&repo)
+        .run()
+        .ok();
+    env.run_program(&cm, &["guard", "--install", "--git"])
+        .cwd(&repo)
+        .run()
+        .ok();
+    let runs_cm = |p: &Path| {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .contains(dest.to_str().unwrap())
+    };
+    let project = repo.join(".claude/settings.json");
+    for f in [
+        &claude,
+        &env.home.join(".codex/hooks.json"),
+        &env.home.join(".gemini/settings.json"),
+        &project,
+    ] {
+        assert!(runs_cm(f), "{} has no cm hook", f.display());
+    }
+    assert!(repo.join(".git/hooks/pre-commit").is_file());
+
+    // A malformed settings file: refuse, remove nothing.
+    let gemini = env.home.join(".gemini/settings.json");
+    let good = std::fs::read(&gemini).unwrap();
+    std::fs::write(&gemini, "{ not json").unwrap();
+    let out = uninstall(&env, &dest);
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("nothing was uninstalled"),
+        "{}",
+        out.stderr
+    );
+    assert!(cm.is_file() && runs_cm(&claude), "nothing removed");
+    std::fs::write(&gemini, good).unwrap();
+
+    let out = uninstall(&env, &dest).ok();
+    assert!(!cm.exists(), "{}", out.stdout);
+    for f in [
+        &claude,
+        &env.home.join(".codex/hooks.json"),
+        &gemini,
+        &project,
+    ] {
+        assert!(!runs_cm(f), "{} still runs cm", f.display());
+    }
+    assert!(
+        !repo.join(".git/hooks/pre-commit").exists(),
+        "git hook removed"
+    );
+    let kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&claude).unwrap()).unwrap();
+    assert_eq!(kept["model"], "opus");
+    assert_eq!(
+        kept["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "/usr/local/bin/other-guard",
+        "only cm's entries are removed: {kept}"
+    );
+
+    // Without a cm binary, settings that still run cm stop the uninstall.
+    install(&env, &dest, &["--quiet", "--no-init"]).ok();
+    env.run_program(dest.join("cm"), &["hooks", "install"])
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .run()
+        .ok();
+    std::fs::remove_file(dest.join("cm")).unwrap();
+    let out = uninstall(&env, &dest);
+    assert_ne!(out.code, 0);
+    assert!(
+        out.stderr.contains("still runs cm's hooks"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn refuses_without_cargo_and_creates_nothing() {
     let env = Env::new();

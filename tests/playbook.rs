@@ -145,6 +145,96 @@ fn duplicate_text_is_not_added_twice() {
     );
 }
 
+/// A new user adds the same rule four ways and its opposite: one rule, one contradiction
+/// flagged on both (it once took all five, and context recommended them all).
+#[test]
+fn near_duplicates_are_not_added_and_contradictions_are_flagged() {
+    let env = Env::new();
+    let base = env.add("Always run the tests before committing");
+    for variant in [
+        "Always run the tests before committing.",
+        "Always run the tests before committing!!",
+        "always run the tests before committing",
+    ] {
+        let d = env.cm(&["add", variant]).json().run().ok().data();
+        assert_eq!(d["duplicate"], true, "{variant}: {d}");
+        assert_eq!(d["match"], "same");
+        assert_eq!(d["bullet"]["id"], base.as_str());
+    }
+    let d = env
+        .cm(&["add", "Run the tests before every commit"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(
+        (d["match"].as_str(), d["bullet"]["id"].as_str()),
+        (Some("similar"), Some(base.as_str())),
+        "{d}"
+    );
+    let d = env
+        .cm(&["add", "Never run the tests before committing"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    let never = d["bullet"]["id"].as_str().unwrap().to_string();
+    assert_eq!(d["bullet"]["contradicts"], serde_json::json!([base]), "{d}");
+    let get =
+        |id: &str| env.cm(&["playbook", "get", id]).json().run().ok().data()["bullet"].clone();
+    assert_eq!(get(&base)["contradicts"], serde_json::json!([never]));
+    assert_eq!(env.cm(&["ls"]).json().run().ok().data()["count"], 2);
+    // Context recommends both (a person decides) but says they conflict.
+    let c = env
+        .cm(&["context", "run the tests before committing", "--no-history"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    let rules = c["relevantBullets"].as_array().unwrap();
+    assert_eq!(rules.len(), 2, "{c}");
+    for r in rules {
+        assert_eq!(r["contradicts"].as_array().unwrap().len(), 1, "{r}");
+    }
+    let human = env
+        .cm(&["context", "run the tests before committing", "--no-history"])
+        .run()
+        .ok()
+        .stdout;
+    assert!(human.contains(&format!("contradicts {base}")), "{human}");
+    // --force adds a near-duplicate, never the same rule; a batch is curated the same way.
+    env.cm(&["add", "Run the tests before every commit", "--force"])
+        .json()
+        .run()
+        .ok();
+    let d = env
+        .cm(&["add", "--file", "-"])
+        .stdin(r#"[{"content": "ALWAYS run the tests before committing."}, {"content": "Pin the toolchain version"}, {"content": "Pin the toolchain version!"}]"#)
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 1, "{d}");
+    assert_eq!(d["skipped"].as_array().unwrap().len(), 2);
+    // Deleting the contradicting rule takes its flag off the other rule.
+    env.cm(&["rm", &never, "--hard"]).json().run().ok();
+    assert!(get(&base).get("contradicts").is_none(), "{}", get(&base));
+    // The threshold is the config's dedupSimilarityThreshold.
+    env.add("Run the linter before committing");
+    std::fs::write(
+        env.data.join("config.json"),
+        r#"{"dedupSimilarityThreshold": 0.2}"#,
+    )
+    .unwrap();
+    let d = env
+        .cm(&["add", "Run the formatter before committing"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["duplicate"], true, "{d}");
+}
+
 #[test]
 fn list_filters_by_category_hides_deprecated_and_honours_limit() {
     let env = Env::new();
@@ -441,13 +531,68 @@ fn import_the_original_playbook_yaml() {
     assert_eq!(again["added"], 0);
     let dropped = env.add("A rule that --replace drops");
     env.cm(&["mark", &dropped, "--helpful"]).run().ok();
-    let d = env
+    // Removing rules needs --yes; --validate says what would happen and writes nothing.
+    let e = env
         .cm(&["playbook", "import", &path, "--replace"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("CONFIRMATION_REQUIRED");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("remove all 4 rule(s)"),
+        "{e}"
+    );
+    let v = env
+        .cm(&["playbook", "import", &path, "--replace", "--validate"])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(
+        (v["dryRun"].as_bool(), v["added"].as_u64()),
+        (Some(true), Some(3)),
+        "{v}"
+    );
+    assert_eq!(v["removed"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
+        4
+    );
+    let d = env
+        .cm(&["playbook", "import", &path, "--replace", "--yes"])
         .json()
         .run()
         .ok()
         .data();
     assert_eq!(d["added"], 3);
+    let removed: Vec<&str> = d["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(removed.len(), 4);
+    assert!(removed.contains(&dropped.as_str()));
+    // The backup is an export that holds every removed rule, feedback included.
+    let backup = std::path::PathBuf::from(d["backup"].as_str().unwrap());
+    assert!(backup.starts_with(&env.data), "{}", backup.display());
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
+    let saved = saved["bullets"].as_array().unwrap();
+    assert_eq!(saved.len(), 4);
+    let kept = saved.iter().find(|b| b["id"] == dropped.as_str()).unwrap();
+    assert_eq!(kept["helpfulCount"], 1);
+    let human = env
+        .cm(&["playbook", "import", &path, "--replace", "--yes"])
+        .run()
+        .ok()
+        .stdout;
+    assert!(
+        human.contains("Removed 3 rule(s) from the personal playbook (backup: "),
+        "{human}"
+    );
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
         3
@@ -605,17 +750,37 @@ fn repo_rules_live_in_the_repository_and_merge_into_list() {
 fn a_broken_repo_playbook_is_reported_and_never_rewritten() {
     let env = Env::new();
     env.git_repo();
+    let personal = env.add("Always run the tests before committing");
     std::fs::create_dir_all(env.cwd.join(".cass")).unwrap();
     let file = env.cwd.join(".cass/playbook.yaml");
     std::fs::write(&file, "bullets: [ {content: \"unclosed\"\n").unwrap();
     let before = bytes(&file);
-    let e = env
-        .cm(&["ls"])
+    // Reads serve the personal rules and name the broken file in `degraded`.
+    let out = env.cm(&["ls"]).json().run().ok();
+    let d = out.data();
+    assert_eq!(d["count"], 1, "{d}");
+    assert_eq!(
+        d["degraded"]["repoPlaybook"]["code"], "REPO_PLAYBOOK_INVALID",
+        "{d}"
+    );
+    assert!(
+        d["degraded"]["repoPlaybook"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(file.to_str().unwrap())
+    );
+    assert!(out.stderr.contains("playbook.yaml"), "{}", out.stderr);
+    let human = env.cm(&["ls"]).run().ok().stdout;
+    assert!(human.starts_with("note: "), "{human}");
+    assert!(human.contains(&personal), "{human}");
+    // Feedback on a personal rule still works; an id only the broken file could hold says why.
+    env.cm(&["mark", &personal, "--helpful"]).json().run().ok();
+    env.cm(&["mark", "b-0000feedbeef", "--helpful"])
         .json()
         .run()
         .code(3)
         .error_code("REPO_PLAYBOOK_INVALID");
-    assert!(e["message"].as_str().unwrap().contains("playbook.yaml"));
+    // Writes to the file refuse, and it is never rewritten.
     env.cm(&["add", "x", "--repo"]).json().run().code(3);
     assert_eq!(bytes(&file), before);
 }
@@ -665,10 +830,11 @@ fn list_json_matches_get_for_every_rule_and_survives_a_damaged_event_copy() {
         assert_eq!(&got["bullet"], b, "list and get disagree");
     }
     // Filters and --limit apply the same way on every path.
-    // Live: rules 0 and 2, the anti-pattern and the repo rule (1 was forgotten; 3, 4 and 5
-    // passed 25% harmful at some point, and deprecation is sticky).
+    // Live: rules 0, 2, 4 and 5, the anti-pattern and the repo rule (1 was forgotten; 3 has 1
+    // harmful mark in 3; 4 and 5 passed 25% harmful at their third mark and came back as
+    // helpful marks followed: a deprecation by feedback is not sticky).
     let live = env.cm(&["ls"]).now(later).json().run().ok().data();
-    assert_eq!(live["count"], 4);
+    assert_eq!(live["count"], 6, "{live}");
     let limited = env
         .cm(&["ls", "--limit", "2"])
         .now(later)
@@ -677,7 +843,7 @@ fn list_json_matches_get_for_every_rule_and_survives_a_damaged_event_copy() {
         .ok()
         .data();
     assert_eq!(limited["count"], 2);
-    assert_eq!(limited["total"], 4);
+    assert_eq!(limited["total"], 6);
 
     // Remove one event behind cm's back: the list follows the event table, not the copy.
     let status = std::process::Command::new("python3")

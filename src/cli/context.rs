@@ -47,9 +47,23 @@ pub struct Args {
     /// Output format without --json: json (the data object) or markdown.
     #[arg(long)]
     pub format: Option<String>,
-    /// Character budget for rules, pitfalls and history [default: 12000].
+    /// Character budget for rules, pitfalls and history [default: 12000; 24000 with --depth deep].
     #[arg(long)]
     pub max_chars: Option<usize>,
+    /// How much to gather: shallow (5 rules, no history), normal (the defaults), deep (20
+    /// rules, history up to config maxHistoryInContext, a double budget). Explicit flags win.
+    #[arg(long, value_enum, default_value_t = Depth::Normal)]
+    pub depth: Depth,
+    /// Say on stderr how the answer was built: the request, what each step took, the budget.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    Shallow,
+    Normal,
+    Deep,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
@@ -78,6 +92,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         )
         .hint("relevance is between 0 and 1; try --min-score 0.2"));
     }
+    let started = std::time::Instant::now();
     let loaded = ctx.loaded()?;
     let cfg = &loaded.config;
     let store = ctx.store()?;
@@ -90,10 +105,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         );
     }
     let playbook = Playbook::open(store, &ctx.cwd);
-    let repo: Vec<Bullet> = match &playbook.repo_file {
-        Some(p) => crate::memory::repo_file::load(p)?,
-        None => Vec::new(),
-    };
+    let repo: Vec<Bullet> = playbook.readable_repo_rules();
     let workspace = match &args.workspace {
         Some(w) => Some(std::fs::canonicalize(w).unwrap_or_else(|_| w.clone())),
         None => Some(crate::paths::git_root(&ctx.cwd).unwrap_or_else(|| ctx.cwd.clone())),
@@ -110,17 +122,26 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     } else {
         None
     };
+    let (rules, history, budget) = match args.depth {
+        Depth::Shallow => (5, 0, render::DEFAULT_MAX_CHARS),
+        Depth::Normal => (10, DEFAULT_HISTORY, render::DEFAULT_MAX_CHARS),
+        Depth::Deep => (
+            20,
+            cfg.max_history_in_context,
+            2 * render::DEFAULT_MAX_CHARS,
+        ),
+    };
     let req = Request {
         task: &task,
         limit: args
             .limit
-            .unwrap_or(10.min(cfg.max_bullets_in_context.max(1))),
+            .unwrap_or(rules.min(cfg.max_bullets_in_context.max(1))),
         min_relevance: args.min_score.unwrap_or(cfg.min_relevance_score),
         history: if args.no_history {
             0
         } else {
             args.history
-                .unwrap_or(DEFAULT_HISTORY.min(cfg.max_history_in_context))
+                .unwrap_or(history.min(cfg.max_history_in_context))
         },
         days: args.days,
         history_workspace: args.workspace.as_ref().and(workspace.clone()),
@@ -135,17 +156,58 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         db_path: Some(&store.path),
         deadline: None,
     };
+    let prepared = started.elapsed();
     let mut answer = engine::answer(Some(&store.conn), repo, &req)?;
+    answer.degraded.repo_playbook = playbook.repo_issue();
     if let Some(o) = &sem {
         answer.degraded.semantic = o.issue.clone();
     }
     if remote_configured(&loaded.raw) && req.history > 0 {
         add_remote_history(loaded, &task, &req, &mut answer)?;
     }
-    let budget = render::trim(
-        &mut answer,
-        args.max_chars.unwrap_or(render::DEFAULT_MAX_CHARS),
-    );
+    let answered = started.elapsed();
+    let budget = render::trim(&mut answer, args.max_chars.unwrap_or(budget));
+    if args.verbose {
+        eprintln!(
+            "cm context: depth {}: up to {} rules and {} pitfalls (min relevance {}), {} history snippet(s){}, budget {} characters",
+            format!("{:?}", args.depth).to_lowercase(),
+            req.limit,
+            req.limit,
+            req.min_relevance,
+            req.history,
+            req.days
+                .map(|d| format!(" from the last {d} days"))
+                .unwrap_or_default(),
+            budget.max_chars
+        );
+        eprintln!(
+            "cm context: workspace {}; semantic search {}",
+            req.workspace.as_deref().unwrap_or("-"),
+            if cfg.semantic_search_enabled {
+                "on"
+            } else {
+                "off"
+            }
+        );
+        eprintln!(
+            "cm context: {} rule(s), {} pitfall(s), {} warning(s), {} snippet(s); {} item(s) left out for the budget ({} of {} characters used)",
+            answer.ranked.rules.len(),
+            answer.ranked.anti_patterns.len(),
+            answer.ranked.deprecated.len(),
+            answer.history.len(),
+            budget.omitted,
+            budget.used_chars,
+            budget.max_chars
+        );
+        for line in answer.degraded.lines() {
+            eprintln!("cm context: degraded: {line}");
+        }
+        eprintln!(
+            "cm context: {:.1} ms preparing (config, term index, reinforcement, embeddings), {:.1} ms ranking and searching",
+            prepared.as_secs_f64() * 1e3,
+            (answered - prepared).as_secs_f64() * 1e3
+        );
+    }
     let data = render::to_json(&task, &answer, &budget);
     let human = match format {
         Some("json") => serde_json::to_string_pretty(&data).unwrap_or_default(),

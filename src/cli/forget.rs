@@ -1,11 +1,15 @@
-//! `cm forget ID --reason R [--invert]`: deprecate a rule on purpose, optionally turning it into
-//! an anti-pattern warning right away.
+//! `cm forget ID [--reason R] [--invert] [--force]`: deprecate a rule on purpose, optionally
+//! turning it into an anti-pattern warning right away.
+//!
+//! A deliberate deprecation stays until `cm playbook revive` or `cm undo` (feedback does not lift
+//! it). A pinned or proven rule is only forgotten with `--force`: someone chose to keep the one,
+//! and the other earned its place.
 
 use super::Ctx;
 use super::view;
 use crate::clock;
 use crate::error::{CmError, Result};
-use crate::memory::bullet::{BulletType, new_bullet_id};
+use crate::memory::bullet::{BulletType, Maturity, new_bullet_id};
 use crate::memory::playbook::Playbook;
 use crate::memory::{feedback, scoring};
 use crate::output::Report;
@@ -13,34 +17,55 @@ use serde_json::json;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
+    /// Why the rule is forgotten (kept with it).
     #[arg(long)]
-    pub reason: String,
+    pub reason: Option<String>,
     /// Also create the anti-pattern ("PITFALL: ...") that warns against the rule.
     #[arg(long)]
     pub invert: bool,
+    /// Forget a pinned or proven rule too (without it, such a rule is refused).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
-    if args.reason.trim().is_empty() {
+    if args.reason.as_ref().is_some_and(|r| r.trim().is_empty()) {
         return Err(
             CmError::usage("INVALID_ARGUMENT", "--reason must not be empty")
-                .hint("say why the rule is forgotten"),
+                .hint("say why the rule is forgotten, or leave --reason out"),
         );
     }
     let cfg = ctx.config()?;
     let store = ctx.store()?;
     let now_t = clock::now();
     let now = clock::to_rfc3339(now_t);
-    let reason = crate::redact::redact(args.reason.trim()).0;
+    let reason = args
+        .reason
+        .as_deref()
+        .map(|r| crate::redact::redact(r.trim()).0)
+        .unwrap_or_else(|| "no reason given".into());
     let (b, created, location) =
         Playbook::open(store, &ctx.cwd).change(&args.id, "forget", |b| {
-            if b.deprecated {
+            scoring::settle(b, &cfg.scoring, now_t);
+            if scoring::deprecated_on_purpose(b) {
                 return Err(CmError::usage(
                     "ALREADY_DEPRECATED",
                     format!("{} is already deprecated", b.id),
                 )
-                .hint("`cm undo ID` brings back a rule"));
+                .hint("`cm playbook revive ID` (or `cm undo ID`) brings back a rule"));
+            }
+            if !args.force && (b.pinned || b.maturity == Maturity::Proven) {
+                let what = if b.pinned { "pinned" } else { "proven" };
+                return Err(CmError::usage(
+                    "CONFIRMATION_REQUIRED",
+                    format!("{} is {what}; forgetting it needs --force", b.id),
+                )
+                .hint(format!(
+                    "cm forget {} --force [--reason R]; nothing was changed",
+                    b.id
+                )));
             }
             let created = if args.invert && b.bullet_type == BulletType::Rule {
                 vec![scoring::make_anti_pattern(b, new_bullet_id(), &now)]

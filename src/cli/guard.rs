@@ -52,16 +52,21 @@ pub struct Args {
 pub enum Sub {
     /// Print the decision the pre-tool hook would make for COMMAND.
     Check {
-        /// The shell command, quoted as one argument.
-        command: String,
+        /// The shell command, quoted as one argument. Bytes that are not UTF-8 are checked as
+        /// U+FFFD (the hook sees such a command the same way).
+        #[arg(value_parser = clap::value_parser!(std::ffi::OsString))]
+        command: std::ffi::OsString,
     },
     /// Allow-list a command (exactly), a pattern, or a built-in rule (`git:reset-hard`).
     Allow {
         /// The exact command, a regex with --pattern, or a rule id or pack name.
         entry: String,
         /// ENTRY is a regular expression.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "command")]
         pattern: bool,
+        /// ENTRY is an exact command, even if it looks like a rule id.
+        #[arg(long)]
+        command: bool,
         /// Write to the repository's .cass/config.json instead of the global config.
         #[arg(long)]
         project: bool,
@@ -86,8 +91,9 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         Some(Sub::Allow {
             entry,
             pattern,
+            command,
             project,
-        }) => return allow(entry, *pattern, *project, ctx),
+        }) => return super::guard_check::run_allow(entry, *pattern, *command, *project, ctx),
         None => {}
     }
     let plan = plan_from(args)?;
@@ -95,12 +101,12 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     Ok(Report::new(out.data).human(out.human))
 }
 
-fn check(command: &str, ctx: &Ctx) -> Result<Report> {
-    super::guard_check::run_check(command, ctx)
-}
-
-fn allow(entry: &str, pattern: bool, project: bool, ctx: &Ctx) -> Result<Report> {
-    super::guard_check::run_allow(entry, pattern, project, ctx)
+fn check(command: &std::ffi::OsStr, ctx: &Ctx) -> Result<Report> {
+    let lossy = command
+        .to_str()
+        .is_none()
+        .then(|| super::escape_bytes(command));
+    super::guard_check::run_check(&command.to_string_lossy(), lossy.as_deref(), ctx)
 }
 
 fn plan_from(args: &Args) -> Result<Plan> {

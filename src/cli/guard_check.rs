@@ -8,18 +8,27 @@ use crate::guard::{self, AllowEntry, AllowScope, matcher, normalize, policy_file
 use crate::output::{Report, Style, paint};
 use serde_json::json;
 
-/// Print the exact decision the hook would make for `command`.
-pub fn run_check(command: &str, ctx: &Ctx) -> Result<Report> {
+/// Print the exact decision the hook would make for `command`. `not_utf8` is the argument as
+/// given (bytes escaped) when it was not UTF-8: `command` is then its lossy text, decided on as
+/// such (a destructive command stays destructive with a replacement character in a path), and
+/// a warning says so.
+pub fn run_check(command: &str, not_utf8: Option<&str>, ctx: &Ctx) -> Result<Report> {
     if command.trim().is_empty() {
         return Err(CmError::usage("INVALID_ARGUMENT", "no command to check")
             .hint("quote the command as one argument: cm guard check \"git reset --hard\""));
     }
-    let (policy, sources) = policy_file::load(&ctx.cwd);
+    let (policy, mut sources) = policy_file::load(&ctx.cwd);
+    if let Some(raw) = not_utf8 {
+        sources.warnings.push(format!(
+            "the command \"{raw}\" is not valid UTF-8; it was checked as \"{command}\" (each invalid byte read as U+FFFD)"
+        ));
+    }
     let decision = guard::evaluate(command, &policy);
     let segments = normalize::segments(command);
     let deny_reason = reason::deny_reason(&decision);
     let data = json!({
         "command": command,
+        "lossy": not_utf8.is_some(),
         "decision": decision.verdict,
         "quickRejected": decision.quick_rejected,
         "hit": decision.hit,
@@ -93,9 +102,17 @@ fn human(
 }
 
 /// Add an allow-list entry: an exact command, a regex (`pattern`), or, when `entry` names a
-/// built-in rule (`git:reset-hard`) or pack, that rule. `project` writes the repository's
+/// built-in rule (`git:reset-hard`) or pack, that rule. Text shaped like a rule id that names
+/// no rule is refused (a mistyped id must not become an exact-command allow); `command` saves
+/// the text as an exact command whatever it looks like. `project` writes the repository's
 /// `.cass/config.json` instead of the global config.
-pub fn run_allow(entry: &str, pattern: bool, project: bool, ctx: &Ctx) -> Result<Report> {
+pub fn run_allow(
+    entry: &str,
+    pattern: bool,
+    command: bool,
+    project: bool,
+    ctx: &Ctx,
+) -> Result<Report> {
     let entry_text = entry.trim();
     if entry_text.is_empty() {
         return Err(CmError::usage("INVALID_ARGUMENT", "nothing to allow")
@@ -117,9 +134,28 @@ pub fn run_allow(entry: &str, pattern: bool, project: bool, ctx: &Ctx) -> Result
         })?;
         allow.pattern = Some(entry_text.to_string());
         kind = "pattern";
-    } else if matcher::find_rule(entry_text).is_some() || guard::Policy::is_pack(entry_text) {
+    } else if !command
+        && (matcher::find_rule(entry_text).is_some() || guard::Policy::is_pack(entry_text))
+    {
         allow.rule = Some(entry_text.to_string());
         kind = "rule";
+    } else if !command && looks_like_rule_id(entry_text) {
+        // `pack:rule` that names no rule is a typo far more often than a command.
+        let close = closest_rules(entry_text);
+        return Err(CmError::usage(
+            "UNKNOWN_RULE",
+            format!(
+                "\"{entry_text}\" looks like a rule id, but no built-in rule or pack has that name{}",
+                if close.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (did you mean {}?)", close.join(", "))
+                }
+            ),
+        )
+        .hint(format!(
+            "`cm guard check \"COMMAND\"` shows the rule a command hits; to allow the exact command \"{entry_text}\", pass --command; nothing was saved"
+        )));
     } else {
         allow.command = Some(entry_text.to_string());
         kind = "command";
@@ -137,4 +173,26 @@ pub fn run_allow(entry: &str, pattern: bool, project: bool, ctx: &Ctx) -> Result
             path.display()
         ))
         .quiet(path.display().to_string()))
+}
+
+/// `pack:rule`: lower-case words and dashes around one colon, no spaces.
+fn looks_like_rule_id(text: &str) -> bool {
+    let ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    };
+    text.split_once(':').is_some_and(|(p, r)| ok(p) && ok(r))
+}
+
+/// Built-in rule ids that differ from `id` by a typo or two, closest first (at most three).
+fn closest_rules(id: &str) -> Vec<String> {
+    let mut scored: Vec<(usize, String)> = guard::packs::PACKS
+        .iter()
+        .flat_map(|p| p.rules.iter().map(move |r| format!("{}:{}", p.name, r.id)))
+        .map(|full| (crate::config::schema::distance(&full, id), full))
+        .filter(|(d, _)| *d <= 3)
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, r)| r).collect()
 }

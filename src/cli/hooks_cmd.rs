@@ -36,7 +36,17 @@ pub enum Sub {
     /// Report which cm hooks are installed where.
     Status(Target),
     /// Remove exactly the handlers cm added.
-    Uninstall(Target),
+    Uninstall(UninstallArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// Every agent's user settings and every project cm installed hooks into (settings and git
+    /// pre-commit hook): what `install.sh --uninstall` runs.
+    #[arg(long, conflicts_with_all = ["user", "project", "agent"])]
+    pub everywhere: bool,
 }
 
 impl Args {
@@ -54,7 +64,8 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let (action, target) = match &args.sub {
         Sub::Install(t) => (Action::Install, t),
         Sub::Status(t) => (Action::Status, t),
-        Sub::Uninstall(t) => (Action::Uninstall, t),
+        Sub::Uninstall(u) if u.everywhere => return everywhere(ctx),
+        Sub::Uninstall(u) => (Action::Uninstall, &u.target),
     };
     let mut agents: Vec<Agent> = Vec::new();
     for name in &target.agent {
@@ -94,4 +105,52 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     };
     let out = plan::run(&plan, &ctx.cwd)?;
     Ok(Report::new(out.data).human(out.human))
+}
+
+/// `cm hooks uninstall --everywhere`: the user settings of every agent, then every recorded
+/// project. Every settings file is read first; a malformed one stops everything before any
+/// change.
+fn everywhere(ctx: &Ctx) -> Result<Report> {
+    use crate::install::{project_root, registry, settings::SettingsFile};
+    let recorded = registry::projects();
+    let (present, missing): (Vec<_>, Vec<_>) = recorded.iter().cloned().partition(|p| p.is_dir());
+    for agent in Agent::ALL {
+        SettingsFile::load(&agent.settings_path(Scope::User, &project_root(&ctx.cwd)))?;
+        for root in &present {
+            SettingsFile::load(&agent.settings_path(Scope::Project, root))?;
+        }
+    }
+    let plan_for = |scope: Scope, git_if_repo: bool| Plan {
+        action: Action::Uninstall,
+        agents: Agent::ALL.to_vec(),
+        scopes: vec![scope],
+        kinds: HookKind::ALL.to_vec(),
+        git: false,
+        git_if_repo,
+    };
+    let user = plan::run(&plan_for(Scope::User, false), &ctx.cwd)?;
+    let mut human = user.human;
+    let mut projects = Vec::new();
+    for root in &present {
+        let out = plan::run(&plan_for(Scope::Project, true), root)?;
+        human.push_str(&format!("project {}:\n{}", root.display(), out.human));
+        let mut data = out.data;
+        data["root"] = serde_json::json!(root);
+        projects.push(data);
+    }
+    for root in &missing {
+        human.push_str(&format!(
+            "project {} is gone; nothing to remove there\n",
+            root.display()
+        ));
+    }
+    registry::forget(&recorded)?;
+    Ok(Report::new(serde_json::json!({
+        "action": "uninstall",
+        "everywhere": true,
+        "user": user.data,
+        "projects": projects,
+        "missingProjects": missing,
+    }))
+    .human(human))
 }

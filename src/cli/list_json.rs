@@ -11,7 +11,7 @@ use crate::config::Scoring;
 use crate::error::{CmError, Result};
 use crate::memory::bullet::{FeedbackType, Maturity, State};
 use crate::memory::playbook::{Entry, Playbook};
-use crate::memory::scoring::{decayed_sums_of, round3};
+use crate::memory::scoring::{assess_feedback, decayed_sums_of, on_purpose, round3};
 use crate::output::Report;
 use crate::store::bullets::{self as rows, RawBullet};
 use chrono::{DateTime, Utc};
@@ -32,6 +32,10 @@ struct Slim<'a> {
     helpful_count: u32,
     #[serde(default)]
     harmful_count: u32,
+    #[serde(default)]
+    pinned: bool,
+    #[serde(default, borrow)]
+    deprecation_reason: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     created_at: Cow<'a, str>,
     #[serde(default, borrow)]
@@ -52,13 +56,45 @@ pub struct Filter<'a> {
     pub limit: Option<usize>,
 }
 
-/// The list as a streamed report, or `None` when the general path must be used.
+/// The list as a streamed report, or `None` when the general path must be used. Stored
+/// maturities that are not what the feedback says now are brought in step first (one write),
+/// so the stream stays exact; when that write is not possible (a read-only store), the general
+/// path computes them.
 pub fn list(
     playbook: &Playbook,
     scoring: &Scoring,
     now: DateTime<Utc>,
     filter: &Filter,
 ) -> Result<Option<Report>> {
+    match scan(playbook, scoring, now, filter)? {
+        Scan::Stale => {
+            if playbook.settle_stored(scoring, now).is_err() {
+                return Ok(None);
+            }
+            match scan(playbook, scoring, now, filter)? {
+                Scan::Ready(r) => Ok(Some(r)),
+                _ => Ok(None),
+            }
+        }
+        Scan::Ready(r) => Ok(Some(r)),
+        Scan::Fallback => Ok(None),
+    }
+}
+
+enum Scan {
+    Ready(Report),
+    /// A stored maturity differs from the one the feedback gives now.
+    Stale,
+    /// The documents' event copies disagree with the event table.
+    Fallback,
+}
+
+fn scan(
+    playbook: &Playbook,
+    scoring: &Scoring,
+    now: DateTime<Utc>,
+    filter: &Filter,
+) -> Result<Scan> {
     let repo: Vec<Entry> = playbook
         .load_all_repo()?
         .into_iter()
@@ -73,12 +109,6 @@ pub fn list(
         let slim: Slim = serde_json::from_str(&r.doc)
             .map_err(|e| CmError::internal(format!("a stored rule is unreadable: {e}")))?;
         events += slim.feedback_events.len() as i64;
-        let live = !slim.deprecated
-            && slim.maturity != Maturity::Deprecated
-            && slim.state != State::Retired;
-        if !(filter.all || live) || filter.category.is_some_and(|c| r.category != c) {
-            continue;
-        }
         let (h, x) = decayed_sums_of(
             slim.feedback_events
                 .iter()
@@ -88,19 +118,44 @@ pub fn list(
             scoring,
             now,
         );
+        // A stored maturity that is not what the feedback says now (the config changed, or an
+        // older version kept a deprecation): the general path shows the current one.
+        let reason = slim.deprecation_reason.as_deref();
+        if !on_purpose(slim.deprecated, slim.state, reason) {
+            let now_is = assess_feedback(
+                slim.pinned,
+                (slim.helpful_count, slim.harmful_count),
+                (h, x),
+                scoring,
+            );
+            if now_is.maturity != slim.maturity || now_is.reason.as_deref() != reason {
+                return Ok(Scan::Stale);
+            }
+        }
+        let live = !slim.deprecated
+            && slim.maturity != Maturity::Deprecated
+            && slim.state != State::Retired;
+        if !(filter.all || live) || filter.category.is_some_and(|c| r.category != c) {
+            continue;
+        }
         let score = round3(h - scoring.harmful_multiplier * x);
         drop(slim);
         personal.push((r, score));
     }
     if events != rows::event_count(conn)? {
-        return Ok(None);
+        return Ok(Scan::Fallback);
     }
     let total = repo.len() + personal.len();
     let count = filter.limit.unwrap_or(total).min(total);
     let repo_shown = repo.len().min(count);
     let personal_shown = count - repo_shown;
     let scoring = scoring.clone();
-    Ok(Some(Report::streamed(move |w| {
+    let degraded = crate::degraded::Degraded {
+        repo_playbook: playbook.repo_issue(),
+        ..Default::default()
+    }
+    .to_json();
+    Ok(Scan::Ready(Report::streamed(move |w| {
         w.write_all(b"{\"bullets\":[")?;
         let mut first = true;
         for e in &repo[..repo_shown] {
@@ -125,7 +180,10 @@ pub fn list(
                 serde_json::to_string(score).unwrap_or_else(|_| "0.0".into())
             )?;
         }
-        write!(w, "],\"count\":{count},\"total\":{total}}}")?;
+        write!(
+            w,
+            "],\"count\":{count},\"total\":{total},\"degraded\":{degraded}}}"
+        )?;
         // The process exits right after printing; freeing every document one by one would
         // cost more than writing them.
         std::mem::forget(personal);

@@ -13,11 +13,15 @@ use serde_json::json;
 #[derive(clap::Args, Debug)]
 #[command(group = clap::ArgGroup::new("verdict").required(true).args(["helpful", "harmful"]))]
 pub struct Args {
+    /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
+    /// The rule helped.
     #[arg(long)]
     pub helpful: bool,
+    /// The rule misled or hurt (weighs harmfulMultiplier helpful marks).
     #[arg(long)]
     pub harmful: bool,
+    /// Why (kept with the feedback event).
     #[arg(long)]
     pub reason: Option<String>,
     /// The session where the rule helped or hurt.

@@ -22,7 +22,7 @@ mod outcome;
 mod playbook;
 mod similar;
 mod stale;
-mod stats;
+pub(crate) mod stats;
 mod top;
 mod trauma;
 mod undo;
@@ -33,6 +33,7 @@ pub use ctx::Ctx;
 use crate::error::{CmError, Result};
 use crate::output::{self, Mode, Report};
 use clap::{Parser, Subcommand};
+use std::ffi::OsString;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -170,8 +171,8 @@ fn execute(cmd: &Command, ctx: &Ctx) -> Result<Report> {
     }
 }
 
-/// Parse `args` (argv including the program name) and run the command.
-pub fn run(args: &[String]) -> i32 {
+/// Parse `args` (argv including the program name, as OS strings) and run the command.
+pub fn run(args: &[OsString]) -> i32 {
     let started = std::time::Instant::now();
     output::init_color();
     let wants_json = args
@@ -196,8 +197,12 @@ pub fn run(args: &[String]) -> i32 {
     output::emit(&name, mode, started, result)
 }
 
-fn usage_error(e: clap::Error, json: bool, args: &[String]) -> i32 {
+fn usage_error(e: clap::Error, json: bool, os_args: &[OsString]) -> i32 {
     use clap::error::ErrorKind;
+    let args: Vec<String> = os_args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
         || (e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand && !json)
     {
@@ -208,24 +213,15 @@ fn usage_error(e: clap::Error, json: bool, args: &[String]) -> i32 {
             0
         };
     }
+    if e.kind() == ErrorKind::InvalidUtf8 {
+        return not_utf8(os_args, json);
+    }
     if !json {
         let _ = e.print();
         return 2;
     }
     // The command path: the first word, and the second for commands with subcommands.
-    let words: Vec<&str> = args
-        .iter()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .map(String::as_str)
-        .collect();
-    let command = match words.as_slice() {
-        [first, second, ..] if ["playbook", "trauma", "history", "hooks"].contains(first) => {
-            format!("{first} {second}")
-        }
-        [first, ..] => first.to_string(),
-        [] => String::new(),
-    };
+    let command = command_path(&args);
     let text = e.to_string();
     let mut message = text
         .lines()
@@ -253,4 +249,60 @@ fn usage_error(e: clap::Error, json: bool, args: &[String]) -> i32 {
     let err = CmError::usage("INVALID_ARGUMENT", message).hint(hint);
     println!("{}", output::error_json(&command, &err));
     2
+}
+
+/// The command path (`playbook add`) from the words of argv, for error envelopes.
+fn command_path(args: &[String]) -> String {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    match words.as_slice() {
+        [first, second, ..] if ["playbook", "trauma", "history", "hooks"].contains(first) => {
+            format!("{first} {second}")
+        }
+        [first, ..] => first.to_string(),
+        [] => String::new(),
+    }
+}
+
+/// A text argument that is not UTF-8: name it (its bytes escaped) and refuse, changing nothing.
+fn not_utf8(args: &[OsString], json: bool) -> i32 {
+    let bad: Vec<String> = args
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, a)| a.to_str().is_none())
+        .map(|(i, a)| format!("argument {i} ({})", escape_bytes(a)))
+        .collect();
+    let lossy: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let err = CmError::usage(
+        "INVALID_UTF8",
+        format!("{} is not valid UTF-8 text", bad.join(", ")),
+    )
+    .hint("cm reads text arguments as UTF-8: re-encode the text (for example `iconv -f latin1 -t utf-8`); nothing was changed");
+    output::emit(
+        &command_path(&lossy),
+        if json { Mode::Json } else { Mode::Human },
+        std::time::Instant::now(),
+        Err(err),
+    )
+}
+
+/// An OS string as text with every byte that is not UTF-8 written `\xHH`.
+pub fn escape_bytes(a: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in a.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
 }

@@ -2,7 +2,8 @@
 //!
 //! An outcome records which rules a session used and how it went; applying it turns `success`
 //! into helpful feedback and `failure` into harmful feedback (source `outcome`). A `mixed`
-//! outcome is kept for the record but changes no score: it says nothing about any one rule.
+//! outcome (`partial` is another name for it) is kept for the record but changes no score: it
+//! says nothing about any one rule.
 
 use super::Ctx;
 use crate::clock;
@@ -16,12 +17,14 @@ use serde_json::json;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// success, failure or mixed.
+    /// success, failure, or mixed (partial is another name for mixed).
     pub status: String,
     /// Comma-separated rule ids the session used.
     pub ids: String,
+    /// What happened in the session (becomes the feedback's reason).
     #[arg(long)]
     pub summary: Option<String>,
+    /// The session's log file (provenance).
     #[arg(long)]
     pub session: Option<String>,
 }
@@ -33,14 +36,17 @@ pub struct ApplyArgs {}
 pub struct ClearArgs {}
 
 pub fn record(args: &Args, ctx: &Ctx) -> Result<Report> {
-    let status = args.status.trim().to_ascii_lowercase();
-    if !["success", "failure", "mixed"].contains(&status.as_str()) {
-        return Err(CmError::usage(
-            "INVALID_ARGUMENT",
-            format!("unknown outcome \"{}\"", args.status),
-        )
-        .hint("use success, failure or mixed"));
-    }
+    let status = match args.status.trim().to_ascii_lowercase().as_str() {
+        s @ ("success" | "failure" | "mixed") => s.to_string(),
+        "partial" => "mixed".to_string(),
+        _ => {
+            return Err(CmError::usage(
+                "INVALID_ARGUMENT",
+                format!("unknown outcome \"{}\"", args.status),
+            )
+            .hint("use success, failure, mixed or partial (the same as mixed)"));
+        }
+    };
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
     let mut ids = Vec::new();

@@ -29,7 +29,10 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let days = args.days.unwrap_or(cfg.stale_days);
     let cutoff = now - Duration::days(days as i64);
     let mut found = Vec::new();
-    for e in Playbook::open(ctx.store()?, &ctx.cwd).load_all()? {
+    for e in Playbook::open(ctx.store()?, &ctx.cwd)
+        .settled(&cfg.scoring, now)
+        .load_all()?
+    {
         let b = &e.bullet;
         if !b.is_live() {
             continue;

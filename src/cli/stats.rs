@@ -3,12 +3,12 @@
 use super::Ctx;
 use crate::clock;
 use crate::error::Result;
-use crate::memory::bullet::{FeedbackType, maturity_name, type_name};
+use crate::memory::bullet::{maturity_name, type_name};
 use crate::memory::playbook::Playbook;
-use crate::memory::scoring::{decay_factor, effective_score, round3};
+use crate::memory::scoring::{effective_score, round3};
 use crate::output::Report;
 use chrono::Duration;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 use std::collections::BTreeMap;
 
 #[derive(clap::Args, Debug)]
@@ -21,7 +21,9 @@ pub struct Args {
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let now = clock::now();
-    let entries = Playbook::open(ctx.store()?, &ctx.cwd).load_all()?;
+    let entries = Playbook::open(ctx.store()?, &ctx.cwd)
+        .settled(&cfg.scoring, now)
+        .load_all()?;
     let mut by_category: BTreeMap<String, usize> = BTreeMap::new();
     let mut by_maturity: BTreeMap<&str, usize> = BTreeMap::new();
     let mut by_type: BTreeMap<&str, usize> = BTreeMap::new();
@@ -48,17 +50,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             stale += 1;
         }
         if args.trace_decay {
-            let events: Vec<Value> = b
-                .feedback_events
-                .iter()
-                .filter_map(|ev| {
-                    let t = clock::parse(&ev.timestamp)?;
-                    let age = clock::age_days(t, now);
-                    let f = decay_factor(age, cfg.scoring.decay_half_life_days);
-                    let w = if ev.kind == FeedbackType::Harmful { -cfg.scoring.harmful_multiplier * f } else { f };
-                    Some(json!({"type": ev.kind, "timestamp": ev.timestamp, "ageDays": round3(age), "decayFactor": round3(f), "contribution": round3(w)}))
-                })
-                .collect();
+            let events = super::view::decay_trace(b, &cfg.scoring, now);
             traces.push(json!({"id": b.id, "effectiveScore": round3(score), "events": events}));
         }
     }
@@ -127,15 +119,8 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
                 t["id"].as_str().unwrap_or(""),
                 t["effectiveScore"]
             ));
-            for ev in t["events"].as_array().into_iter().flatten() {
-                human.push_str(&format!(
-                    "    {} {}  age {}d  factor {}  {:+}\n",
-                    ev["timestamp"].as_str().unwrap_or(""),
-                    ev["type"].as_str().unwrap_or(""),
-                    ev["ageDays"],
-                    ev["decayFactor"],
-                    ev["contribution"].as_f64().unwrap_or(0.0)
-                ));
+            if let Some(events) = t["events"].as_array() {
+                human.push_str(&super::view::decay_trace_lines(events, "    "));
             }
         }
     }

@@ -6,6 +6,7 @@
 //! the pre-commit scan against added lines of the matching files.
 
 mod import;
+mod import_format;
 mod scan;
 mod store;
 
@@ -31,10 +32,17 @@ pub enum Sub {
     /// Disable a trauma for a while (or until `unheal`).
     Heal(HealArgs),
     /// Re-enable a healed trauma.
-    Unheal { id: String },
+    Unheal {
+        /// The trauma's id (`cm trauma list` shows them).
+        id: String,
+    },
     /// Delete a trauma for good.
-    Remove { id: String },
-    /// Add patterns from a file: one regex per line, or JSON Lines of trauma records.
+    Remove {
+        /// The trauma's id (`cm trauma list` shows them).
+        id: String,
+    },
+    /// Add patterns from a file: one regex per line, JSON Lines or a JSON array of trauma
+    /// records, or the shared YAML list (`- pattern: ...` with `description:`).
     Import(import::Args),
     /// Propose traumas from sessions where a destructive command caused distress or recovery.
     Scan(scan::Args),
@@ -44,8 +52,10 @@ pub enum Sub {
 pub struct AddArgs {
     /// Regular expression matched against each normalised command segment.
     pub pattern: String,
+    /// critical: a human can allow it; fatal: only healing or removing the trauma lifts it.
     #[arg(long, value_enum, default_value = "critical")]
     pub severity: SeverityArg,
+    /// global (your traumas file) or project (the repository's .cass/traumas.jsonl).
     #[arg(long, value_enum, default_value = "global")]
     pub scope: ScopeArg,
     /// What the agent is told when the pattern matches.
@@ -58,6 +68,7 @@ pub struct AddArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct HealArgs {
+    /// The trauma's id (`cm trauma list` shows them).
     pub id: String,
     /// Why it is disabled (kept with the record).
     #[arg(long)]

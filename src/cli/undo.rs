@@ -9,6 +9,7 @@ use serde_json::json;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
 }
 

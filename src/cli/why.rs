@@ -14,6 +14,7 @@ use serde_json::json;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
 }
 
@@ -21,7 +22,9 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
     let now = clock::now();
-    let entry = Playbook::open(store, &ctx.cwd).get(&args.id)?;
+    let entry = Playbook::open(store, &ctx.cwd)
+        .settled(&cfg.scoring, now)
+        .get(&args.id)?;
     let b = &entry.bullet;
     let traj = trajectory(b, &cfg.scoring, now);
     let history: Vec<_> = rows::revisions(&store.conn, &b.id)?

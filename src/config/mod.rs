@@ -4,9 +4,12 @@
 //! may read its own section through [`Config::section`] so adding a feature never means editing
 //! this file. A repository's file is untrusted: it cannot move where data is stored or change a
 //! privacy consent, and such keys are dropped with a warning. A malformed file is an error that
-//! names the file and the position (exit 3); it is never rewritten.
+//! names the file and the position (exit 3); it is never rewritten. Every value is checked
+//! against [`schema`] (type and range, exit 3 naming the key's path); an unknown key is a
+//! warning that names the closest known one.
 
 mod merge;
+pub mod schema;
 
 use crate::error::{CmError, Result};
 use crate::paths;
@@ -132,7 +135,7 @@ pub fn load_quiet(cwd: &Path) -> Result<Loaded> {
     let mut warnings = Vec::new();
 
     if let Some(global) = read_json_file(&global_path)? {
-        check_types(&global, &global_path)?;
+        validate(&global, &global_path, &mut warnings)?;
         merge::deep_merge(&mut merged, global);
     }
 
@@ -152,7 +155,7 @@ pub fn load_quiet(cwd: &Path) -> Result<Loaded> {
                 }
             }
         }
-        check_types(&repo, path)?;
+        validate(&repo, path, &mut warnings)?;
         merge::deep_merge(&mut merged, repo);
     }
 
@@ -204,6 +207,35 @@ pub fn read_json_file(path: &Path) -> Result<Option<Value>> {
         .hint("wrap the settings in { ... }"));
     }
     Ok(Some(value))
+}
+
+/// Check one file against the schema (types, ranges: an error naming the file and the key's
+/// path; unknown keys: warnings), then against the typed config.
+fn validate(value: &Value, path: &Path, warnings: &mut Vec<String>) -> Result<()> {
+    match schema::check(value) {
+        Ok(unknown) => warnings.extend(
+            unknown
+                .into_iter()
+                .map(|w| format!("{}: {w}", path.display())),
+        ),
+        Err(bad) => {
+            return Err(CmError::config(
+                "CONFIG_INVALID",
+                format!(
+                    "invalid \"{}\" in config file {}: {}",
+                    bad.path,
+                    path.display(),
+                    bad.problem
+                ),
+            )
+            .hint(format!(
+                "fix \"{}\" in {} (README.md, section Configuration, lists every key and its range); nothing was changed",
+                bad.path,
+                path.display()
+            )));
+        }
+    }
+    check_types(value, path)
 }
 
 /// Check one file's values against the typed config so a wrong type names its file.

@@ -334,9 +334,11 @@ fn weigh(
     req: &Request,
     uses_of: &dyn Fn(&str) -> u32,
 ) -> Result<Option<Candidate>> {
-    let Some((bullet, from_repo)) = corpus.bullet(&c.2.info)? else {
+    let Some((mut bullet, from_repo)) = corpus.bullet(&c.2.info)? else {
         return Ok(None);
     };
+    // Maturity and the reason for a deprecation as the feedback stands now.
+    crate::memory::scoring::settle(&mut bullet, req.scoring, req.now);
     let effective = effective_score(&bullet, req.scoring, req.now);
     Ok(Some(Candidate {
         uses: uses_of(&bullet.id),

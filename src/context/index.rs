@@ -351,6 +351,25 @@ impl<'c> Corpus<'c> {
         Ok((acc.into_values().collect(), idf_sum))
     }
 
+    /// The idf of `term` over the corpus; a term no document holds gets the idf of a term held
+    /// by none (the most specific: text it appears in is about something no rule covers).
+    pub fn idf(&self, term: &str) -> Result<f64> {
+        let mut df = 0.0;
+        if let Some(conn) = self.conn {
+            let stored: i64 = conn
+                .prepare_cached("SELECT count(*) FROM context_terms WHERE term = ?1")
+                .and_then(|mut s| s.query_row([term], |r| r.get(0)))
+                .map_err(sql)?;
+            df += stored as f64;
+        }
+        df += self
+            .memory
+            .iter()
+            .filter(|m| m.terms.tf.contains_key(term))
+            .count() as f64;
+        Ok(bm25::idf(df, self.stats.docs.max(1.0)))
+    }
+
     /// What is known about the documents of these bullet ids (for semantic-only candidates).
     pub fn infos(&self, ids: &[&str]) -> Result<Vec<DocInfo>> {
         let mut out = Vec::new();

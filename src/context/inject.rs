@@ -95,8 +95,13 @@ pub fn item(prefix: &str, text: &str, max: usize) -> String {
 /// A rule as an injected item: its text was already redacted by ranking where needed
 /// ([`super::rank::shown_text`]); injection-like content is stripped here.
 pub fn rule_item(prefix: &str, r: &super::rank::RankedBullet, max: usize) -> String {
+    let conflict = if r.contradicts.is_empty() {
+        String::new()
+    } else {
+        format!(" (contradicts {})", r.contradicts.join(", "))
+    };
     format!(
-        "- {prefix}{}",
+        "- {prefix}{}{conflict}",
         sanitize::clip(&sanitize::strip_instructions(&r.content), max)
     )
 }

@@ -16,6 +16,7 @@ pub mod gate;
 pub mod history;
 pub mod index;
 pub mod inject;
+pub mod neighbours;
 pub mod queries;
 pub mod rank;
 pub mod reinforce;

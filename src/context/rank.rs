@@ -1,11 +1,12 @@
 //! From relevance to a ranked answer: effective-score weight, scope and reinforcement boosts,
 //! and the split into rules, anti-patterns and deprecated warnings. Pure: no I/O, no clock.
+//! A rule (or pitfall) that is deprecated, or live but net harmful (effective score below 0),
+//! is never recommended: it appears only among the warnings (`deprecatedWarnings`).
 //!
 //! `finalScore = relevance x max(0.1, weight(effectiveScore)) x scope x reinforcement`, where
 //! - `weight(s) = 1 + ln(1 + s)` for `s >= 0` (feedback helps, with diminishing returns: a new
-//!   rule weighs 1, one with 3 fresh helpful marks 2.39) and `1 + s/4` below zero (each fresh
-//!   harmful mark, worth -4, costs a full unit; the floor 0.1 keeps a very relevant but disputed
-//!   rule visible rather than hiding it);
+//!   rule weighs 1, one with 3 fresh helpful marks 2.39); a rule below zero is not ranked at
+//!   all (it is a warning), so `1 + s/4` (floor 0.1) below zero only bounds the search;
 //! - `scope` is 1.5 for rules of the current repository's `.cass/playbook.yaml` and for
 //!   workspace-scoped rules of this workspace, 0.5 for workspace rules of another workspace,
 //!   1 otherwise;
@@ -90,6 +91,9 @@ pub struct RankedBullet {
     pub location: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub semantic_score: Option<f64>,
+    /// Rules this one contradicts (same topic, opposite advice): read both before following
+    /// either.
+    pub contradicts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -151,14 +155,27 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
             continue;
         }
         let b = &c.bullet;
-        if !b.is_live() {
+        // Deprecated, or live but net harmful (its harmful marks outweigh the helpful ones):
+        // never recommended, only a warning.
+        let warning = if !b.is_live() {
+            Some(
+                b.deprecation_reason
+                    .clone()
+                    .unwrap_or_else(|| "deprecated".into()),
+            )
+        } else if c.effective < 0.0 {
+            Some(format!(
+                "net harmful: effective score {:.2} ({} helpful / {} harmful)",
+                c.effective, b.helpful_count, b.harmful_count
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = warning {
             out.deprecated.push(DeprecatedWarning {
                 id: b.id.clone(),
                 content: shown_text(b, c.from_repo),
-                reason: b
-                    .deprecation_reason
-                    .clone()
-                    .unwrap_or_else(|| "deprecated".into()),
+                reason,
                 relevance_score: round3(c.relevance),
                 replaced_by: inverted_from
                     .iter()
@@ -209,6 +226,7 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
                 reasoning: why.join("; "),
                 location: if c.from_repo { "repo" } else { "personal" },
                 semantic_score: c.semantic.map(round3),
+                contradicts: b.contradicts.clone(),
             },
         ));
     }
@@ -274,11 +292,27 @@ mod tests {
         let mut repo = cand("b-repo", 0.5, 0.0);
         repo.from_repo = true;
         let helped = cand("b-helped", 0.5, 3.0);
-        let hurt = cand("b-hurt", 0.5, -2.0);
+        let doubted = cand("b-doubted", 0.5, 0.2);
         let plain = cand("b-plain", 0.5, 0.0);
-        let r = rank(vec![plain, hurt, helped, repo], &opts());
+        let r = rank(vec![plain, doubted, helped, repo], &opts());
         let ids: Vec<_> = r.rules.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids, ["b-helped", "b-repo", "b-plain", "b-hurt"]);
+        assert_eq!(ids, ["b-helped", "b-repo", "b-doubted", "b-plain"]);
+    }
+
+    #[test]
+    fn a_net_harmful_rule_is_a_warning_never_a_recommendation() {
+        let mut hurt = cand("b-hurt", 0.9, -3.0);
+        hurt.bullet.helpful_count = 1;
+        hurt.bullet.harmful_count = 1;
+        let plain = cand("b-plain", 0.5, 0.0);
+        let r = rank(vec![hurt, plain], &opts());
+        let ids: Vec<_> = r.rules.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["b-plain"]);
+        assert_eq!(r.deprecated[0].id, "b-hurt");
+        assert_eq!(
+            r.deprecated[0].reason,
+            "net harmful: effective score -3.00 (1 helpful / 1 harmful)"
+        );
     }
 
     #[test]

@@ -5,6 +5,10 @@
 //! helpful mark. Being shown by `cm context` counts for nothing. Evidence rows are unique, so
 //! re-scanning never double counts; the scan is incremental by message rowid. The boost itself is
 //! applied in [`super::rank`] (5% per use, at most 20%).
+//!
+//! A rule cited as harmful (`[cass: harmful b-8f3a2c] - misleading here`) was not used, it was
+//! blamed: such a citation never counts, and it withdraws that session's use of the rule for
+//! good (a `harmful:` evidence row remembers it, so a later scan cannot count it again).
 
 use crate::error::Result;
 use crate::store::{Store, map_err};
@@ -15,8 +19,43 @@ fn sql(e: rusqlite::Error) -> crate::error::CmError {
     map_err(e, &crate::paths::db_path())
 }
 
+/// Rule ids cited in `text` as used, and those cited as harmful (`[cass: harmful b-...]`, any
+/// case and spacing). An id marked harmful anywhere in the text is not among the used ones.
+pub fn citations(text: &str) -> (Vec<&str>, Vec<&str>) {
+    let mut used = Vec::new();
+    let mut harmful = Vec::new();
+    for (start, id) in cited_at(text) {
+        if marked_harmful(&text[..start]) {
+            harmful.push(id);
+        } else {
+            used.push(id);
+        }
+    }
+    used.retain(|id| !harmful.contains(id));
+    (used, harmful)
+}
+
+/// Whether the text just before an id opens an inline harmful marker: `[cass: harmful `.
+fn marked_harmful(before: &str) -> bool {
+    let Some(open) = before.rfind('[') else {
+        return false;
+    };
+    let inner: String = before[open + 1..]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase();
+    let inner = inner.replace(" :", ":").replace(": ", ":");
+    inner == "cass:harmful"
+}
+
 /// Rule ids cited in `text`: `b-` followed by letters, digits, `_` or `-`, on word boundaries.
 pub fn cited_ids(text: &str) -> Vec<&str> {
+    cited_at(text).into_iter().map(|(_, id)| id).collect()
+}
+
+/// [`cited_ids`] with the byte offset of each.
+fn cited_at(text: &str) -> Vec<(usize, &str)> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -33,7 +72,7 @@ pub fn cited_ids(text: &str) -> Vec<&str> {
             end += 1;
         }
         if boundary && end - start >= 6 {
-            out.push(&text[start..end]);
+            out.push((start, &text[start..end]));
         }
         i = end.max(start + 2);
     }
@@ -68,7 +107,8 @@ pub fn scan(store: &Store, now: &str) -> Result<usize> {
             tx.execute_batch(
                 "DELETE FROM recall_reinforcement;
                  INSERT INTO recall_reinforcement (item_id, uses, last_used_at, evidence)
-                 SELECT item_id, count(*), max(at), max(evidence) FROM recall_evidence GROUP BY item_id;",
+                 SELECT item_id, count(*), max(at), max(evidence) FROM recall_evidence
+                 WHERE evidence NOT LIKE 'harmful:%' GROUP BY item_id;",
             )
             .map_err(sql)?;
         }
@@ -124,6 +164,7 @@ fn scan_messages(tx: &Connection, now: &str, last: i64, max_id: i64) -> Result<u
     };
     // Only the citations of known rules are kept, never the texts.
     let mut found: Vec<(String, String, String)> = Vec::new();
+    let mut blamed: Vec<(String, String, String)> = Vec::new();
     if !known.is_empty() {
         let ids: Vec<i64> = tx
             .prepare(CITING_MESSAGES_SQL)
@@ -149,9 +190,10 @@ fn scan_messages(tx: &Connection, now: &str, last: i64, max_id: i64) -> Result<u
             if role != "assistant" {
                 continue;
             }
-            for cited in cited_ids(&text) {
-                if known.contains(cited) {
-                    found.push((
+            let (used, harmful) = citations(&text);
+            for (ids, into) in [(used, &mut found), (harmful, &mut blamed)] {
+                for cited in ids.into_iter().filter(|id| known.contains(*id)) {
+                    into.push((
                         cited.to_string(),
                         format!("session:{agent}/{session}"),
                         at.clone().unwrap_or_else(|| now.to_string()),
@@ -161,9 +203,26 @@ fn scan_messages(tx: &Connection, now: &str, last: i64, max_id: i64) -> Result<u
         }
     }
     let mut added = 0;
+    // A harmful citation withdraws the session's use and is remembered as `harmful:<evidence>`.
+    for (id, evidence, at) in &blamed {
+        added += tx
+            .execute(
+                "DELETE FROM recall_evidence WHERE item_id = ?1 AND evidence = ?2",
+                params![id, evidence],
+            )
+            .map_err(sql)?;
+        added += tx
+            .execute(
+                "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at) VALUES (?1, 'harmful:' || ?2, ?3)",
+                params![id, evidence, at],
+            )
+            .map_err(sql)?;
+    }
     let mut ins = tx
         .prepare(
-            "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at) VALUES (?1, ?2, ?3)",
+            "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at)
+             SELECT ?1, ?2, ?3 WHERE NOT EXISTS
+               (SELECT 1 FROM recall_evidence WHERE item_id = ?1 AND evidence = 'harmful:' || ?2)",
         )
         .map_err(sql)?;
     for (id, evidence, at) in &found {
@@ -214,5 +273,21 @@ mod tests {
             vec!["b-8f3a2c91d0e4", "b-0123456789ab"]
         );
         assert!(cited_ids("a web-b-tree, ab-cdefgh, b-x").is_empty());
+    }
+
+    #[test]
+    fn a_citation_marked_harmful_is_not_a_use() {
+        let (used, harmful) = citations(
+            "// [cass: harmful b-8f3a2c91d0e4] - irrelevant\n// [cass: helpful b-0123456789ab]",
+        );
+        assert_eq!(used, ["b-0123456789ab"]);
+        assert_eq!(harmful, ["b-8f3a2c91d0e4"]);
+        // Spacing and case vary; a harmful mark anywhere in the text wins over a plain mention.
+        let (used, harmful) =
+            citations("Following b-8f3a2c91d0e4. Later: [ CASS:harmful  b-8f3a2c91d0e4 ] wrong");
+        assert!(used.is_empty(), "{used:?}");
+        assert_eq!(harmful, ["b-8f3a2c91d0e4"]);
+        let (used, _) = citations("[see the harmful list] b-0123456789ab");
+        assert_eq!(used, ["b-0123456789ab"]);
     }
 }

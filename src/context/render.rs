@@ -17,6 +17,8 @@ pub struct Budget {
     pub max_chars: usize,
     pub used_chars: usize,
     pub omitted: usize,
+    /// How many of the omitted items were rules or pitfalls.
+    pub omitted_rules: usize,
 }
 
 fn size<T: serde::Serialize>(x: &T) -> usize {
@@ -32,6 +34,7 @@ pub fn trim(a: &mut Answer, max_chars: usize) -> Budget {
         + a.ranked.deprecated.iter().map(size).sum::<usize>()
         + a.history.iter().map(size).sum::<usize>();
     let mut omitted = 0;
+    let mut omitted_rules = 0;
     while used > max_chars {
         // (relative score, list) of each list's last item.
         let rel = |last: Option<f64>, first: Option<f64>| match (last, first) {
@@ -75,11 +78,13 @@ pub fn trim(a: &mut Answer, max_chars: usize) -> Budget {
         .unwrap_or(0);
         used -= freed.min(used);
         omitted += 1;
+        omitted_rules += usize::from(which < 2);
     }
     Budget {
         max_chars,
         used_chars: used,
         omitted,
+        omitted_rules,
     }
 }
 
@@ -99,9 +104,22 @@ pub fn to_json(task: &str, a: &Answer, budget: &Budget) -> Value {
 
 fn bullet_line(r: &RankedBullet) -> String {
     format!(
-        "[{}] {} ({}, score {:.2})",
-        r.id, r.content, r.category, r.final_score
+        "[{}] {} ({}, score {:.2}){}",
+        r.id,
+        r.content,
+        r.category,
+        r.final_score,
+        conflict(r)
     )
+}
+
+/// " - contradicts b-x, b-y" when the rule contradicts others.
+fn conflict(r: &RankedBullet) -> String {
+    if r.contradicts.is_empty() {
+        String::new()
+    } else {
+        format!(" - contradicts {}", r.contradicts.join(", "))
+    }
 }
 
 fn deprecated_line(d: &DeprecatedWarning) -> String {
@@ -126,12 +144,19 @@ fn snippet_line(s: &Snippet) -> String {
 }
 
 fn degraded_lines(a: &Answer) -> Vec<String> {
-    let d = &a.degraded;
-    [&d.playbook, &d.history, &d.semantic, &d.remote]
-        .into_iter()
-        .flatten()
-        .map(|i| format!("{} (fix: {})", i.message, i.fix))
-        .collect()
+    a.degraded.lines()
+}
+
+/// Why no rule is shown: none matches, or those that match did not fit in the budget.
+fn no_rules_line(budget: &Budget) -> String {
+    if budget.omitted_rules == 0 {
+        "\nNo rule in the playbook matches this task.\n".into()
+    } else {
+        format!(
+            "\nNo rule is shown: the {} matching rule(s) and pitfall(s) did not fit within {} characters.\n",
+            budget.omitted_rules, budget.max_chars
+        )
+    }
 }
 
 /// Plain text for a terminal.
@@ -151,7 +176,7 @@ pub fn human(task: &str, a: &Answer, budget: &Budget) -> String {
         a.ranked.anti_patterns.iter().map(bullet_line).collect(),
     );
     section(
-        "Deprecated (do not follow)",
+        "Do not follow (deprecated or net harmful)",
         a.ranked.deprecated.iter().map(deprecated_line).collect(),
     );
     section(
@@ -170,7 +195,7 @@ pub fn human(task: &str, a: &Answer, budget: &Budget) -> String {
     }
     section("Degraded", degraded_lines(a));
     if a.ranked.rules.is_empty() && a.ranked.anti_patterns.is_empty() {
-        s.push_str("\nNo rule in the playbook matches this task.\n");
+        s.push_str(&no_rules_line(budget));
     }
     if budget.omitted > 0 {
         s.push_str(&format!(
@@ -194,14 +219,18 @@ pub fn markdown(task: &str, a: &Answer, budget: &Budget) -> String {
     };
     let md = |r: &RankedBullet| {
         format!(
-            "**{}** {} _({}, {:.2})_",
-            r.id, r.content, r.category, r.final_score
+            "**{}** {} _({}, {:.2})_{}",
+            r.id,
+            r.content,
+            r.category,
+            r.final_score,
+            conflict(r)
         )
     };
     section("Rules", a.ranked.rules.iter().map(md).collect());
     section("Pitfalls", a.ranked.anti_patterns.iter().map(md).collect());
     section(
-        "Deprecated (do not follow)",
+        "Do not follow (deprecated or net harmful)",
         a.ranked.deprecated.iter().map(deprecated_line).collect(),
     );
     section(

@@ -6,6 +6,7 @@ pub mod index;
 pub mod model;
 pub mod query;
 pub mod remote;
+pub mod replay;
 pub mod search;
 pub mod snippet;
 #[cfg(test)]

@@ -2,75 +2,17 @@
 //! within a few messages by the user's distress ("you deleted my...", "undo that") or by
 //! recovery work (`git reflog`, restoring a backup).
 //!
-//! The session index belongs to the episodic module; this file only reads its `messages` table
-//! through one small query, adapting to the column names it finds (`PRAGMA table_info`), so it
-//! keeps working while that schema settles. Callers pass an open connection; nothing here opens
-//! or writes a database.
+//! The session index belongs to the episodic module: messages come through
+//! [`crate::episodic::replay`] (the index's own table and columns, in session order). This file
+//! holds the detectors and the walk; it opens and writes nothing.
 
+use crate::episodic::replay::{self, Turn};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
 
 /// Messages looked at after a destructive command for a reaction.
 pub const WINDOW: usize = 12;
-
-/// How the index names the columns this scan needs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Columns {
-    pub session: String,
-    pub text: String,
-    pub role: Option<String>,
-    pub timestamp: Option<String>,
-    pub tool_args: Option<String>,
-    /// Orders messages within a session.
-    pub order: String,
-}
-
-/// Why the index cannot be scanned.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Unavailable {
-    /// No `messages` table: nothing has been indexed by this build.
-    NoMessagesTable,
-    /// A `messages` table without a session or text column this scan recognises.
-    UnknownLayout(String),
-}
-
-fn pick(cols: &[String], names: &[&str]) -> Option<String> {
-    names
-        .iter()
-        .find_map(|n| cols.iter().find(|c| c.eq_ignore_ascii_case(n)).cloned())
-}
-
-/// Find the `messages` table (through `sqlite_master`) and map its columns.
-pub fn detect(conn: &Connection) -> rusqlite::Result<Result<Columns, Unavailable>> {
-    let exists: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = 'messages')",
-        [],
-        |r| r.get(0),
-    )?;
-    if !exists {
-        return Ok(Err(Unavailable::NoMessagesTable));
-    }
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('messages')")?;
-    let cols: Vec<String> = stmt
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    let session = pick(&cols, &["session_id", "session", "conversation_id"]);
-    let text = pick(&cols, &["text", "content", "body"]);
-    let (Some(session), Some(text)) = (session, text) else {
-        return Ok(Err(Unavailable::UnknownLayout(cols.join(", "))));
-    };
-    Ok(Ok(Columns {
-        session,
-        text,
-        role: pick(&cols, &["role"]),
-        timestamp: pick(&cols, &["timestamp", "created_at", "ts", "time"]),
-        tool_args: pick(&cols, &["tool_args", "tool_input"]),
-        order: pick(&cols, &["seq", "line_number", "idx", "position", "id"])
-            .unwrap_or_else(|| "rowid".into()),
-    }))
-}
 
 /// A destructive command followed by a reaction.
 #[derive(Debug, Clone, PartialEq)]
@@ -239,182 +181,139 @@ pub fn reaction(role: Option<&str>, text: &str) -> Option<&'static str> {
     None
 }
 
-fn text_of(v: SqlValue) -> Option<String> {
-    match v {
-        SqlValue::Text(s) => Some(s),
-        SqlValue::Blob(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-        SqlValue::Integer(i) => Some(i.to_string()),
-        SqlValue::Real(f) => Some(f.to_string()),
-        SqlValue::Null => None,
-    }
-}
-
-/// A stored timestamp as RFC 3339: text is kept, integers are read as epoch seconds or ms.
-fn timestamp_of(v: SqlValue) -> Option<String> {
-    match v {
-        SqlValue::Integer(i) => {
-            let secs = if i > 100_000_000_000 { i / 1000 } else { i };
-            chrono::DateTime::from_timestamp(secs, 0).map(crate::clock::to_rfc3339)
-        }
-        SqlValue::Real(f) => {
-            chrono::DateTime::from_timestamp(f as i64, 0).map(crate::clock::to_rfc3339)
-        }
-        other => text_of(other),
-    }
-}
-
-fn q(ident: &str) -> String {
-    format!("\"{}\"", ident.replace('"', "\"\""))
-}
-
 /// Scan the index for incidents in messages newer than `since` (RFC 3339), all when `None`.
-/// Returns the incidents and how many candidate commands were examined.
-pub fn scan(
-    conn: &Connection,
-    cols: &Columns,
-    since: Option<&str>,
-) -> rusqlite::Result<(Vec<Incident>, usize)> {
-    let text_expr = match &cols.tool_args {
-        Some(a) => format!(
-            "coalesce({}, '') || ' ' || coalesce({}, '')",
-            q(&cols.text),
-            q(a)
-        ),
-        None => format!("coalesce({}, '')", q(&cols.text)),
-    };
-    let like = KEYWORDS
-        .iter()
-        .map(|k| format!("({text_expr}) LIKE '%{k}%'"))
-        .collect::<Vec<_>>()
-        .join(" OR ");
-    let role_filter = cols
-        .role
-        .as_ref()
-        .map(|r| format!(" AND lower(coalesce({}, '')) <> 'user'", q(r)))
-        .unwrap_or_default();
-    let ts = cols
-        .timestamp
-        .as_ref()
-        .map(|t| q(t))
-        .unwrap_or_else(|| "NULL".into());
-    let sql = format!(
-        "SELECT {s}, {o}, {ts}, {text_expr} FROM messages WHERE ({like}){role_filter} ORDER BY {s}, {o}",
-        s = q(&cols.session),
-        o = q(&cols.order),
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let candidates: Vec<(String, SqlValue, Option<String>, String)> = stmt
-        .query_map([], |r| {
-            Ok((
-                text_of(r.get::<_, SqlValue>(0)?).unwrap_or_default(),
-                r.get::<_, SqlValue>(1)?,
-                timestamp_of(r.get::<_, SqlValue>(2)?),
-                r.get::<_, String>(3)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-
-    let role_col = cols
-        .role
-        .as_ref()
-        .map(|r| q(r))
-        .unwrap_or_else(|| "NULL".into());
-    let follow_sql = format!(
-        "SELECT {role_col}, {text_expr} FROM messages WHERE {s} = ?1 AND {o} > ?2 ORDER BY {o} LIMIT {WINDOW}",
-        s = q(&cols.session),
-        o = q(&cols.order),
-    );
-    let mut follow = conn.prepare(&follow_sql)?;
+/// Returns the incidents and how many destructive commands were examined.
+pub fn scan(conn: &Connection, since: Option<&str>) -> rusqlite::Result<(Vec<Incident>, usize)> {
+    let since_ms = since
+        .and_then(crate::clock::parse)
+        .map(|t| t.timestamp_millis());
     let mut incidents = Vec::new();
     let mut examined = 0;
-    for (session, order, timestamp, text) in candidates {
-        if let (Some(since), Some(t)) = (since, timestamp.as_deref())
-            && let (Some(a), Some(b)) = (crate::clock::parse(t), crate::clock::parse(since))
-            && a < b
-        {
-            continue;
-        }
-        let found = destructive(&text);
+    for turn in replay::mentioning(conn, KEYWORDS, since_ms)? {
+        let found = destructive(&turn.body);
         if found.is_empty() {
             continue;
         }
         examined += 1;
-        let after: Vec<(Option<String>, String)> = follow
-            .query_map(rusqlite::params![session, order], |r| {
-                Ok((text_of(r.get::<_, SqlValue>(0)?), r.get::<_, String>(1)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        let after = replay::following(conn, &turn, WINDOW)?;
         let Some((signal, evidence)) = after
             .iter()
-            .find_map(|(role, t)| reaction(role.as_deref(), t).map(|s| (s, t)))
+            .find_map(|t| reaction(Some(&t.role), &t.body).map(|s| (s, &t.body)))
         else {
             continue;
         };
         for (label, command, pattern) in found {
-            incidents.push(Incident {
-                session_id: session.clone(),
-                timestamp: timestamp.clone(),
-                command: shorten(&command, 200),
-                label,
-                pattern,
-                signal,
-                evidence: shorten(evidence, 240),
-            });
+            incidents.push(incident(&turn, label, &command, pattern, signal, evidence));
         }
     }
     Ok((incidents, examined))
+}
+
+fn incident(
+    turn: &Turn,
+    label: &'static str,
+    command: &str,
+    pattern: String,
+    signal: &'static str,
+    evidence: &str,
+) -> Incident {
+    Incident {
+        session_id: turn.session_id.clone(),
+        timestamp: turn.created_at.clone(),
+        command: shorten(command, 200),
+        label,
+        pattern,
+        signal,
+        evidence: shorten(evidence, 240),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn db(rows: &[(&str, i64, &str, &str)]) -> Connection {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, line_number INTEGER,
-             role TEXT, timestamp TEXT, text TEXT, tool_args TEXT)",
-        )
-        .unwrap();
-        for (s, n, role, text) in rows {
-            conn.execute(
-                "INSERT INTO messages (session_id, line_number, role, timestamp, text) VALUES (?1, ?2, ?3, '2026-11-20T10:00:00Z', ?4)",
-                rusqlite::params![s, n, role, text],
+    /// A real store (every migration applied) with `rows` as indexed messages of one file:
+    /// (session, role, kind, text or tool text, created at).
+    fn index(rows: &[(&str, &str, &str, &str, &str)]) -> (tempfile::TempDir, crate::store::Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("cm.db")).unwrap();
+        store
+            .conn
+            .execute(
+                "INSERT INTO episodic_files (id, path, agent, kind) VALUES (1, '/s.jsonl', 'claude', 'lines')",
+                [],
             )
             .unwrap();
+        for (n, (session, role, kind, body, at)) in rows.iter().enumerate() {
+            let ts = crate::clock::parse(at).unwrap().timestamp_millis();
+            let (text, tool) = if *kind == "tool_call" || *kind == "tool_result" {
+                (None, Some(*body))
+            } else {
+                (Some(*body), None)
+            };
+            store
+                .conn
+                .execute(
+                    "INSERT INTO episodic_messages (file_id, agent, session_id, line_number, role, kind, created_at, ts, text, tool_text)
+                     VALUES (1, 'claude', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    rusqlite::params![session, n as i64 + 1, role, kind, at, ts, text, tool],
+                )
+                .unwrap();
         }
-        conn
+        (dir, store)
     }
 
     #[test]
-    fn no_table_is_reported_not_failed() {
-        let conn = Connection::open_in_memory().unwrap();
-        assert_eq!(detect(&conn).unwrap(), Err(Unavailable::NoMessagesTable));
+    fn an_empty_index_has_nothing_to_scan() {
+        let (_d, store) = index(&[]);
+        assert!(replay::available(&store.conn));
+        assert_eq!(scan(&store.conn, None).unwrap(), (Vec::new(), 0));
     }
 
     #[test]
     fn finds_a_destructive_command_followed_by_distress() {
-        let conn = db(&[
-            ("s1", 1, "user", "clean up the data dir"),
-            ("s1", 2, "assistant", "Running rm -rf data/ now"),
-            ("s1", 3, "user", "what did you do?! you deleted my fixtures"),
-            ("s2", 1, "assistant", "git reset --hard origin/main"),
-            ("s2", 2, "user", "thanks, looks good"),
-            ("s3", 1, "tool", "$ git reset --hard HEAD~1"),
+        let t = "2026-11-20T10:00:00.000Z";
+        let (_d, store) = index(&[
+            ("s1", "user", "text", "clean up the data dir", t),
+            ("s1", "assistant", "tool_call", "rm -rf data/", t),
+            ("s1", "tool", "tool_result", "", t),
+            (
+                "s1",
+                "user",
+                "text",
+                "what did you do?! you deleted my fixtures",
+                t,
+            ),
+            (
+                "s2",
+                "assistant",
+                "tool_call",
+                "git reset --hard origin/main",
+                t,
+            ),
+            ("s2", "user", "text", "thanks, looks good", t),
             (
                 "s3",
-                2,
                 "assistant",
+                "tool_call",
+                "$ git reset --hard HEAD~1",
+                t,
+            ),
+            (
+                "s3",
+                "assistant",
+                "text",
                 "Let me run git reflog to find the lost commit",
+                t,
             ),
         ]);
-        let cols = detect(&conn).unwrap().unwrap();
-        assert_eq!(cols.order, "line_number");
-        let (found, examined) = scan(&conn, &cols, None).unwrap();
+        let conn = &store.conn;
+        let (found, examined) = scan(conn, None).unwrap();
         assert_eq!(examined, 3);
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].session_id, "s1");
         assert_eq!(found[0].signal, "distress");
+        assert_eq!(found[0].timestamp.as_deref(), Some(t));
         let re = Regex::new(&found[0].pattern).unwrap();
         assert!(re.is_match("rm -rf data"));
         assert!(re.is_match("rm -fr data/"));
@@ -422,7 +321,7 @@ mod tests {
         assert_eq!(found[1].signal, "recovery");
         assert_eq!(found[1].label, "git reset --hard");
         // A window in the future excludes everything.
-        let (found, _) = scan(&conn, &cols, Some("2026-11-25T00:00:00Z")).unwrap();
+        let (found, _) = scan(conn, Some("2026-11-25T00:00:00Z")).unwrap();
         assert!(found.is_empty());
     }
 

@@ -53,13 +53,7 @@ pub fn build(payload: &[u8], deadline: Instant) -> Result<HookAnswer, String> {
     };
     let cwd = p.cwd.unwrap_or_else(crate::paths::cwd);
     let workspace = crate::paths::git_root(&cwd).unwrap_or_else(|| cwd.clone());
-    let repo = crate::paths::repo_cass_dir(&cwd)
-        .map(|d| crate::memory::repo_file::path_in(&d))
-        .filter(|f| f.is_file())
-        .map(|f| crate::memory::repo_file::load(&f))
-        .transpose()
-        .map_err(|e| e.message)?
-        .unwrap_or_default();
+    let repo = crate::memory::repo_file::readable_in(&cwd, "cm hook prompt");
     let scoring = crate::config::Scoring::default();
     let task: String = prompt.chars().take(2_000).collect();
     let req = Request {

@@ -62,13 +62,7 @@ pub fn build(payload: &[u8], deadline: Instant) -> Result<HookAnswer, String> {
         }
     }
     let task = guess.join(" ");
-    let repo = crate::paths::repo_cass_dir(&cwd)
-        .map(|d| crate::memory::repo_file::path_in(&d))
-        .filter(|f| f.is_file())
-        .map(|f| crate::memory::repo_file::load(&f))
-        .transpose()
-        .map_err(|e| e.message)?
-        .unwrap_or_default();
+    let repo = crate::memory::repo_file::readable_in(&cwd, "cm hook session-start");
     let scoring = crate::config::Scoring::default();
     let req = Request {
         task: &task,

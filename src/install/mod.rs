@@ -12,6 +12,7 @@ pub mod command;
 pub mod gemini;
 pub mod git;
 pub mod plan;
+pub mod registry;
 pub mod settings;
 
 use crate::error::Result;

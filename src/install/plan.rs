@@ -162,6 +162,9 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
         }
     }
     let any_written = targets.iter().any(|t| t["written"] == true);
+    if install && (plan.scopes.contains(&Scope::Project) || plan.git) {
+        super::registry::record(&root)?;
+    }
     if install && any_written {
         let _ = writeln!(
             human,

@@ -117,6 +117,10 @@ pub struct Bullet {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
     pub tags: Vec<String>,
+    /// Ids of rules this one contradicts (same topic, opposite advice), recorded on both when
+    /// the second was added.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contradicts: Vec<String>,
     pub pinned: bool,
     pub deprecated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -145,6 +149,7 @@ impl Default for Bullet {
             source_agents: Vec::new(),
             reasoning: None,
             tags: Vec::new(),
+            contradicts: Vec::new(),
             pinned: false,
             deprecated: false,
             deprecation_reason: None,

@@ -44,8 +44,12 @@ pub fn apply(bullet: &mut Bullet, input: FeedbackInput, cfg: &Scoring) -> Feedba
     }
     bullet.updated_at = input.now.to_string();
 
+    let now = crate::clock::parse(input.now).unwrap_or_else(crate::clock::now);
     let mut inverted_to = None;
-    if input.kind == FeedbackType::Harmful && may_invert(bullet) && scoring::should_invert(bullet) {
+    if input.kind == FeedbackType::Harmful
+        && may_invert(bullet)
+        && scoring::should_invert(bullet, cfg, now)
+    {
         let anti = scoring::make_anti_pattern(bullet, new_bullet_id(), input.now);
         deprecate(
             bullet,
@@ -54,17 +58,9 @@ pub fn apply(bullet: &mut Bullet, input: FeedbackInput, cfg: &Scoring) -> Feedba
         );
         inverted_to = Some(anti);
     } else {
-        let next = scoring::next_maturity(bullet, cfg);
-        if next == Maturity::Deprecated && !bullet.deprecated {
-            let ratio = scoring::harmful_ratio(bullet.helpful_count, bullet.harmful_count);
-            deprecate(
-                bullet,
-                &format!("{AUTO_DEPRECATED} {:.0}% exceeds 25%", ratio * 100.0),
-                input.now,
-            );
-        } else {
-            bullet.maturity = next;
-        }
+        // Maturity follows the feedback as it stands, both ways: deprecated by its ratio, and
+        // back once helpful marks outweigh it. Only a deliberate deprecation stays.
+        scoring::settle(bullet, cfg, now);
     }
     FeedbackEffect {
         previous_maturity,
@@ -73,16 +69,10 @@ pub fn apply(bullet: &mut Bullet, input: FeedbackInput, cfg: &Scoring) -> Feedba
     }
 }
 
-const AUTO_DEPRECATED: &str = "harmful ratio";
-
-/// A live rule, or one deprecated automatically by its harmful ratio, can still be inverted; one
-/// the user retired (or already inverted) cannot.
+/// A live rule, or one deprecated by its feedback, can still be inverted; one the user retired
+/// (or already inverted) cannot.
 fn may_invert(bullet: &Bullet) -> bool {
-    !bullet.deprecated
-        || bullet
-            .deprecation_reason
-            .as_deref()
-            .is_some_and(|r| r.starts_with(AUTO_DEPRECATED))
+    !scoring::deprecated_on_purpose(bullet)
 }
 
 /// Mark a bullet deprecated (explicitly or automatically).
@@ -122,6 +112,31 @@ mod tests {
         }
         assert_eq!(b.maturity, Maturity::Established);
         assert_eq!(b.feedback_events.len(), 3);
+    }
+
+    #[test]
+    fn deprecation_by_feedback_is_lifted_by_later_helpful_marks() {
+        let cfg = Scoring::default();
+        let mut b = Bullet {
+            id: "b-1".into(),
+            content: "Use the staging database for tests".into(),
+            ..Bullet::default()
+        };
+        for kind in [
+            FeedbackType::Helpful,
+            FeedbackType::Harmful,
+            FeedbackType::Helpful,
+        ] {
+            apply(&mut b, input(kind), &cfg);
+        }
+        assert_eq!(b.maturity, Maturity::Deprecated);
+        assert!(!b.is_live());
+        for _ in 0..40 {
+            apply(&mut b, input(FeedbackType::Helpful), &cfg);
+        }
+        assert_eq!(b.maturity, Maturity::Proven);
+        assert!(b.is_live());
+        assert_eq!(b.deprecation_reason, None);
     }
 
     #[test]

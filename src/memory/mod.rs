@@ -1,6 +1,7 @@
 //! Procedural memory: the playbook's bullets, their scoring and the curation operations.
 
 pub mod bullet;
+pub mod curate;
 pub mod feedback;
 pub mod formats;
 pub mod new_rule;

@@ -4,11 +4,19 @@
 //! Every change goes through [`Playbook::change`], which runs under the right lock (a SQLite
 //! write transaction or the repo file's lock), records the bullet as it was so `cm undo` can
 //! restore it, and stores any bullets the change created (an inverted anti-pattern) beside it.
+//!
+//! A repository file that cannot be read or parsed does not stop reads: they serve the
+//! personal rules and [`Playbook::repo_issue`] names the file for `degraded`. Writes to it
+//! refuse (exit 3), and the file is never rewritten.
 
 use super::bullet::Bullet;
-use super::repo_file;
+use super::{repo_file, scoring};
+use crate::config::Scoring;
+use crate::degraded::Issue;
 use crate::error::{CmError, Result};
 use crate::store::{Store, bullets as rows};
+use chrono::{DateTime, Utc};
+use once_cell::unsync::OnceCell;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +51,11 @@ pub struct Playbook<'a> {
     pub store: &'a Store,
     /// `.cass/playbook.yaml` of the current repository, when it exists.
     pub repo_file: Option<PathBuf>,
+    /// When set, bullets are read with their maturity as it stands at that instant
+    /// ([`scoring::settle`]), not as last stored.
+    settle_at: Option<(Scoring, DateTime<Utc>)>,
+    /// The repository file's rules, read once; an error when the file cannot be read or parsed.
+    repo: OnceCell<Result<Vec<Bullet>>>,
 }
 
 impl<'a> Playbook<'a> {
@@ -50,39 +63,102 @@ impl<'a> Playbook<'a> {
         let repo_file = crate::paths::repo_cass_dir(cwd)
             .map(|d| repo_file::path_in(&d))
             .filter(|p| p.is_file());
-        Playbook { store, repo_file }
+        Playbook {
+            store,
+            repo_file,
+            settle_at: None,
+            repo: OnceCell::new(),
+        }
     }
 
-    /// The repository's rules alone (empty outside a repository).
+    /// The repository's rules as last read (empty outside a repository), or why the file cannot
+    /// be read. Reads serve the personal rules either way; writes to the file refuse
+    /// (`repo_file::modify` reads it again under its lock).
+    fn repo_rules(&self) -> std::result::Result<&[Bullet], &CmError> {
+        let Some(path) = &self.repo_file else {
+            return Ok(&[]);
+        };
+        self.repo
+            .get_or_init(|| {
+                let loaded = repo_file::load(path);
+                if let Err(e) = &loaded {
+                    eprintln!("cm: warning: {}; its rules are left out", e.message);
+                }
+                loaded
+            })
+            .as_deref()
+    }
+
+    /// What is missing because the repository's playbook cannot be read: the file and why, as
+    /// the `repoPlaybook` entry of `degraded`.
+    pub fn repo_issue(&self) -> Option<Issue> {
+        let e = self.repo_rules().err()?;
+        Some(Issue::new(
+            e.code,
+            &format!(
+                "{}; its rules are left out, the personal rules are served",
+                e.message
+            ),
+            "fix the file by hand or check it out again from git (cm never rewrites it); writes to it are refused until then",
+        ))
+    }
+
+    /// The repository's rules for reading: none when the file is broken (see [`Self::repo_issue`]).
+    pub fn readable_repo_rules(&self) -> Vec<Bullet> {
+        self.repo_rules()
+            .map(<[Bullet]>::to_vec)
+            .unwrap_or_default()
+    }
+
+    /// Read bullets with their maturity and deprecation reason computed at `now` under `cfg`
+    /// (what every view shows), instead of as last stored.
+    pub fn settled(mut self, cfg: &Scoring, now: DateTime<Utc>) -> Self {
+        self.settle_at = Some((cfg.clone(), now));
+        self
+    }
+
+    fn entry(&self, mut bullet: Bullet, location: Location) -> Entry {
+        if let Some((cfg, now)) = &self.settle_at {
+            scoring::settle(&mut bullet, cfg, *now);
+        }
+        Entry { bullet, location }
+    }
+
+    /// Store every personal rule's maturity as its feedback stands at `now` (after a scoring
+    /// config change, or rules an older version left deprecated). Returns how many changed.
+    /// The readers compute it anyway; this keeps the stored copy, which `cm playbook list
+    /// --json` streams, in step.
+    pub fn settle_stored(&self, cfg: &Scoring, now: DateTime<Utc>) -> Result<usize> {
+        self.store.write(|tx| {
+            let mut changed = 0;
+            for mut b in rows::load_all(tx)? {
+                if scoring::settle(&mut b, cfg, now) {
+                    rows::save(tx, &b)?;
+                    changed += 1;
+                }
+            }
+            Ok(changed)
+        })
+    }
+
+    /// The repository's rules alone (empty outside a repository, or when its file is broken:
+    /// [`Self::repo_issue`] says so).
     pub fn load_all_repo(&self) -> Result<Vec<Entry>> {
         let Some(path) = &self.repo_file else {
             return Ok(Vec::new());
         };
-        Ok(repo_file::load(path)?
+        Ok(self
+            .readable_repo_rules()
             .into_iter()
-            .map(|b| Entry {
-                bullet: b,
-                location: Location::Repo(path.clone()),
-            })
+            .map(|b| self.entry(b, Location::Repo(path.clone())))
             .collect())
     }
 
     /// Every bullet: repository rules first (they are the most specific), then personal ones.
     pub fn load_all(&self) -> Result<Vec<Entry>> {
-        let mut out = Vec::new();
-        if let Some(path) = &self.repo_file {
-            for b in repo_file::load(path)? {
-                out.push(Entry {
-                    bullet: b,
-                    location: Location::Repo(path.clone()),
-                });
-            }
-        }
+        let mut out = self.load_all_repo()?;
         for b in rows::load_all(&self.store.conn)? {
-            out.push(Entry {
-                bullet: b,
-                location: Location::Personal,
-            });
+            out.push(self.entry(b, Location::Personal));
         }
         Ok(out)
     }
@@ -94,11 +170,10 @@ impl<'a> Playbook<'a> {
             return Err(CmError::usage("INVALID_ARGUMENT", "a rule id is required")
                 .hint("list ids with `cm playbook list`"));
         }
-        if let Some(path) = &self.repo_file {
-            let repo = repo_file::load(path)?;
-            if repo.iter().any(|b| b.id == id) {
-                return Ok((id.to_string(), Location::Repo(path.clone())));
-            }
+        if let (Some(path), Ok(repo)) = (&self.repo_file, self.repo_rules())
+            && repo.iter().any(|b| b.id == id)
+        {
+            return Ok((id.to_string(), Location::Repo(path.clone())));
         }
         if rows::exists(&self.store.conn, id)? {
             return Ok((id.to_string(), Location::Personal));
@@ -107,16 +182,19 @@ impl<'a> Playbook<'a> {
             .into_iter()
             .map(|i| (i, Location::Personal))
             .collect();
-        if let Some(path) = &self.repo_file {
-            for b in repo_file::load(path)? {
-                if b.id.starts_with(id) {
-                    matches.push((b.id, Location::Repo(path.clone())));
-                }
+        if let (Some(path), Ok(repo)) = (&self.repo_file, self.repo_rules()) {
+            for b in repo.iter().filter(|b| b.id.starts_with(id)) {
+                matches.push((b.id.clone(), Location::Repo(path.clone())));
             }
         }
         match matches.len() {
             1 => Ok(matches.remove(0)),
-            0 => Err(not_found(id)),
+            // The rule may be in the repository file nobody can read: say that, not "no rule".
+            0 => Err(self
+                .repo_rules()
+                .err()
+                .cloned()
+                .unwrap_or_else(|| not_found(id))),
             _ => Err(CmError::usage(
                 "AMBIGUOUS_ID",
                 format!(
@@ -136,10 +214,10 @@ impl<'a> Playbook<'a> {
         let (id, location) = self.resolve(id)?;
         let bullet = match &location {
             Location::Personal => rows::get(&self.store.conn, &id)?,
-            Location::Repo(path) => repo_file::load(path)?.into_iter().find(|b| b.id == id),
+            Location::Repo(_) => self.readable_repo_rules().into_iter().find(|b| b.id == id),
         };
         bullet
-            .map(|bullet| Entry { bullet, location })
+            .map(|bullet| self.entry(bullet, location))
             .ok_or_else(|| not_found(&id))
     }
 
@@ -235,7 +313,36 @@ impl<'a> Playbook<'a> {
                 })?;
             }
         }
+        self.drop_references(&id)?;
         Ok((entry.bullet, entry.location))
+    }
+
+    /// A rule is gone: no other rule may still say it contradicts it.
+    fn drop_references(&self, id: &str) -> Result<()> {
+        self.store.write(|tx| {
+            for mut b in rows::referencing(tx, id)? {
+                if b.contradicts.iter().any(|c| c == id) {
+                    b.contradicts.retain(|c| c != id);
+                    rows::save(tx, &b)?;
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(path) = &self.repo_file {
+            let refers = self
+                .readable_repo_rules()
+                .iter()
+                .any(|b| b.contradicts.iter().any(|c| c == id));
+            if refers {
+                repo_file::modify(path, |list| {
+                    for b in list.iter_mut() {
+                        b.contradicts.retain(|c| c != id);
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// Revert the newest recorded change of `id`. Returns what was undone, the bullet as it is
@@ -294,6 +401,10 @@ impl<'a> Playbook<'a> {
             Ok(rev)
         })?;
         let in_repo = rev.action.starts_with(REPO_PREFIX);
+        if rev.before.is_none() {
+            // Undoing the add: the rule is gone again.
+            self.drop_references(&id)?;
+        }
         let restored = rev.before.clone();
         let action = rev.action.trim_start_matches(REPO_PREFIX).to_string();
         let location = match (in_repo, &self.repo_file) {

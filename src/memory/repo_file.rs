@@ -27,6 +27,22 @@ pub fn load(path: &Path) -> Result<Vec<Bullet>> {
     })
 }
 
+/// The rules of the repository playbook that applies in `cwd`, for a reader that must not stop
+/// at a broken file (the hooks): none when there is no file, and none, with a line on stderr
+/// naming the file, when it cannot be read or parsed.
+pub fn readable_in(cwd: &Path, who: &str) -> Vec<Bullet> {
+    let Some(path) = crate::paths::repo_cass_dir(cwd)
+        .map(|d| path_in(&d))
+        .filter(|f| f.is_file())
+    else {
+        return Vec::new();
+    };
+    load(&path).unwrap_or_else(|e| {
+        eprintln!("{who}: {}; its rules are left out", e.message);
+        Vec::new()
+    })
+}
+
 /// Load, change and write back `path` while holding its lock.
 pub fn modify<T>(path: &Path, f: impl FnOnce(&mut Vec<Bullet>) -> Result<T>) -> Result<T> {
     let lock_path = path.with_file_name(".playbook.lock");

@@ -86,39 +86,141 @@ pub fn harmful_ratio(helpful: u32, harmful: u32) -> f64 {
     }
 }
 
+/// Share of harmful feedback by weight: each event weighs `0.5^(age/halfLife)`, so an old
+/// harmful mark counts for less than fresh helpful ones. Every weight decays by the same
+/// factor as time passes, so this ratio only changes when feedback arrives (a maturity computed
+/// from it at one mark holds until the next).
+pub fn weighted_harmful_ratio(decayed: (f64, f64)) -> f64 {
+    let (h, x) = decayed;
+    if h + x <= 0.0 { 0.0 } else { x / (h + x) }
+}
+
 /// The harmful ratio above which a rule is deprecated (with enough feedback).
 pub const DEPRECATE_RATIO: f64 = 0.25;
 /// Helpful marks needed for `established`.
 pub const ESTABLISHED_MIN_HELPFUL: u32 = 3;
+/// How a deprecation by feedback is worded; it also marks a deprecation as not deliberate.
+pub const AUTO_DEPRECATED: &str = "harmful ratio";
 
-/// The maturity a bullet should have after its counts changed.
-///
-/// Deprecation is sticky (only `undo` or an explicit un-deprecate brings a rule back). Pinned
-/// rules never auto-deprecate.
-pub fn next_maturity(bullet: &Bullet, cfg: &Scoring) -> Maturity {
-    if bullet.deprecated || bullet.maturity == Maturity::Deprecated {
-        return Maturity::Deprecated;
-    }
-    let (h, x) = (bullet.helpful_count, bullet.harmful_count);
-    let ratio = harmful_ratio(h, x);
-    if !bullet.pinned && h + x >= cfg.min_feedback_for_active && ratio > DEPRECATE_RATIO {
-        return Maturity::Deprecated;
-    }
-    if h >= cfg.min_helpful_for_proven && ratio < cfg.max_harmful_ratio_for_proven {
-        return Maturity::Proven;
-    }
-    if h >= ESTABLISHED_MIN_HELPFUL && ratio < DEPRECATE_RATIO {
-        return Maturity::Established;
-    }
-    Maturity::Candidate
+/// Whether a person (or an inversion) retired the rule, as opposed to its feedback: `cm forget`,
+/// `cm playbook remove`, an inversion into an anti-pattern. Such a rule stays deprecated until
+/// `cm playbook revive` or `cm undo`; one deprecated by its feedback follows its feedback.
+pub fn deprecated_on_purpose(b: &Bullet) -> bool {
+    on_purpose(b.deprecated, b.state, b.deprecation_reason.as_deref())
 }
 
-/// Whether a rule has hurt often enough to be inverted into an anti-pattern.
-pub fn should_invert(bullet: &Bullet) -> bool {
+/// [`deprecated_on_purpose`] from a bullet's stored fields.
+pub fn on_purpose(deprecated: bool, state: State, reason: Option<&str>) -> bool {
+    let by_feedback = reason.is_some_and(|r| r.starts_with(AUTO_DEPRECATED));
+    (deprecated || state == State::Retired) && !by_feedback
+}
+
+/// A rule's maturity as its feedback stands now, and why when it is deprecated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assessment {
+    pub maturity: Maturity,
+    /// Why it is deprecated: the person's reason, or the feedback as it stands now.
+    pub reason: Option<String>,
+}
+
+/// The maturity a rule has now. Deliberate deprecation wins; otherwise the current feedback
+/// decides, with nothing sticky: a rule deprecated by its feedback comes back once helpful
+/// marks bring the ratio down.
+/// - deprecated: at least `minFeedbackForActive` events and a weighted harmful ratio above 25%
+///   (never for a pinned rule);
+/// - proven: `minHelpfulForProven` helpful marks and a ratio below `maxHarmfulRatioForProven`;
+/// - established: 3 helpful marks and a ratio below 25%;
+/// - candidate otherwise.
+///
+/// Counts are the raw numbers of marks (a threshold on decayed sums would demote a rule a
+/// minute after its third mark); the ratio is weighted by age, see [`weighted_harmful_ratio`].
+pub fn assess(b: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> Assessment {
+    if deprecated_on_purpose(b) {
+        return Assessment {
+            maturity: Maturity::Deprecated,
+            reason: b
+                .deprecation_reason
+                .clone()
+                .or_else(|| Some("deprecated".into())),
+        };
+    }
+    assess_feedback(
+        b.pinned,
+        (b.helpful_count, b.harmful_count),
+        decayed_sums(b, cfg, now),
+        cfg,
+    )
+}
+
+/// [`assess`] for a rule not deprecated on purpose, from its parts: pinned, raw (helpful,
+/// harmful) counts and their decayed sums.
+pub fn assess_feedback(
+    pinned: bool,
+    counts: (u32, u32),
+    decayed: (f64, f64),
+    cfg: &Scoring,
+) -> Assessment {
+    let ratio = weighted_harmful_ratio(decayed);
+    let (h, x) = counts;
+    let maturity = if !pinned && h + x >= cfg.min_feedback_for_active && ratio > DEPRECATE_RATIO {
+        Maturity::Deprecated
+    } else if h >= cfg.min_helpful_for_proven && ratio < cfg.max_harmful_ratio_for_proven {
+        Maturity::Proven
+    } else if h >= ESTABLISHED_MIN_HELPFUL && ratio < DEPRECATE_RATIO {
+        Maturity::Established
+    } else {
+        Maturity::Candidate
+    };
+    let reason = (maturity == Maturity::Deprecated).then(|| {
+        format!(
+            "{AUTO_DEPRECATED} {:.0}% exceeds {:.0}% ({h} helpful / {x} harmful, weighted by age)",
+            ratio * 100.0,
+            DEPRECATE_RATIO * 100.0
+        )
+    });
+    Assessment { maturity, reason }
+}
+
+/// Bring a rule's stored maturity and deprecation fields in line with [`assess`] at `now`.
+/// Returns whether anything changed.
+pub fn settle(b: &mut Bullet, cfg: &Scoring, now: DateTime<Utc>) -> bool {
+    if deprecated_on_purpose(b) {
+        let changed = !b.deprecated || b.maturity != Maturity::Deprecated;
+        b.deprecated = true;
+        b.maturity = Maturity::Deprecated;
+        return changed;
+    }
+    let a = assess(b, cfg, now);
+    let deprecated = a.maturity == Maturity::Deprecated;
+    let before = (
+        b.maturity,
+        b.deprecated,
+        b.state,
+        b.deprecation_reason.clone(),
+    );
+    b.maturity = a.maturity;
+    b.deprecated = deprecated;
+    b.deprecation_reason = a.reason;
+    // Older versions retired a rule deprecated by feedback; its state follows it back.
+    if b.state == State::Retired {
+        b.state = State::Active;
+    }
+    before
+        != (
+            b.maturity,
+            b.deprecated,
+            b.state,
+            b.deprecation_reason.clone(),
+        )
+}
+
+/// Whether a rule has hurt often enough to be inverted into an anti-pattern: at least 3
+/// harmful marks and more than half of its feedback, by weight, harmful. Never a pinned rule.
+pub fn should_invert(bullet: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> bool {
     bullet.bullet_type == BulletType::Rule
         && !bullet.pinned
         && bullet.harmful_count >= 3
-        && harmful_ratio(bullet.helpful_count, bullet.harmful_count) > 0.5
+        && weighted_harmful_ratio(decayed_sums(bullet, cfg, now)) > 0.5
 }
 
 /// The anti-pattern wording: "Always X" becomes "PITFALL: Don't X"; anything else
@@ -179,6 +281,7 @@ pub fn make_anti_pattern(original: &Bullet, new_id: String, now: &str) -> Bullet
             original.id, original.harmful_count, original.helpful_count
         )),
         tags: original.tags.clone(),
+        contradicts: Vec::new(),
         pinned: false,
         deprecated: false,
         deprecation_reason: None,
@@ -355,6 +458,14 @@ mod tests {
         }
     }
 
+    fn now() -> DateTime<Utc> {
+        at("2026-06-01T00:00:00Z")
+    }
+
+    fn next_maturity(b: &Bullet, cfg: &Scoring) -> Maturity {
+        assess(b, cfg, now()).maturity
+    }
+
     #[test]
     fn maturity_transitions() {
         let cfg = Scoring::default();
@@ -377,23 +488,76 @@ mod tests {
     }
 
     #[test]
-    fn pinned_rules_never_auto_deprecate_and_deprecation_is_sticky() {
+    fn pinned_rules_never_auto_deprecate_and_deliberate_deprecation_is_sticky() {
         let cfg = Scoring::default();
         let mut b = counts(0, 5);
         b.pinned = true;
         assert_ne!(next_maturity(&b, &cfg), Maturity::Deprecated);
-        assert!(!should_invert(&b));
+        assert!(!should_invert(&b, &cfg, now()));
         let mut d = counts(20, 0);
         d.deprecated = true;
+        d.deprecation_reason = Some("forgotten: superseded".into());
         assert_eq!(next_maturity(&d, &cfg), Maturity::Deprecated);
+        assert_eq!(
+            assess(&d, &cfg, now()).reason.as_deref(),
+            Some("forgotten: superseded")
+        );
+    }
+
+    #[test]
+    fn deprecation_by_feedback_wears_off_and_its_reason_is_current() {
+        let cfg = Scoring::default();
+        // Deprecated at its third event: 1 harmful, 2 helpful (33%), as an older version stored it.
+        let mut b = counts(2, 1);
+        b.deprecated = true;
+        b.state = State::Retired;
+        b.maturity = Maturity::Deprecated;
+        b.deprecation_reason = Some("harmful ratio 33% exceeds 25%".into());
+        assert_eq!(next_maturity(&b, &cfg), Maturity::Deprecated);
+        // 40 more helpful marks: 1 of 43.
+        b.helpful_count += 40;
+        let a = assess(&b, &cfg, now());
+        assert_eq!(a.maturity, Maturity::Proven);
+        assert_eq!(a.reason, None);
+        assert!(settle(&mut b, &cfg, now()));
+        assert!(b.is_live(), "{b:?}");
+        assert_eq!((b.deprecated, b.state), (false, State::Active));
+        // And back: the reason shown is the ratio as it stands.
+        b.harmful_count += 20;
+        settle(&mut b, &cfg, now());
+        assert!(!b.is_live());
+        assert_eq!(
+            b.deprecation_reason.as_deref(),
+            Some("harmful ratio 33% exceeds 25% (42 helpful / 21 harmful, weighted by age)")
+        );
+    }
+
+    #[test]
+    fn an_old_harmful_mark_weighs_less_than_fresh_helpful_ones() {
+        let cfg = Scoring::default();
+        let b = bullet_with(vec![
+            event(FeedbackType::Harmful, "2026-01-01T00:00:00Z"),
+            event(FeedbackType::Harmful, "2026-01-01T00:00:00Z"),
+            event(FeedbackType::Helpful, "2026-05-30T00:00:00Z"),
+            event(FeedbackType::Helpful, "2026-05-31T00:00:00Z"),
+            event(FeedbackType::Helpful, "2026-05-31T00:00:00Z"),
+        ]);
+        // Raw: 2 of 5 (40%). Weighted: two marks five months old against three fresh ones.
+        let a = assess(&b, &cfg, now());
+        assert_eq!(a.maturity, Maturity::Established, "{a:?}");
+        // The weighted ratio does not drift with time alone.
+        let later = now() + Duration::days(400);
+        assert_eq!(assess(&b, &cfg, later).maturity, Maturity::Established);
     }
 
     #[test]
     fn inversion_threshold() {
-        assert!(!should_invert(&counts(0, 2)));
-        assert!(should_invert(&counts(0, 3)));
-        assert!(should_invert(&counts(2, 3)));
-        assert!(!should_invert(&counts(3, 3))); // exactly 50% is not > 50%
+        let cfg = Scoring::default();
+        let inv = |b: &Bullet| should_invert(b, &cfg, now());
+        assert!(!inv(&counts(0, 2)));
+        assert!(inv(&counts(0, 3)));
+        assert!(inv(&counts(2, 3)));
+        assert!(!inv(&counts(3, 3))); // exactly 50% is not > 50%
     }
 
     #[test]

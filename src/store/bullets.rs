@@ -186,6 +186,25 @@ pub fn exists(conn: &Connection, id: &str) -> Result<bool> {
         .map_err(sql)
 }
 
+/// Bullets whose document mentions `id` (a superset of those that refer to it, e.g. in
+/// `contradicts`), with their events.
+pub fn referencing(conn: &Connection, id: &str) -> Result<Vec<Bullet>> {
+    let ids: Vec<String> = conn
+        .prepare_cached("SELECT id FROM bullets WHERE id <> ?1 AND instr(doc, ?1) > 0")
+        .map_err(sql)?
+        .query_map([id], |r| r.get(0))
+        .map_err(sql)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(sql)?;
+    let mut out = Vec::new();
+    for i in ids {
+        if let Some(b) = get(conn, &i)? {
+            out.push(b);
+        }
+    }
+    Ok(out)
+}
+
 /// Ids starting with `prefix` (for unambiguous short ids).
 pub fn ids_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
     let mut stmt = conn

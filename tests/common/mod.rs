@@ -103,6 +103,13 @@ impl Run {
         self.cmd.env("CM_NOW", rfc3339);
         self
     }
+    /// One more argument, any bytes (for arguments that are not UTF-8).
+    pub fn arg_os(mut self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.label
+            .push_str(&format!(" {}", arg.as_ref().to_string_lossy()));
+        self.cmd.arg(arg);
+        self
+    }
     pub fn stdin(mut self, text: impl Into<Vec<u8>>) -> Self {
         self.stdin = Some(text.into());
         self

@@ -19,7 +19,7 @@ pub fn sessions(args: &SessionsArgs, ctx: &Ctx) -> Result<Report> {
          FROM episodic_sessions s LEFT JOIN episodic_files f ON f.id = s.file_id WHERE 1",
     );
     let mut p: Vec<Box<dyn ToSql>> = Vec::new();
-    if let Some(a) = agent_filter(&args.agent) {
+    if let Some(a) = agent_filter(&args.agent)? {
         p.push(Box::new(a));
         sql.push_str(&format!(" AND s.agent = ?{}", p.len()));
     }
@@ -35,7 +35,7 @@ pub fn sessions(args: &SessionsArgs, ctx: &Ctx) -> Result<Report> {
         p.push(Box::new(crate::clock::to_rfc3339(since)));
         sql.push_str(&format!(" AND s.ended_at >= ?{}", p.len()));
     }
-    p.push(Box::new(args.limit.max(1) as i64));
+    p.push(Box::new(args.limit as i64));
     sql.push_str(&format!(
         " ORDER BY s.ended_at DESC NULLS LAST LIMIT ?{}",
         p.len()
@@ -75,7 +75,16 @@ pub fn sessions(args: &SessionsArgs, ctx: &Ctx) -> Result<Report> {
         })
         .collect();
     let human = if rows.is_empty() {
-        "No sessions indexed (run `cm history index`).".to_string()
+        let indexed: i64 = conn
+            .query_row("SELECT count(*) FROM episodic_sessions", [], |r| r.get(0))
+            .map_err(db_err)?;
+        if indexed == 0 {
+            "No sessions indexed (run `cm history index`).".to_string()
+        } else if args.limit == 0 {
+            format!("(--limit 0: none of the {indexed} indexed sessions shown)")
+        } else {
+            format!("No sessions match these filters; {indexed} session(s) are indexed.")
+        }
     } else {
         table(
             &["ended", "agent", "session", "msgs", "workspace", "title"],

@@ -1,16 +1,18 @@
 //! `cm history search`: the local index, plus configured remote hosts.
 //!
-//! No index yet is not an error: the answer says so in `degraded`, as does every remote host
-//! that could not be searched.
+//! No index yet is not an error: the answer says so in `degraded.history`, as `degraded.remote`
+//! names every remote host that could not be searched (the `degraded` shape every command
+//! uses). `--limit 0` returns no hits.
 
 use super::{SearchArgs, agent_filter};
 use crate::cli::Ctx;
+use crate::degraded::{Degraded, Issue};
 use crate::episodic::model::{Hit, Role, SearchQuery};
 use crate::episodic::{remote, search};
 use crate::error::{CmError, Result};
 use crate::output::{Report, Style, paint};
 use crate::store::Store;
-use serde_json::{Value, json};
+use serde_json::json;
 
 pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
     let role = match args.role.as_deref() {
@@ -24,11 +26,11 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
         query: args.query.join(" "),
         limit: args.limit.max(1),
         days: args.days,
-        agent: agent_filter(&args.agent),
+        agent: agent_filter(&args.agent)?,
         workspace: args.workspace.clone(),
         role,
     };
-    let mut degraded: Vec<Value> = Vec::new();
+    let mut degraded = Degraded::default();
     let opts = search::Options {
         exhaustive: args.exhaustive,
         explain: args.explain,
@@ -36,23 +38,38 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
     };
     let outcome = local(&q, opts, ctx, &mut degraded)?;
     if let Some(stage) = outcome.cut {
-        degraded.push(json!({"kind": "cut", "message": format!("the search was interrupted during its {stage} stage; hits are partial")}));
+        degraded.history = Some(Issue::new(
+            "SEARCH_CUT",
+            &format!(
+                "the search was stopped during its {stage} stage; the hits are those found by then"
+            ),
+            "search again; if it keeps happening run `cm doctor`",
+        ));
     }
     let mut hits = outcome.hits;
     if !args.no_remote {
         let cfg: remote::RemoteConfig = ctx.loaded()?.section("remoteCass")?;
         let (remote_hits, failures) = remote::search_all(&cfg, &q);
         hits.extend(remote_hits);
-        for f in failures {
-            degraded
-                .push(json!({"kind": "remote_unreachable", "host": f.host, "message": f.reason}));
+        if !failures.is_empty() {
+            let which: Vec<String> = failures
+                .iter()
+                .map(|f| format!("{}: {}", f.host, f.reason))
+                .collect();
+            degraded.remote = Some(Issue::new(
+                "REMOTE_UNREACHABLE",
+                &format!("remote history unavailable from {}", which.join("; ")),
+                "check `ssh -o BatchMode=yes HOST cm --version` works, or remove the host from remoteCass.hosts",
+            ));
         }
         if cfg.enabled && !cfg.hosts.is_empty() {
             hits.sort_by(|a, b| b.score.total_cmp(&a.score));
             hits.truncate(q.limit);
         }
     }
-    let human = human(&q, &hits, &degraded);
+    // The engine always looks for at least one hit; `--limit 0` asks for none.
+    hits.truncate(args.limit);
+    let human = human(&q, &hits, &degraded, args.limit);
     let quiet = hits
         .iter()
         .map(|h| format!("{}:{}", h.source_path, h.line_number))
@@ -62,7 +79,7 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
         "query": q.query,
         "count": hits.len(),
         "hits": hits,
-        "degraded": if degraded.is_empty() { Value::Null } else { json!(degraded) },
+        "degraded": degraded.to_json(),
         "ranking": {
             "strategy": outcome.strategy,
             "terms": outcome.terms,
@@ -81,11 +98,11 @@ fn local(
     q: &SearchQuery,
     opts: search::Options,
     ctx: &Ctx,
-    degraded: &mut Vec<Value>,
+    degraded: &mut Degraded,
 ) -> Result<search::Outcome> {
     let db = crate::paths::db_path();
     if !db.is_file() {
-        degraded.push(no_index());
+        degraded.history = Some(no_index());
         return Ok(search::Outcome::default());
     }
     // Read-only when the schema is current; the CLI's store (which migrates) otherwise.
@@ -95,30 +112,28 @@ fn local(
         None => ctx.store()?,
     };
     if !search::has_index(&store.conn) {
-        degraded.push(no_index());
+        degraded.history = Some(no_index());
         return Ok(search::Outcome::default());
     }
     search::run(&store.conn, q, opts)
 }
 
-fn no_index() -> Value {
-    json!({
-        "kind": "no_index",
-        "message": "no sessions are indexed yet; run `cm history index`",
-    })
+fn no_index() -> Issue {
+    Issue::new(
+        "NO_INDEX",
+        "no sessions are indexed yet",
+        "run `cm history index`",
+    )
 }
 
-fn human(q: &SearchQuery, hits: &[Hit], degraded: &[Value]) -> String {
+fn human(q: &SearchQuery, hits: &[Hit], degraded: &Degraded, limit: usize) -> String {
     let mut s = String::new();
-    for d in degraded {
-        s.push_str(&format!(
-            "note: {}{}\n",
-            d.get("host")
-                .and_then(Value::as_str)
-                .map(|h| format!("{h}: "))
-                .unwrap_or_default(),
-            d["message"].as_str().unwrap_or("")
-        ));
+    for line in degraded.lines() {
+        s.push_str(&format!("note: {line}\n"));
+    }
+    if limit == 0 {
+        s.push_str("(--limit 0: no hits shown)\n");
+        return s;
     }
     if hits.is_empty() {
         s.push_str(&format!("No sessions match \"{}\".\n", q.query));

@@ -1,6 +1,8 @@
 //! `cm playbook add`: one rule from the command line, or a batch from a JSON file or stdin, to
-//! the personal store or (with `--repo`) the repository's shared playbook. Duplicates of rules
-//! already present are skipped; one bad rule in a batch adds nothing.
+//! the personal store or (with `--repo`) the repository's shared playbook. Each rule is curated
+//! against the closest rules already there ([`crate::memory::curate`]): the same rule (once
+//! normalised) or a near-duplicate (`dedupSimilarityThreshold`) is not added again; one that
+//! contradicts a live rule is added and flagged on both. One bad rule in a batch adds nothing.
 
 use super::AddArgs;
 use crate::cli::Ctx;
@@ -8,6 +10,7 @@ use crate::cli::view;
 use crate::clock;
 use crate::error::{CmError, Result};
 use crate::memory::bullet::Bullet;
+use crate::memory::curate::{self, Relation};
 use crate::memory::new_rule::{self, RuleInput};
 use crate::memory::playbook::{Location, Playbook};
 use crate::output::Report;
@@ -58,6 +61,90 @@ pub(super) fn read_input(file: &str) -> Result<(String, String)> {
         err
     })?;
     Ok((path.display().to_string(), text))
+}
+
+/// New rules sorted into those to add and those already present.
+struct Curated {
+    fresh: Vec<Bullet>,
+    /// `{content, duplicateOf, similarity}` for each rule not added.
+    duplicates: Vec<serde_json::Value>,
+    /// (new rule, existing rule it contradicts): the existing one is flagged after the add.
+    flag: Vec<(String, String)>,
+}
+
+/// Compare each new rule with the playbook's closest rules (and the batch's earlier ones):
+/// the same rule once normalised is never added twice; a near-duplicate of a live rule is not
+/// added unless `force`; a contradiction of a live rule is added, flagged on both.
+fn curate_batch(
+    candidates: Vec<Bullet>,
+    conn: &rusqlite::Connection,
+    repo: &[Bullet],
+    threshold: f64,
+    force: bool,
+) -> Result<Curated> {
+    let mut out = Curated {
+        fresh: Vec::new(),
+        duplicates: Vec::new(),
+        flag: Vec::new(),
+    };
+    for mut b in candidates {
+        let exact = match repo
+            .iter()
+            .find(|r| r.content.to_lowercase() == b.content.to_lowercase())
+        {
+            Some(r) => Some(r.id.clone()),
+            None => rows::find_by_content(conn, &b.content)?,
+        };
+        // (id, similarity, the same rule once normalised)
+        let mut duplicate_of = exact.map(|id| (id, 1.0, true));
+        let mut contradicts: Vec<(String, bool)> = Vec::new();
+        if duplicate_of.is_none() {
+            let neighbours = crate::context::neighbours::of(conn, repo, &b.content)?;
+            let others = neighbours
+                .iter()
+                .map(|(o, _)| (o, false))
+                .chain(out.fresh.iter().map(|f| (f, true)));
+            for (other, in_batch) in others {
+                match curate::relate(&b.content, &other.content, threshold) {
+                    Some(Relation::Same) => {
+                        duplicate_of = Some((other.id.clone(), 1.0, true));
+                        break;
+                    }
+                    Some(Relation::NearDuplicate(sim))
+                        if !force
+                            && other.is_live()
+                            && duplicate_of.as_ref().is_none_or(|(_, best, _)| sim > *best) =>
+                    {
+                        duplicate_of = Some((other.id.clone(), sim, false));
+                    }
+                    Some(Relation::Contradiction(_)) if other.is_live() => {
+                        contradicts.push((other.id.clone(), in_batch));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some((id, sim, same)) = duplicate_of {
+            out.duplicates.push(json!({
+                "content": b.content, "duplicateOf": id,
+                "match": if same { "same" } else { "similar" },
+                "similarity": crate::memory::scoring::round3(sim),
+            }));
+            continue;
+        }
+        for (other, in_batch) in contradicts {
+            b.contradicts.push(other.clone());
+            if in_batch {
+                if let Some(f) = out.fresh.iter_mut().find(|f| f.id == other) {
+                    f.contradicts.push(b.id.clone());
+                }
+            } else {
+                out.flag.push((b.id.clone(), other));
+            }
+        }
+        out.fresh.push(b);
+    }
+    Ok(out)
 }
 
 pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
@@ -134,33 +221,15 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
 
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
-    // Skip rules whose text is already in the playbook (or twice in this batch).
-    let mut existing_repo: Vec<(String, String)> = Vec::new();
-    if let Some(path) = &playbook.repo_file {
-        existing_repo = crate::memory::repo_file::load(path)?
-            .into_iter()
-            .map(|b| (b.content.to_lowercase(), b.id))
-            .collect();
-    }
-    let mut fresh = Vec::new();
-    let mut duplicates = Vec::new();
-    for b in candidates {
-        let lower = b.content.to_lowercase();
-        let dup = match existing_repo.iter().find(|(c, _)| *c == lower) {
-            Some((_, id)) => Some(id.clone()),
-            None => rows::find_by_content(&store.conn, &b.content)?,
-        }
-        .or_else(|| {
-            fresh
-                .iter()
-                .find(|f: &&Bullet| f.content.to_lowercase() == lower)
-                .map(|f| f.id.clone())
-        });
-        match dup {
-            Some(id) => duplicates.push(json!({"content": b.content, "duplicateOf": id})),
-            None => fresh.push(b),
-        }
-    }
+    let repo_rules: Vec<Bullet> = playbook.readable_repo_rules();
+    let curated = curate_batch(
+        candidates,
+        &store.conn,
+        &repo_rules,
+        cfg.dedup_similarity_threshold,
+        args.force,
+    )?;
+    let (fresh, duplicates) = (curated.fresh, curated.duplicates);
     let repo_dir = args
         .repo
         .then(|| crate::paths::repo_cass_dir_for_write(&ctx.cwd));
@@ -173,6 +242,15 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
     } else {
         playbook.add(&fresh, repo_dir.as_deref())?
     };
+    // The rules a new one contradicts are flagged too (each change undoable on its own).
+    for (new_id, other) in &curated.flag {
+        playbook.change(other, "contradiction", |b| {
+            if !b.contradicts.contains(new_id) {
+                b.contradicts.push(new_id.clone());
+            }
+            Ok(Vec::new())
+        })?;
+    }
 
     let json_of = |b: &Bullet| view::bullet_json(b, &location, &cfg.scoring, now_t);
     let where_ = match &location {
@@ -182,9 +260,16 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
     if args.text.is_some() {
         // Single add: the bullet, or the existing one it duplicates.
         if let Some(b) = fresh.first() {
+            let mut human = format!("Added {} to the {where_}: {}", b.id, b.content);
+            if !b.contradicts.is_empty() {
+                human.push_str(&format!(
+                    "\nIt contradicts {}; both are flagged, and `cm context` shows the conflict.",
+                    b.contradicts.join(", ")
+                ));
+            }
             return Ok(
                 Report::new(json!({"bullet": json_of(b), "location": location.name()}))
-                    .human(format!("Added {} to the {where_}: {}", b.id, b.content))
+                    .human(human)
                     .quiet(b.id.clone()),
             );
         }
@@ -193,14 +278,24 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
             .unwrap_or_default()
             .to_string();
         let entry = playbook.get(&dup_id)?;
+        let similarity = duplicates[0]["similarity"].as_f64().unwrap_or(1.0);
+        let human = if duplicates[0]["match"] == "same" {
+            format!("Already in the playbook as {dup_id}; nothing added.")
+        } else {
+            format!(
+                "Nothing added: {dup_id} says nearly the same ({:.0}% alike): {}\n(`--force` adds it anyway.)",
+                similarity * 100.0,
+                entry.bullet.content
+            )
+        };
         return Ok(Report::new(json!({
             "bullet": view::entry_json(&entry, &cfg.scoring, now_t),
             "duplicate": true,
+            "match": duplicates[0]["match"],
+            "similarity": similarity,
             "location": entry.location.name(),
         }))
-        .human(format!(
-            "Already in the playbook as {dup_id}; nothing added."
-        ))
+        .human(human)
         .quiet(dup_id));
     }
     let ids: Vec<&str> = fresh.iter().map(|b| b.id.as_str()).collect();

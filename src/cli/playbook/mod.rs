@@ -1,10 +1,13 @@
-//! `cm playbook list|get|add|remove|export|import` (and the `ls`, `add`, `rm` aliases).
+//! `cm playbook list|get|add|remove|export|import|pin|unpin|revive|stats` (and the `ls`, `add`,
+//! `rm` aliases).
 //!
 //! This file holds the arguments, listing, showing and removal; adding rules is in `add.rs`,
-//! export and import in `io.rs`.
+//! export and import in `io.rs`, pin/unpin/revive in `state.rs`; `stats` is `cm stats`.
 
 mod add;
+mod import;
 mod io;
+mod state;
 
 pub use add::add;
 
@@ -15,6 +18,7 @@ use crate::error::Result;
 use crate::memory::new_rule;
 use crate::memory::playbook::Playbook;
 use crate::output::{Report, table};
+use crate::store::bullets as rows;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -33,6 +37,10 @@ impl Args {
             Sub::Remove(_) => "remove",
             Sub::Export(_) => "export",
             Sub::Import(_) => "import",
+            Sub::Pin(_) => "pin",
+            Sub::Unpin(_) => "unpin",
+            Sub::Revive(_) => "revive",
+            Sub::Stats(_) => "stats",
         }
     }
 }
@@ -51,21 +59,38 @@ pub enum Sub {
     Export(ExportArgs),
     /// Import rules from a playbook.yaml, a JSON export or a Markdown list.
     Import(ImportArgs),
+    /// Pin a rule: its feedback never deprecates or inverts it.
+    Pin(IdArgs),
+    /// Unpin a rule: its feedback decides its maturity again.
+    Unpin(IdArgs),
+    /// Bring back a rule deprecated on purpose (forget, remove, inversion).
+    Revive(IdArgs),
+    /// Playbook health: counts, scores, staleness (same as `cm stats`).
+    Stats(crate::cli::stats::Args),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct IdArgs {
+    /// The rule's id (or an unambiguous prefix of it).
+    pub id: String,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct ListArgs {
+    /// Only rules of this category.
     #[arg(long)]
     pub category: Option<String>,
     /// Include deprecated and retired rules.
     #[arg(long)]
     pub all: bool,
+    /// Show at most N rules (`total` still counts all).
     #[arg(long)]
     pub limit: Option<usize>,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct GetArgs {
+    /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
 }
 
@@ -73,6 +98,7 @@ pub struct GetArgs {
 pub struct AddArgs {
     /// The rule, e.g. "Always run the tests before committing".
     pub text: Option<String>,
+    /// One of the built-in categories (or of config customCategories) [default: general].
     #[arg(long)]
     pub category: Option<String>,
     /// Comma-separated tags.
@@ -96,11 +122,17 @@ pub struct AddArgs {
     /// Write to the repository's .cass/playbook.yaml, shared through git.
     #[arg(long)]
     pub repo: bool,
+    /// Add even when a live rule says nearly the same (the same rule is still never added
+    /// twice).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct RemoveArgs {
+    /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
+    /// Why (kept with the rule) [default: removed by user].
     #[arg(long)]
     pub reason: Option<String>,
     /// Delete instead of deprecating (`cm undo` can still restore it).
@@ -110,6 +142,7 @@ pub struct RemoveArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
+    /// yaml (the original playbook.yaml layout), json or md.
     #[arg(long, default_value = "yaml")]
     pub format: String,
     /// Only live rules (YAML and JSON default to everything, for backups; Markdown is always
@@ -120,10 +153,18 @@ pub struct ExportArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
+    /// The file (`-` reads stdin).
     pub file: String,
-    /// Replace the personal playbook instead of adding to it.
+    /// Replace the personal playbook instead of adding to it (needs --yes when that removes
+    /// rules; they are exported to a backup first).
     #[arg(long)]
     pub replace: bool,
+    /// Go ahead with a --replace that removes rules.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Check the file and say what an import would do; change nothing.
+    #[arg(long)]
+    pub validate: bool,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
@@ -133,7 +174,11 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         Sub::Add(a) => add(a, ctx),
         Sub::Remove(a) => remove(a, ctx),
         Sub::Export(a) => io::export(a, ctx),
-        Sub::Import(a) => io::import(a, ctx),
+        Sub::Import(a) => import::import(a, ctx),
+        Sub::Pin(a) => state::pin(a, ctx, true),
+        Sub::Unpin(a) => state::pin(a, ctx, false),
+        Sub::Revive(a) => state::revive(a, ctx),
+        Sub::Stats(a) => crate::cli::stats::run(a, ctx),
     }
 }
 
@@ -145,7 +190,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
         Some(c) => Some(new_rule::validate_category(c, &cfg.custom_categories)?),
         None => None,
     };
-    let playbook = Playbook::open(store, &ctx.cwd);
+    let playbook = Playbook::open(store, &ctx.cwd).settled(&cfg.scoring, now);
     if ctx.json() {
         let filter = super::list_json::Filter {
             all: args.all,
@@ -156,6 +201,10 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
             return Ok(report);
         }
     }
+    let degraded = crate::degraded::Degraded {
+        repo_playbook: playbook.repo_issue(),
+        ..Default::default()
+    };
     let entries: Vec<_> = playbook
         .load_all()?
         .into_iter()
@@ -173,6 +222,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
                 bullets: Vec<view::BulletView<'a>>,
                 count: usize,
                 total: usize,
+                degraded: serde_json::Value,
             }
             let data = ListData {
                 bullets: entries[..limit]
@@ -181,6 +231,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
                     .collect(),
                 count: limit,
                 total,
+                degraded: degraded.to_json(),
             };
             serde_json::to_writer(&mut *w, &data)?;
             drop(data);
@@ -190,23 +241,31 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
             Ok(())
         }));
     }
-    let human = if shown.is_empty() {
-        if total == 0 && category.is_none() && !args.all {
-            "No rules yet. Add one with `cm playbook add \"...\"` or start from a starter: `cm init --starter general`.".into()
+    let notes: String = degraded
+        .lines()
+        .iter()
+        .map(|l| format!("note: {l}\n"))
+        .collect();
+    let human = notes
+        + &if total == 0 {
+            if category.is_none() && !args.all && rows::count(&store.conn)? == 0 {
+                "No rules yet. Add one with `cm playbook add \"...\"` or start from a starter: `cm init --starter general`.".into()
+            } else {
+                "No matching rules.".into()
+            }
+        } else if shown.is_empty() {
+            format!("(0 of {total} shown: --limit 0)")
         } else {
-            "No matching rules.".into()
-        }
-    } else {
-        let rows: Vec<_> = shown
-            .iter()
-            .map(|e| view::table_row(e, &cfg.scoring, now, 80))
-            .collect();
-        let mut s = table(&view::TABLE_HEADERS, &rows);
-        if shown.len() < total {
-            s.push_str(&format!("({} of {total} shown)\n", shown.len()));
-        }
-        s
-    };
+            let rows: Vec<_> = shown
+                .iter()
+                .map(|e| view::table_row(e, &cfg.scoring, now, 80))
+                .collect();
+            let mut s = table(&view::TABLE_HEADERS, &rows);
+            if shown.len() < total {
+                s.push_str(&format!("({} of {total} shown)\n", shown.len()));
+            }
+            s
+        };
     let quiet = shown
         .iter()
         .map(|e| e.bullet.id.as_str())
@@ -217,8 +276,10 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
 
 fn get(args: &GetArgs, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
-    let entry = Playbook::open(ctx.store()?, &ctx.cwd).get(&args.id)?;
     let now = clock::now();
+    let entry = Playbook::open(ctx.store()?, &ctx.cwd)
+        .settled(&cfg.scoring, now)
+        .get(&args.id)?;
     Ok(
         Report::new(json!({"bullet": view::entry_json(&entry, &cfg.scoring, now)}))
             .human(view::describe(&entry, &cfg.scoring, now))

@@ -1,13 +1,15 @@
-//! `cm trauma import FILE`: patterns from a plain list (one regex per line, `#` comments) or
-//! from JSON Lines of trauma records (what the traumas files hold, so a team can share them).
+//! `cm trauma import FILE`: patterns from a plain list, JSON Lines of trauma records, a JSON
+//! array, or the shared YAML list (`- pattern: ...` with `description:`); see
+//! [`super::import_format`].
 //!
-//! All or nothing: every line is checked first, and one bad line (with its file:line) refuses
-//! the whole import. Patterns already present in the target file are skipped, not duplicated.
+//! All or nothing: every record is checked first, and one bad record (with its file:line)
+//! refuses the whole import. Patterns already present in the target file are skipped, not
+//! duplicated.
 
 use super::{ScopeArg, store};
 use crate::cli::Ctx;
 use crate::error::{CmError, Result};
-use crate::guard::user_traumas::{self as ut, Severity, Trauma, TraumaScope};
+use crate::guard::user_traumas::{self as ut, Trauma, TraumaScope};
 use crate::output::Report;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -32,13 +34,25 @@ fn read_input(path: &PathBuf) -> Result<String> {
     std::fs::read_to_string(path).map_err(|e| CmError::io(path, "read", &e))
 }
 
-/// Turn one JSON record into a trauma, filling what it leaves out.
+/// Turn one record (an object, or a bare pattern string) into a trauma, filling what it leaves
+/// out. `description` (the shared-file name) is the message shown when the pattern matches.
 fn from_record(v: Value, now: &str) -> std::result::Result<Trauma, String> {
-    let Value::Object(mut map) = v else {
-        return Err("expected a JSON object".into());
+    let mut map = match v {
+        Value::String(p) => {
+            let mut m = serde_json::Map::new();
+            m.insert("pattern".into(), json!(p));
+            m
+        }
+        Value::Object(m) => m,
+        _ => return Err("expected a record with a \"pattern\", or a pattern string".into()),
     };
     if !map.get("pattern").is_some_and(Value::is_string) {
         return Err("missing \"pattern\" (a string)".into());
+    }
+    if let Some(d) = map.remove("description")
+        && !map.contains_key("message")
+    {
+        map.insert("message".into(), d);
     }
     map.entry("id").or_insert_with(|| json!(""));
     map.entry("createdAt").or_insert_with(|| json!(now));
@@ -46,41 +60,32 @@ fn from_record(v: Value, now: &str) -> std::result::Result<Trauma, String> {
     serde_json::from_value::<Trauma>(Value::Object(map)).map_err(|e| e.to_string())
 }
 
+/// Nothing is imported when any record is bad: name them (at most ten) with their lines.
+fn refused(name: &str, errors: &[String]) -> CmError {
+    let shown: Vec<_> = errors.iter().take(10).cloned().collect();
+    CmError::usage(
+        "INVALID_IMPORT",
+        format!(
+            "{} record(s) of {name} cannot be imported, so nothing was imported: {}",
+            errors.len(),
+            shown.join("; ")
+        ),
+    )
+    .hint("fix or remove those records and import again")
+}
+
 pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
     let text = read_input(&a.file)?;
     let now = crate::clock::now_rfc3339();
     let name = a.file.display().to_string();
-    let jsonl = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .is_some_and(|l| l.starts_with('{'));
-
+    let records = match super::import_format::records(&name, &text) {
+        Ok(r) => r,
+        Err(errors) => return Err(refused(&name, &errors)),
+    };
     let mut incoming = Vec::new();
     let mut errors = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        let parsed = if jsonl {
-            serde_json::from_str::<Value>(t)
-                .map_err(|e| e.to_string())
-                .and_then(|v| from_record(v, &now))
-        } else {
-            Ok(Trauma {
-                id: String::new(),
-                pattern: t.to_string(),
-                severity: Severity::Critical,
-                scope: TraumaScope::Global,
-                message: None,
-                files: None,
-                source: "import".into(),
-                created_at: now.clone(),
-                healed: None,
-            })
-        };
-        let checked = parsed.and_then(|tr| {
+    for r in records {
+        let checked = from_record(r.value, &now).and_then(|tr| {
             store::check_pattern(&tr.pattern).map_err(|e| e.message)?;
             if let Some(g) = &tr.files {
                 store::check_glob(g).map_err(|e| e.message)?;
@@ -89,20 +94,11 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
         });
         match checked {
             Ok(tr) => incoming.push(tr),
-            Err(e) => errors.push(format!("{name}:{}: {e}", i + 1)),
+            Err(e) => errors.push(format!("{}: {e}", r.at)),
         }
     }
     if !errors.is_empty() {
-        let shown: Vec<_> = errors.iter().take(10).cloned().collect();
-        return Err(CmError::usage(
-            "INVALID_IMPORT",
-            format!(
-                "{} line(s) of {name} cannot be imported, so nothing was imported: {}",
-                errors.len(),
-                shown.join("; ")
-            ),
-        )
-        .hint("fix or remove those lines and import again"));
+        return Err(refused(&name, &errors));
     }
 
     let (existing, bad) = store::load_all(ctx)?;

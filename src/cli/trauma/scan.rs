@@ -1,12 +1,14 @@
 //! `cm trauma scan [--days N]`: propose traumas from the session index.
 //!
 //! Proposals only: nothing is added until the user runs the suggested `cm trauma add`. Without
-//! a session index the command succeeds with no proposals and says why in `degraded`.
+//! a session index the command succeeds with no proposals and says why in `degraded.history`.
 
 use super::store;
 use crate::cli::Ctx;
+use crate::degraded::{Degraded, Issue};
+use crate::episodic::{replay, search};
 use crate::error::Result;
-use crate::guard::scan::{self, Unavailable};
+use crate::guard::scan;
 use crate::install::command::shell_quote;
 use crate::output::Report;
 use serde_json::{Value, json};
@@ -20,10 +22,6 @@ pub struct Args {
     pub days: Option<u32>,
 }
 
-fn degraded(reason: &str, message: String, hint: &str) -> Value {
-    json!({"reason": reason, "message": message, "hint": hint})
-}
-
 pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
     let since = a.days.map(|d| {
         crate::clock::to_rfc3339(crate::clock::now() - chrono::Duration::days(i64::from(d)))
@@ -31,34 +29,26 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
     let db = crate::paths::db_path();
     let mut incidents = Vec::new();
     let mut examined = 0;
-    let degraded_why = if !db.is_file() {
-        Some(degraded(
-            "no_index",
-            format!("no session index: {} does not exist", db.display()),
-            "index agents' sessions first (`cm history index`), then scan again",
-        ))
+    let mut degraded = Degraded::default();
+    let store_ = if db.is_file() {
+        Some(ctx.store()?)
     } else {
-        let store_ = ctx.store()?;
-        match scan::detect(&store_.conn).map_err(|e| store_.map_err(e))? {
-            Err(Unavailable::NoMessagesTable) => Some(degraded(
-                "no_index",
-                "the store has no session index yet (no messages table)".into(),
-                "index agents' sessions first (`cm history index`), then scan again",
-            )),
-            Err(Unavailable::UnknownLayout(cols)) => Some(degraded(
-                "unknown_index_layout",
-                format!("the messages table has columns this build cannot read: {cols}"),
-                "upgrade cm so that the scan and the index agree",
-            )),
-            Ok(cols) => {
-                let (found, n) = scan::scan(&store_.conn, &cols, since.as_deref())
-                    .map_err(|e| store_.map_err(e))?;
-                incidents = found;
-                examined = n;
-                None
-            }
-        }
+        None
     };
+    match store_ {
+        Some(st) if replay::available(&st.conn) && search::has_index(&st.conn) => {
+            let (found, n) = scan::scan(&st.conn, since.as_deref()).map_err(|e| st.map_err(e))?;
+            incidents = found;
+            examined = n;
+        }
+        _ => {
+            degraded.history = Some(Issue::new(
+                "NO_INDEX",
+                "no sessions are indexed yet, so there is nothing to scan",
+                "index agents' sessions first (`cm history index`), then scan again",
+            ));
+        }
+    }
 
     // Group by proposed pattern; skip patterns the user already has.
     let (existing, bad) = store::load_all(ctx)?;
@@ -113,13 +103,8 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
     });
 
     let mut human = String::new();
-    if let Some(d) = &degraded_why {
-        let _ = writeln!(
-            human,
-            "degraded: {} ({})",
-            d["message"].as_str().unwrap_or(""),
-            d["hint"].as_str().unwrap_or("")
-        );
+    for line in degraded.lines() {
+        let _ = writeln!(human, "degraded: {line}");
     }
     if proposals.is_empty() {
         let _ = writeln!(
@@ -145,7 +130,7 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
         "days": a.days,
         "examined": examined,
         "proposals": proposals,
-        "degraded": degraded_why,
+        "degraded": degraded.to_json(),
         "warnings": warnings,
     }))
     .human(human))

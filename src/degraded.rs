@@ -1,0 +1,78 @@
+//! What is missing from an answer, and how to fix it. Every command that can answer with less
+//! than it was asked for says so the same way: `data.degraded` is `null` when everything worked,
+//! else an object with one entry per missing part, each `{code, message, fix}`:
+//!
+//! - `history`: the session index (none yet, stale, unreadable);
+//! - `semantic`: semantic search (endpoint down, no embeddings);
+//! - `remote`: remote hosts that did not answer (all named in one message);
+//! - `playbook`: the playbook itself (empty);
+//! - `repoPlaybook`: the repository's `.cass/playbook.yaml` did not parse (its rules are left
+//!   out; the personal ones and history are still served).
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Issue {
+    pub code: &'static str,
+    pub message: String,
+    pub fix: String,
+}
+
+impl Issue {
+    pub fn new(code: &'static str, message: &str, fix: &str) -> Issue {
+        Issue {
+            code,
+            message: message.to_string(),
+            fix: fix.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Degraded {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Issue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<Issue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<Issue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub playbook: Option<Issue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo_playbook: Option<Issue>,
+}
+
+impl Degraded {
+    pub fn is_empty(&self) -> bool {
+        self.history.is_none()
+            && self.semantic.is_none()
+            && self.remote.is_none()
+            && self.playbook.is_none()
+            && self.repo_playbook.is_none()
+    }
+
+    /// Each issue as one human line: "message (fix: ...)".
+    pub fn lines(&self) -> Vec<String> {
+        [
+            &self.repo_playbook,
+            &self.playbook,
+            &self.history,
+            &self.semantic,
+            &self.remote,
+        ]
+        .into_iter()
+        .flatten()
+        .map(|i| format!("{} (fix: {})", i.message, i.fix))
+        .collect()
+    }
+
+    /// `null` when nothing is missing.
+    pub fn to_json(&self) -> serde_json::Value {
+        if self.is_empty() {
+            serde_json::Value::Null
+        } else {
+            serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+        }
+    }
+}
