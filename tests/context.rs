@@ -46,6 +46,9 @@ impl Env {
             .env("HOME", &self.home)
             .env("CASS_MEMORY_HOME", &self.data)
             .env("CM_NOW", NOW)
+            // Hooks answer by a deadline (50 ms by default); these tests check what they say,
+            // not how fast a debug build on a loaded machine says it.
+            .env("CM_HOOK_BUDGET_MS", "10000")
             .env_remove("NO_COLOR");
         c
     }
@@ -1157,4 +1160,46 @@ fn a_broken_repo_playbook_degrades_context_and_the_hooks_instead_of_failing() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(std::fs::read(&file).unwrap(), before, "never rewritten");
+}
+
+#[test]
+fn context_hooks_answer_by_their_deadline_and_name_what_was_cut() {
+    let env = Env::new();
+    let rule = env.add(
+        "Set an explicit timeout and retry with backoff on OAuth token refresh requests",
+        "integration",
+    );
+    let prompt =
+        serde_json::json!({"prompt": "the oauth token refresh timeout in CI", "cwd": env.ws});
+    let start = serde_json::json!({"cwd": env.ws, "source": "startup"});
+    // With time to spare: the rule.
+    assert!(env.hook("prompt", &prompt).contains(&rule));
+    // A deadline already past: nothing is looked up, nothing printed, exit 0, and stderr names
+    // what the deadline cut.
+    for (hook, payload) in [("prompt", &prompt), ("session-start", &start)] {
+        let out = env
+            .cmd(&["hook", hook])
+            .env("CM_HOOK_BUDGET_MS", "0")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                c.stdin
+                    .take()
+                    .unwrap()
+                    .write_all(payload.to_string().as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert!(out.status.success(), "{hook}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains(&rule), "{hook}: {stdout}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("cm hook {hook}: answered after"))
+                && stderr.contains("the deadline cut: rules"),
+            "{hook}: {stderr}"
+        );
+    }
 }

@@ -910,3 +910,36 @@ fn relative_session_paths_are_recorded_absolute_and_markdown_exports_live_rules(
     let yaml = env.cm(&["playbook", "export"]).run().ok().stdout;
     assert!(yaml.contains("Deprecated rule"), "backups keep everything");
 }
+
+/// A batch larger than the neighbour lookup handles (here 60 rules) is curated through one
+/// index over the whole playbook and the batch: the same answers, duplicates and contradictions
+/// found against stored rules and earlier rules of the batch alike.
+#[test]
+fn large_batches_are_curated_like_single_adds() {
+    let env = Env::new();
+    let stored = env.add("Always run the tests before committing");
+    let mut rules: Vec<serde_json::Value> = (0..56)
+        .map(|i| serde_json::json!({"content": format!("Pin dependency number {i} in the lockfile of service {i}")}))
+        .collect();
+    rules.push(serde_json::json!({"content": "always run the tests before committing!!"}));
+    rules.push(serde_json::json!({"content": "Never run the tests before committing"}));
+    rules.push(serde_json::json!({"content": "Rotate the staging database password every month"}));
+    rules.push(serde_json::json!({"content": "Rotate the staging database password every month."}));
+    let d = env
+        .cm(&["add", "--file", "-"])
+        .stdin(serde_json::Value::Array(rules).to_string())
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["added"], 58, "{d}");
+    let skipped = d["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 2, "{d}");
+    assert!(
+        skipped.iter().any(|s| s["duplicateOf"] == stored.as_str()),
+        "{d}"
+    );
+    let get =
+        |id: &str| env.cm(&["playbook", "get", id]).json().run().ok().data()["bullet"].clone();
+    assert_eq!(get(&stored)["contradicts"].as_array().unwrap().len(), 1);
+}

@@ -128,6 +128,15 @@ fn refresh_terms(store: &Store) -> Result<usize> {
     })
 }
 
+/// Rules whose stored terms are stale (changed since the index was last refreshed).
+pub fn pending(conn: &Connection) -> Result<usize> {
+    conn.query_row("SELECT count(*) FROM context_dirty", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|n| n.max(0) as usize)
+    .map_err(sql)
+}
+
 /// Above this many changed rules, read-only callers (hooks) use the stored index as it is rather
 /// than tokenizing the changes in memory.
 pub const MAX_DIRTY_IN_MEMORY: usize = 200;

@@ -108,20 +108,72 @@ fn topic(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// A rule as it is compared: normalised, its polarity, and its topic terms (sorted).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Topic {
+    pub normalized: String,
+    pub polarity: Polarity,
+    /// The polarity-free text (compared when both topics are empty).
+    pub rest: String,
+    pub terms: Vec<String>,
+}
+
+impl Topic {
+    pub fn of(text: &str) -> Topic {
+        let normalized = normalize(text);
+        let (polarity, rest) = polarity(&normalized);
+        let rest = rest.to_string();
+        let terms = topic(&rest).into_iter().collect();
+        Topic {
+            normalized,
+            polarity,
+            rest,
+            terms,
+        }
+    }
+
+    /// How alike two topics are (0 to 1): the Jaccard index of their terms.
+    pub fn similarity(&self, other: &Topic) -> f64 {
+        if self.terms.is_empty() || other.terms.is_empty() {
+            return if self.rest == other.rest { 1.0 } else { 0.0 };
+        }
+        let (a, b) = (&self.terms, &other.terms);
+        let (mut i, mut j, mut shared) = (0, 0, 0usize);
+        while i < a.len() && j < b.len() {
+            match a[i].cmp(&b[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    shared += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        let shared = shared as f64;
+        shared / ((a.len() + b.len()) as f64 - shared)
+    }
+
+    /// How `existing` relates to this (new) rule at `threshold`, if at all.
+    pub fn relate(&self, existing: &Topic, threshold: f64) -> Option<Relation> {
+        if self.normalized == existing.normalized {
+            return Some(Relation::Same);
+        }
+        let sim = self.similarity(existing);
+        if sim < threshold {
+            return None;
+        }
+        if self.polarity == existing.polarity {
+            Some(Relation::NearDuplicate(sim))
+        } else {
+            Some(Relation::Contradiction(sim))
+        }
+    }
+}
+
 /// How alike two rules' topics are (0 to 1), polarity words set aside.
 pub fn similarity(a: &str, b: &str) -> f64 {
-    let (na, nb) = (normalize(a), normalize(b));
-    let (ta, tb) = (topic(polarity(&na).1), topic(polarity(&nb).1));
-    if ta.is_empty() || tb.is_empty() {
-        return if polarity(&na).1 == polarity(&nb).1 {
-            1.0
-        } else {
-            0.0
-        };
-    }
-    let shared = ta.intersection(&tb).count() as f64;
-    // Jaccard: shared terms over all distinct terms of both.
-    shared / ((ta.len() + tb.len()) as f64 - shared)
+    Topic::of(a).similarity(&Topic::of(b))
 }
 
 /// What an existing rule is to a new one.
@@ -137,19 +189,7 @@ pub enum Relation {
 
 /// How `existing` relates to `new` at `threshold` (config `dedupSimilarityThreshold`), if at all.
 pub fn relate(new: &str, existing: &str, threshold: f64) -> Option<Relation> {
-    let (nn, ne) = (normalize(new), normalize(existing));
-    if nn == ne {
-        return Some(Relation::Same);
-    }
-    let sim = similarity(new, existing);
-    if sim < threshold {
-        return None;
-    }
-    if polarity(&nn).0 == polarity(&ne).0 {
-        Some(Relation::NearDuplicate(sim))
-    } else {
-        Some(Relation::Contradiction(sim))
-    }
+    Topic::of(new).relate(&Topic::of(existing), threshold)
 }
 
 #[cfg(test)]

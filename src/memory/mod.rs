@@ -8,3 +8,4 @@ pub mod new_rule;
 pub mod playbook;
 pub mod repo_file;
 pub mod scoring;
+pub mod topic_index;

@@ -57,6 +57,9 @@ impl Env {
             .env("HOME", &self.home)
             .env("CASS_MEMORY_HOME", &self.data)
             .env("NO_COLOR", "1")
+            // Context hooks answer by a deadline; tests check what they say, not the speed of
+            // a debug build on a loaded machine.
+            .env("CM_HOOK_BUDGET_MS", "10000")
             .env_remove("CM_NOW")
             .env_remove("XDG_CONFIG_HOME");
         Run {

@@ -10,9 +10,10 @@ use crate::cli::view;
 use crate::clock;
 use crate::error::{CmError, Result};
 use crate::memory::bullet::Bullet;
-use crate::memory::curate::{self, Relation};
+use crate::memory::curate::{Relation, Topic};
 use crate::memory::new_rule::{self, RuleInput};
 use crate::memory::playbook::{Location, Playbook};
+use crate::memory::topic_index::{Rarity, TopicIndex};
 use crate::output::Report;
 use crate::store::bullets as rows;
 use serde::Deserialize;
@@ -72,6 +73,12 @@ struct Curated {
     flag: Vec<(String, String)>,
 }
 
+/// Batches larger than this compare against every rule of the playbook through a topic index
+/// built once; smaller ones (a single add) read each rule's closest neighbours from the context
+/// term index instead, which costs less than loading the playbook (unless that index is stale
+/// after a bulk change nobody has queried since).
+const INDEX_THE_PLAYBOOK_FROM: usize = 20;
+
 /// Compare each new rule with the playbook's closest rules (and the batch's earlier ones):
 /// the same rule once normalised is never added twice; a near-duplicate of a live rule is not
 /// added unless `force`; a contradiction of a live rule is added, flagged on both.
@@ -87,7 +94,27 @@ fn curate_batch(
         duplicates: Vec::new(),
         flag: Vec::new(),
     };
-    for mut b in candidates {
+    // The playbook as one index (large batches), else neighbours per rule. Both indexes order
+    // terms by how many of all these rules hold them.
+    let new_topics: Vec<Topic> = candidates.iter().map(|b| Topic::of(&b.content)).collect();
+    let (playbook, rarity): (Option<(Vec<Bullet>, TopicIndex)>, Rarity) = if candidates.len()
+        > INDEX_THE_PLAYBOOK_FROM
+        || crate::context::index::pending(conn)? > crate::context::index::MAX_DIRTY_IN_MEMORY
+    {
+        let mut all = rows::load_all(conn)?;
+        all.extend(repo.iter().cloned());
+        let topics: Vec<Topic> = all.iter().map(|b| Topic::of(&b.content)).collect();
+        let rarity = Rarity::of(topics.iter().chain(&new_topics));
+        let mut index = TopicIndex::new(threshold, rarity.clone());
+        for t in topics {
+            index.insert(t);
+        }
+        (Some((all, index)), rarity)
+    } else {
+        (None, Rarity::of(&new_topics))
+    };
+    let mut batch = TopicIndex::new(threshold, rarity);
+    for (mut b, topic) in candidates.into_iter().zip(new_topics) {
         let exact = match repo
             .iter()
             .find(|r| r.content.to_lowercase() == b.content.to_lowercase())
@@ -99,13 +126,32 @@ fn curate_batch(
         let mut duplicate_of = exact.map(|id| (id, 1.0, true));
         let mut contradicts: Vec<(String, bool)> = Vec::new();
         if duplicate_of.is_none() {
-            let neighbours = crate::context::neighbours::of(conn, repo, &b.content)?;
-            let others = neighbours
+            let neighbours: Vec<(Bullet, bool)> = match &playbook {
+                Some(_) => Vec::new(),
+                None => crate::context::neighbours::of(conn, repo, &b.content)?,
+            };
+            let neighbour_topics: Vec<Topic> = neighbours
                 .iter()
-                .map(|(o, _)| (o, false))
-                .chain(out.fresh.iter().map(|f| (f, true)));
-            for (other, in_batch) in others {
-                match curate::relate(&b.content, &other.content, threshold) {
+                .map(|(o, _)| Topic::of(&o.content))
+                .collect();
+            let mut others: Vec<(&Bullet, &Topic, bool)> = Vec::new();
+            match &playbook {
+                Some((all, index)) => {
+                    for i in index.candidates(&topic) {
+                        others.push((&all[i], index.get(i), false));
+                    }
+                }
+                None => {
+                    for ((o, _), t) in neighbours.iter().zip(&neighbour_topics) {
+                        others.push((o, t, false));
+                    }
+                }
+            }
+            for i in batch.candidates(&topic) {
+                others.push((&out.fresh[i], batch.get(i), true));
+            }
+            for (other, other_topic, in_batch) in others {
+                match topic.relate(other_topic, threshold) {
                     Some(Relation::Same) => {
                         duplicate_of = Some((other.id.clone(), 1.0, true));
                         break;
@@ -142,6 +188,7 @@ fn curate_batch(
                 out.flag.push((b.id.clone(), other));
             }
         }
+        batch.insert(topic);
         out.fresh.push(b);
     }
     Ok(out)
