@@ -105,7 +105,7 @@ fn hot_statements_never_scan_what_they_look_up() {
         (index::DOC_LEN_SQL, vec![text("b-000000000001")], &[]),
         (index::DIRTY_SQL, vec![], &["context_dirty"]),
         (index::TOTALS_SQL, vec![], &["context_docs"]),
-        (history::LAST_INDEXED_SQL, vec![], &["episodic_files"]),
+        (history::LAST_INDEXED_SQL, vec![], &[]),
         (index::DELETE_TERMS_SQL, vec![1.into()], &[]),
         (bullets::DOC_SQL, vec![text("b-000000000001")], &[]),
         (bullets::EVENTS_SQL, vec![text("b-000000000001")], &[]),

@@ -115,7 +115,8 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         Err(e) => return Err(err(e)),
     }
     let mut ran: Vec<Statement> = Vec::new();
-    let result = rank(conn, query, &terms, opts, &mut out, &mut ran);
+    let want = hits::candidates_wanted(limit);
+    let result = rank(conn, query, &terms, want, opts, &mut out, &mut ran);
     if opts.explain {
         for s in &ran {
             out.plans.push(StatementPlan {
@@ -160,6 +161,7 @@ fn rank(
     conn: &Connection,
     q: &SearchQuery,
     terms: &[String],
+    want: usize,
     opts: Options,
     out: &mut Outcome,
     ran: &mut Vec<Statement>,
@@ -199,6 +201,11 @@ fn rank(
     let mut scorer = Scorer::new(&stats, span);
     let stages = stages(q, &plan, terms);
     for (s, phrase_terms) in stages {
+        // The newest messages holding every common term are looked for further back only when
+        // the recent ones did not already give enough of them.
+        if s.stage == "all" && scorer.holding_all(&plan.common) >= want {
+            continue;
+        }
         ran.push(s.clone());
         match s.rows(conn) {
             Ok(rows) => scorer.add(rows, &phrase_terms),
@@ -309,6 +316,14 @@ impl<'a> Scorer<'a> {
             }
             self.rows.insert(id, (counts.len, freq));
         }
+    }
+
+    /// Rows seen so far that hold every one of `terms`.
+    fn holding_all(&self, terms: &[usize]) -> usize {
+        self.rows
+            .values()
+            .filter(|(_, freq)| terms.iter().all(|&t| freq[t] > 0.0))
+            .count()
     }
 
     /// Best first; ties to the newest rowid.

@@ -6,7 +6,8 @@
 //!   are scored wherever they occur, with every other term of the query counted in the same rows:
 //!   a message holding a rare term is always a candidate, scored on the whole query.
 //! - **Common terms** are scored in the newest messages that hold them ([`RECENT_ROWS`]), and
-//!   in the newest holding all of them ([`ALL_ROWS`]), within the span the probes covered.
+//!   in the newest holding all of them ([`ALL_ROWS`], unless the recent ones already gave
+//!   enough such messages), within the span the probes covered.
 //!
 //! When every term is rare, every match is scored: the answer is exactly BM25 over all matches.
 //! Otherwise it is BM25 over a bounded candidate set chosen by rarity and recency; the common

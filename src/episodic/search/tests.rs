@@ -80,9 +80,17 @@ fn assert_scores_are_fts5_bm25(st: &Store, q: &str, opts: Options, strategy: &st
     let q = query(q);
     let terms = crate::episodic::query::terms(&q.query);
     let mut out = Outcome::default();
-    let ours = rank(&st.conn, &q, &terms, opts, &mut out, &mut Vec::new())
-        .ok()
-        .unwrap();
+    let ours = rank(
+        &st.conn,
+        &q,
+        &terms,
+        usize::MAX,
+        opts,
+        &mut out,
+        &mut Vec::new(),
+    )
+    .ok()
+    .unwrap();
     assert_eq!(out.strategy, strategy, "{}", q.query);
     let expr = expression(
         &terms.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
@@ -139,10 +147,24 @@ fn every_statement_starts_from_the_fts_table_on_stale_statistics() {
     let dir = tempfile::tempdir().unwrap();
     // 5,000 messages: "timeout" is in 2,500 of them, each filler word in about half.
     let st = grown(dir.path(), 10, 500);
+    // Two common words that never meet in the newest messages: the "all" stage looks further.
+    let apart = dir.path().join("apart.jsonl");
+    let texts: Vec<String> = (0..5_000)
+        .map(|i| {
+            if i % 2 == 0 {
+                "alpha one".into()
+            } else {
+                "omega two".into()
+            }
+        })
+        .collect();
+    append(&apart, "apart", &texts);
+    index(&st, &apart);
     let mut shapes: Vec<SearchQuery> = [
         "oauth",
         "oauth parser timeout",
         "parser cache socket",
+        "alpha omega",
         "nomatchword",
     ]
     .iter()
@@ -201,6 +223,19 @@ fn every_statement_starts_from_the_fts_table_on_stale_statistics() {
             }
         }
     }
+    // Common words that meet often in the newest messages need no look further back.
+    let explain = Options {
+        explain: true,
+        ..Options::default()
+    };
+    let near = run(&st.conn, &query("parser cache socket"), explain).unwrap();
+    assert!(
+        near.plans.iter().all(|p| p.stage != "all"),
+        "{:?}",
+        near.plans
+    );
+    let apart = run(&st.conn, &query("alpha omega"), explain).unwrap();
+    assert!(apart.plans.iter().any(|p| p.stage == "all"));
     for want in ["probe", "rare", "recent", "all"] {
         assert!(
             stages.contains(want),

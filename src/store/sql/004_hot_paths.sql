@@ -10,3 +10,6 @@ ALTER TABLE recall_scan ADD COLUMN last_event_seq INTEGER NOT NULL DEFAULT 0;
 -- more segments, not four: an index grown one session at a time keeps a few segments, and every
 -- query term is looked up once per segment.
 INSERT INTO episodic_fts(episodic_fts, rank) VALUES ('usermerge', 2);
+
+-- Both context hooks ask when the index was last refreshed: the newest indexed_at, by a seek.
+CREATE INDEX episodic_files_indexed ON episodic_files(indexed_at);
