@@ -13,9 +13,9 @@
 //! Merging: lists (`disabledPacks`, `enabledPacks`, `allow`, `protectedPaths`) are the union
 //! of both files; `failClosed` is on if either file turns it on. The project file can only
 //! tighten the guard (it is committed, so anyone with push access would otherwise be able to
-//! switch it off): its `disabledPacks` and its pattern or rule allow entries are ignored with
-//! a warning; its exact-command allow entries are project-scoped. A global entry with
-//! `"scope": "project"` applies only under its `"project"` directory.
+//! switch it off): its `disabledPacks` and every allow entry it holds are ignored with a
+//! warning. A global entry with `"scope": "project"` applies only under its `"project"`
+//! directory; that is how a user allows something in one repository.
 
 use super::policy::{AllowEntry, AllowScope, Policy};
 use super::user_traumas::{self, Trauma};
@@ -156,8 +156,8 @@ fn merge(
 ) {
     // A repository's committed `.cass/config.json` may only tighten the guard: anyone who can
     // get a file into a clone would otherwise be able to switch protection off. It may enable
-    // packs, protect paths, fail closed, and allow exact commands; disabling packs and pattern
-    // or rule allow entries belong in the user's own config (`"scope": "project"` entries).
+    // packs, protect paths and fail closed; disabling packs and allowing commands belong in the
+    // user's own config (`"scope": "project"` entries, which `cm guard allow --project` writes).
     if from_project && !section.disabled_packs.is_empty() {
         sources.warnings.push(format!(
             "ignoring guard.disabledPacks {:?} from the repository config: only your own config can disable a pack",
@@ -169,18 +169,18 @@ fn merge(
     policy.enabled_packs.extend(section.enabled_packs);
     policy.protected_paths.extend(section.protected_paths);
     policy.fail_closed |= section.fail_closed.unwrap_or(false);
-    for mut entry in section.allow {
-        if from_project {
-            if entry.command.is_none() {
-                sources.warnings.push(format!(
-                    "ignoring allow entry {} from the repository config: a repository may only allow exact commands; \
-                     use `cm guard allow --project` (it records the entry in your own config)",
-                    entry.describe()
-                ));
-                continue;
-            }
-            entry.scope = AllowScope::Project;
-        } else if entry.scope == AllowScope::Project {
+    if from_project {
+        for entry in &section.allow {
+            sources.warnings.push(format!(
+                "ignoring {} from the repository config: a repository cannot allow what the guard blocks; \
+                 use `cm guard allow --project` (it records the entry in your own config)",
+                entry.describe()
+            ));
+        }
+        return;
+    }
+    for entry in section.allow {
+        if entry.scope == AllowScope::Project {
             let applies = entry
                 .project
                 .as_deref()
