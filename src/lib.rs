@@ -19,6 +19,7 @@ pub mod output;
 pub mod paths;
 pub mod redact;
 pub mod store;
+pub mod untrusted;
 
 /// Decide from argv[0] (then argv[1] for `cm hook NAME`) what runs. Returns the exit code.
 pub fn dispatch(args: &[String]) -> i32 {

@@ -48,3 +48,117 @@ mod repository_config {
         assert_eq!(out.stdout, "", "{}", out.stderr);
     }
 }
+
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn trauma_line(id: &str, pattern: &str) -> String {
+    format!(
+        r#"{{"id":"{id}","pattern":{},"severity":"critical","scope":"project","source":"user","createdAt":"2026-04-01T00:00:00Z"}}"#,
+        json_str(pattern)
+    )
+}
+
+mod repository_files {
+    use super::*;
+
+    #[test]
+    fn links_to_devices_and_fifos_never_hang_the_hook() {
+        for name in ["traumas.jsonl", "config.json"] {
+            for target in ["/dev/zero", "/dev/urandom", "fifo"] {
+                let env = Env::new();
+                let cwd = env.project();
+                let cass = cwd.join(".cass");
+                std::fs::create_dir_all(&cass).unwrap();
+                let file = cass.join(name);
+                if target == "fifo" {
+                    mkfifo(&file);
+                } else {
+                    std::os::unix::fs::symlink(target, &file).unwrap();
+                }
+                // Both the common allow path and a deny (which reads the config files).
+                let out = env.pretool_within(&claude_bash("npm test", &cwd), 10);
+                assert_eq!(
+                    (out.code, out.stdout.as_str()),
+                    (0, ""),
+                    "{name} -> {target}"
+                );
+                let out = env.pretool_within(&claude_bash("git reset --hard", &cwd), 10);
+                assert!(denies(&out), "{name} -> {target}: {}", out.stdout);
+                assert!(
+                    out.stderr.contains("not a regular file"),
+                    "{name} -> {target}: the hook says why it skipped the file: {}",
+                    out.stderr
+                );
+                // The CLI never hangs on them either.
+                let out = env.cm(&["guard", "check", "ls", "--json"]);
+                assert!(
+                    out.code == 0 || out.code == 3,
+                    "{name} -> {target}: {}",
+                    out.stderr
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_traumas_file_is_read_up_to_a_cap_and_indexed_once() {
+        let env = Env::new();
+        let cwd = env.project();
+        std::fs::create_dir_all(env.data()).unwrap();
+        let mut text = String::new();
+        text.push_str(&trauma_line("t-00000001", r"\bseed-db\s+--reset\b"));
+        text.push('\n');
+        let filler = trauma_line("t-0000ffff", r"\bfiller-[0-9]+\.sh\b");
+        while text.len() < 49 << 20 {
+            text.push_str(&filler);
+            text.push('\n');
+        }
+        text.push_str(&trauma_line("t-00000002", r"\bbeyond-the-cap\b"));
+        text.push('\n');
+        env.write("project/.cass/traumas.jsonl", &text);
+        for _ in 0..2 {
+            let out = env.pretool_within(&claude_bash("bin/seed-db --reset", &cwd), 20);
+            assert!(out.stdout.contains("t-00000001"), "{}", out.stdout);
+            assert!(
+                out.stderr.contains("larger than 1 MiB"),
+                "the hook says what it cut: {}",
+                out.stderr
+            );
+            let out = env.pretool_within(&claude_bash("beyond-the-cap", &cwd), 20);
+            assert_eq!(out.stdout, "", "a trauma past the cap is not read");
+        }
+        let cached: Vec<_> = std::fs::read_dir(env.data().join("cache"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            cached
+                .iter()
+                .any(|n| n.starts_with("traumas-") && n.ends_with(".idx")),
+            "{cached:?}"
+        );
+    }
+
+    #[test]
+    fn a_repository_gets_only_a_few_traumas_without_keywords() {
+        let env = Env::new();
+        let cwd = env.project();
+        let lines: Vec<String> = (0..100)
+            .map(|i| trauma_line(&format!("t-{i:08x}"), &format!("^[a-z]{{{}}}$", i + 3)))
+            .collect();
+        env.write("project/.cass/traumas.jsonl", &(lines.join("\n") + "\n"));
+        // The first 16 apply (a 3-letter command is t-00000000) ...
+        let out = env.pretool_within(&claude_bash("abc", &cwd), 10);
+        assert!(out.stdout.contains("t-00000000"), "{}", out.stdout);
+        // ... the 17th and later are reported and not used.
+        let out = env.pretool_within(&claude_bash(&"a".repeat(3 + 50), &cwd), 10);
+        assert_eq!(out.stdout, "");
+        assert!(out.stderr.contains("at most 16 patterns"), "{}", out.stderr);
+    }
+}

@@ -1,7 +1,8 @@
 //! The trauma guard: recognising destructive commands before an agent runs them.
 //!
 //! Pure functions, no I/O (except [`policy_file`], the one place that reads the user's guard
-//! settings and traumas, and [`user_traumas::load`]). The entry point is [`evaluate`]:
+//! settings and traumas, [`trauma_cache`], its index of trauma files, and
+//! [`user_traumas::load`]). The entry point is [`evaluate`]:
 //!
 //! 1. Quick reject ([`quick`]): one keyword scan for every pack's keywords (and the user's
 //!    trauma keywords). No keyword, no further work: allow, with no regex ever compiled.
@@ -24,6 +25,7 @@ pub mod quick;
 pub mod reason;
 pub mod scan;
 pub mod shell;
+pub mod trauma_cache;
 pub mod user_traumas;
 pub mod wrappers;
 

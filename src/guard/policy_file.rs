@@ -18,6 +18,7 @@
 //! directory; that is how a user allows something in one repository.
 
 use super::policy::{AllowEntry, AllowScope, Policy};
+use super::trauma_cache::{self, Limits};
 use super::user_traumas::{self, Trauma};
 use crate::error::{CmError, Result};
 use crate::paths;
@@ -74,27 +75,48 @@ pub fn project_dir(cwd: &Path) -> Option<PathBuf> {
     paths::repo_cass_dir(cwd)
 }
 
+/// The traumas files that apply in `cwd`, each with how far it is trusted.
+fn trauma_files(cwd: &Path) -> Vec<(PathBuf, Limits)> {
+    let mut files = vec![(user_traumas::global_path(), Limits::GLOBAL)];
+    if let Some(dir) = project_dir(cwd) {
+        files.push((user_traumas::project_path(&dir), Limits::PROJECT));
+    }
+    files
+}
+
 /// Global and project traumas (all of them; [`Policy::set_traumas`] drops healed ones).
 pub fn load_traumas(cwd: &Path, sources: &mut Sources) -> Vec<Trauma> {
-    let mut files = vec![user_traumas::global_path()];
-    if let Some(dir) = project_dir(cwd) {
-        files.push(user_traumas::project_path(&dir));
-    }
+    read_traumas(cwd, sources, |idx| (0..idx.entries.len()).collect())
+}
+
+/// The traumas active at `now` that could match one of `commands` (a keyword of theirs
+/// appears, or they have none), read through each file's cached index: the hook's cost stays
+/// small however many traumas the files hold.
+pub fn load_traumas_for(
+    commands: &[&str],
+    now: &str,
+    cwd: &Path,
+    sources: &mut Sources,
+) -> Vec<Trauma> {
+    read_traumas(cwd, sources, |idx| idx.candidates(commands, now))
+}
+
+fn read_traumas(
+    cwd: &Path,
+    sources: &mut Sources,
+    pick: impl Fn(&trauma_cache::Index) -> Vec<usize>,
+) -> Vec<Trauma> {
     let mut all = Vec::new();
-    for f in files {
-        match user_traumas::load(&f) {
-            Ok((good, bad)) => {
-                if !good.is_empty() || !bad.is_empty() {
+    for (f, limits) in trauma_files(cwd) {
+        match trauma_cache::open(&f, limits) {
+            Ok(None) => {}
+            Ok(Some(index)) => {
+                if !index.entries.is_empty() || !index.notes.is_empty() {
                     sources.trauma_files.push(f.clone());
                 }
-                for b in bad {
-                    sources.warnings.push(format!(
-                        "{}:{}: skipped trauma line: {}",
-                        b.path.display(),
-                        b.line,
-                        b.error
-                    ));
-                }
+                sources.warnings.extend(index.notes.iter().cloned());
+                let (good, notes) = index.load(&pick(&index));
+                sources.warnings.extend(notes);
                 all.extend(good);
             }
             Err(e) => sources
@@ -121,10 +143,13 @@ pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {
     }
 }
 
+/// A config file larger than this is not read by the hook.
+pub const CONFIG_CAP: u64 = 1 << 20;
+
 fn read_section(path: &Path, sources: &mut Sources) -> Option<GuardSection> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+    let bytes = match crate::untrusted::read_text(path, CONFIG_CAP) {
+        Ok(Some(b)) => b.into_bytes(),
+        Ok(None) => return None,
         Err(e) => {
             sources
                 .warnings

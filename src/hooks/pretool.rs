@@ -56,12 +56,14 @@ pub fn run(_args: &[String]) -> i32 {
 fn shell(agent: Agent, command: &str, cwd: &Path) -> i32 {
     let mut sources = policy_file::Sources::default();
     let mut policy = guard::Policy::default();
-    let traumas = policy_file::load_traumas(cwd, &mut sources);
+    let now = crate::clock::now_rfc3339();
+    let traumas = policy_file::load_traumas_for(&[command], &now, cwd, &mut sources);
     if !traumas.is_empty() {
-        policy.set_traumas(traumas, &crate::clock::now_rfc3339());
+        policy.set_traumas(traumas, &now);
     }
     let first = guard::evaluate(command, &policy);
     if !first.is_deny() {
+        warn(&sources);
         return 0;
     }
     // Something would be blocked: now the allow-list and disabled packs matter.
@@ -71,14 +73,18 @@ fn shell(agent: Agent, command: &str, cwd: &Path) -> i32 {
     } else {
         guard::evaluate(command, &policy)
     };
-    for w in &sources.warnings {
-        eprintln!("cm-pretool: warning: {w}");
-    }
+    warn(&sources);
     match &decision.hit {
         Some(hit) if decision.is_deny() => {
             deny(agent, &reason::for_hit(hit), &reason::user_message(hit))
         }
         _ => 0,
+    }
+}
+
+fn warn(sources: &policy_file::Sources) {
+    for w in &sources.warnings {
+        eprintln!("cm-pretool: warning: {w}");
     }
 }
 
