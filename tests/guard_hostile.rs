@@ -162,3 +162,39 @@ mod repository_files {
         assert!(out.stderr.contains("at most 16 patterns"), "{}", out.stderr);
     }
 }
+
+mod protected_paths {
+    use super::*;
+
+    #[test]
+    fn path_tricks_and_symlinks_do_not_get_past_protected_paths() {
+        let env = Env::new();
+        let cwd = env.project();
+        env.write(
+            "data/config.json",
+            r#"{"guard": {"protectedPaths": ["~/.ssh/*", ".env"]}}"#,
+        );
+        std::fs::create_dir_all(env.home().join(".ssh")).unwrap();
+        env.write("project/.env", "SECRET=1\n");
+        std::os::unix::fs::symlink(".env", cwd.join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink(env.home().join(".ssh"), cwd.join("keys")).unwrap();
+        let home = env.home().display().to_string();
+        for path in [
+            format!("{home}//.ssh/authorized_keys"),
+            format!("{home}/.ssh/./authorized_keys"),
+            format!("{home}/x/../.ssh/authorized_keys"),
+            "../home/.ssh/authorized_keys".to_string(),
+            "notes.txt".to_string(),
+            "keys/authorized_keys".to_string(),
+        ] {
+            let out = env.pretool(&claude_write(&path, &cwd));
+            assert!(
+                denies(&out) && out.stdout.contains("guard.protectedPaths"),
+                "{path}: {}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        assert_eq!(env.pretool(&claude_write("src/lib.rs", &cwd)).stdout, "");
+    }
+}
