@@ -198,3 +198,62 @@ mod protected_paths {
         assert_eq!(env.pretool(&claude_write("src/lib.rs", &cwd)).stdout, "");
     }
 }
+
+mod global_config {
+    use super::*;
+
+    #[test]
+    fn a_broken_global_config_keeps_the_last_guard_settings_that_parsed() {
+        let env = Env::new();
+        let cwd = env.project();
+        env.write(
+            "data/config.json",
+            r#"{"guard": {"protectedPaths": [".env"], "failClosed": true}}"#,
+        );
+        // Read once while it parses (any call that reads the config keeps a copy).
+        assert!(denies(&env.pretool(&claude_write(".env", &cwd))));
+        // A typo: a trailing comma, then a wrong type.
+        for broken in [
+            r#"{"guard": {"protectedPaths": [".env"], "failClosed": true,}}"#,
+            r#"{"guard": {"protectedPaths": ".env"}}"#,
+        ] {
+            env.write("data/config.json", broken);
+            let out = env.pretool(&claude_write(".env", &cwd));
+            assert!(
+                denies(&out),
+                "{broken}: protectedPaths kept: {}",
+                out.stdout
+            );
+            assert!(
+                out.stderr
+                    .contains("config.json is not valid guard configuration")
+                    && out.stderr.contains("as they last parsed"),
+                "{}",
+                out.stderr
+            );
+            // failClosed kept too: unreadable input is refused.
+            let out = env.raw(b"not json");
+            assert_eq!(out.code, 2, "{broken}: {}", out.stderr);
+            // `cm doctor` names the file.
+            let out = env.cm(&["doctor", "--json"]);
+            let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            let checks = v["data"]["checks"].as_array().unwrap();
+            let guard = checks
+                .iter()
+                .find(|c| c["name"] == "guard config")
+                .expect("a guard config check");
+            assert_eq!(guard["status"], "fail", "{guard}");
+            assert!(
+                guard["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&env.data().join("config.json").display().to_string()),
+                "{guard}"
+            );
+        }
+        // Fixed: the new settings apply (and are kept in turn).
+        env.write("data/config.json", r#"{"guard": {"protectedPaths": []}}"#);
+        let out = env.pretool(&claude_write(".env", &cwd));
+        assert_eq!(out.stdout, "", "{}", out.stderr);
+    }
+}

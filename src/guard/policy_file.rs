@@ -17,16 +17,17 @@
 //! warning. A global entry with `"scope": "project"` applies only under its `"project"`
 //! directory; that is how a user allows something in one repository.
 
+use super::config_cache;
 use super::policy::{AllowEntry, AllowScope, Policy};
 use super::trauma_cache::{self, Limits};
 use super::user_traumas::{self, Trauma};
 use crate::error::{CmError, Result};
 use crate::paths;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The `guard` config section.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", default)]
 pub struct GuardSection {
     pub disabled_packs: Vec<String>,
@@ -127,18 +128,43 @@ fn read_traumas(
     all
 }
 
-/// Read both `guard` sections into `policy`.
+/// Read both `guard` sections into `policy`. A global file that cannot be read or parsed is
+/// replaced by the last section that parsed from it ([`config_cache`]), with a warning.
 pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {
     let global = paths::global_config_path();
-    if let Some(g) = read_section(&global, sources) {
-        sources.config_files.push(global.clone());
-        merge(policy, g, cwd, false, sources);
+    match read_section(&global) {
+        Section::Missing => config_cache::remember(
+            &global,
+            Default::default(),
+            &GuardSection::default(),
+        ),
+        Section::Parsed(g, stamp) => {
+            config_cache::remember(&global, stamp, &g);
+            sources.config_files.push(global.clone());
+            merge(policy, g, cwd, false, sources);
+        }
+        Section::Broken(why) => match config_cache::recall(&global) {
+            Some((g, saved_at, copy)) => {
+                sources.warnings.push(format!(
+                    "{why}; using its guard settings as they last parsed ({saved_at}) until it is fixed"
+                ));
+                sources.config_files.push(copy);
+                merge(policy, g, cwd, false, sources);
+            }
+            None => sources.warnings.push(format!(
+                "{why}; no earlier guard settings are known, so none of them apply (protectedPaths, failClosed, allow) until it is fixed"
+            )),
+        },
     }
     if let Some(dir) = project_dir(cwd) {
         let path = dir.join(paths::CONFIG_FILE);
-        if let Some(p) = read_section(&path, sources) {
-            sources.config_files.push(path);
-            merge(policy, p, cwd, true, sources);
+        match read_section(&path) {
+            Section::Missing => {}
+            Section::Parsed(p, _) => {
+                sources.config_files.push(path);
+                merge(policy, p, cwd, true, sources);
+            }
+            Section::Broken(why) => sources.warnings.push(format!("{why}; ignoring it")),
         }
     }
 }
@@ -146,29 +172,38 @@ pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {
 /// A config file larger than this is not read by the hook.
 pub const CONFIG_CAP: u64 = 1 << 20;
 
-fn read_section(path: &Path, sources: &mut Sources) -> Option<GuardSection> {
-    let bytes = match crate::untrusted::read_text(path, CONFIG_CAP) {
-        Ok(Some(b)) => b.into_bytes(),
-        Ok(None) => return None,
-        Err(e) => {
-            sources
-                .warnings
-                .push(format!("cannot read {}: {e}", path.display()));
-            return None;
-        }
-    };
-    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return None;
-    }
-    match serde_json::from_slice::<Root>(&bytes) {
-        Ok(root) => root.guard,
-        Err(e) => {
-            sources.warnings.push(format!(
-                "ignoring the guard settings of {}: {e}",
-                path.display()
+/// A config file's `guard` section as read.
+pub enum Section {
+    /// No file, or an empty one.
+    Missing,
+    /// The section (default when the file has none) and the file's stamp.
+    Parsed(GuardSection, crate::untrusted::Stamp),
+    /// Unreadable, not a regular file, too large, or not valid: why, naming the file.
+    Broken(String),
+}
+
+pub fn read_section(path: &Path) -> Section {
+    let read = match crate::untrusted::read(path, CONFIG_CAP) {
+        Ok(Some(r)) if r.truncated => {
+            return Section::Broken(format!(
+                "{} is larger than {} and was not read",
+                path.display(),
+                crate::untrusted::human_size(CONFIG_CAP)
             ));
-            None
         }
+        Ok(Some(r)) => r,
+        Ok(None) => return Section::Missing,
+        Err(e) => return Section::Broken(format!("cannot read {}: {e}", path.display())),
+    };
+    if read.bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Section::Missing;
+    }
+    match serde_json::from_slice::<Root>(&read.bytes) {
+        Ok(root) => Section::Parsed(root.guard.unwrap_or_default(), read.stamp),
+        Err(e) => Section::Broken(format!(
+            "{} is not valid guard configuration ({e})",
+            path.display()
+        )),
     }
 }
 
@@ -219,9 +254,9 @@ fn merge(
 }
 
 /// Only `failClosed` (for malformed hook input), read as cheaply as the rest.
-pub fn fail_closed(cwd: &Path) -> bool {
+pub fn fail_closed(cwd: &Path, sources: &mut Sources) -> bool {
     let mut p = Policy::default();
-    apply_config(&mut p, cwd, &mut Sources::default());
+    apply_config(&mut p, cwd, sources);
     p.fail_closed
 }
 

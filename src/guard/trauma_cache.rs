@@ -116,7 +116,7 @@ pub fn open(path: &Path, limits: Limits) -> std::io::Result<Option<Index>> {
     bytes.truncate(limits.cap as usize);
     let (entries, notes) = build(path, &bytes, truncated, limits);
     if let Some(c) = &cache {
-        save(c, &encode(path, stamp, limits, &entries, &notes));
+        crate::fsutil::write_cache(c, encode(path, stamp, limits, &entries, &notes).as_bytes());
     }
     Ok(Some(Index {
         file,
@@ -266,23 +266,6 @@ fn cache_path(file: &Path) -> Option<PathBuf> {
     }
     let key = crate::episodic::index::files::fnv1a(file.as_os_str().as_encoded_bytes());
     Some(data.join("cache").join(format!("traumas-{key:016x}.idx")))
-}
-
-/// Write the cache without waiting on the disk: a temp file renamed over the old one (readers
-/// see the old or the new index, never half of one). Best effort.
-fn save(cache: &Path, text: &str) {
-    let Some(dir) = cache.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        cache.file_name().and_then(|n| n.to_str()).unwrap_or("idx"),
-        crate::fsutil::unique_suffix()
-    ));
-    if std::fs::write(&tmp, text).is_err() || std::fs::rename(&tmp, cache).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
 }
 
 #[cfg(test)]

@@ -90,7 +90,9 @@ fn warn(sources: &policy_file::Sources) {
 
 fn write(agent: Agent, path: &str, cwd: &Path) -> i32 {
     let mut policy = guard::Policy::default();
-    policy_file::apply_config(&mut policy, cwd, &mut policy_file::Sources::default());
+    let mut sources = policy_file::Sources::default();
+    policy_file::apply_config(&mut policy, cwd, &mut sources);
+    warn(&sources);
     let home = crate::paths::home_dir();
     match guard::protected::matching_glob(path, cwd, &home, &policy.protected_paths) {
         Some(glob) => deny(
@@ -115,7 +117,10 @@ fn deny(agent: Agent, reason: &str, user: &str) -> i32 {
 /// Unreadable input: allow with a note on stderr, or block (exit 2) under `failClosed`.
 fn malformed(why: &str, cwd: Option<&str>) -> i32 {
     let cwd = cwd.map(PathBuf::from).unwrap_or_else(crate::paths::cwd);
-    if policy_file::fail_closed(&cwd) {
+    let mut sources = policy_file::Sources::default();
+    let closed = policy_file::fail_closed(&cwd, &mut sources);
+    warn(&sources);
+    if closed {
         eprintln!(
             "cm guard blocked this tool call: {why}; guard.failClosed is set, so input the guard cannot read is refused."
         );
