@@ -121,16 +121,18 @@ pub fn dequote(command: &str) -> Vec<u8> {
     let b = command.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     // A newline after a backslash is a line continuation, also when quotes separate them
-    // (`'ch\'` + `'<newline>mod'` handed to `sh -c` runs `chmod`).
-    let mut after_backslash = false;
+    // (`'ch\'` + `'<newline>mod'` handed to `sh -c` runs `chmod`), and each backslash of a run
+    // can continue a later newline: `'ch\'\<newline>'<newline>mod'` is one continuation for the
+    // outer shell and one for the inner.
+    let mut backslashes = 0usize;
     for (i, &c) in b.iter().enumerate() {
         match c {
             b'\'' | b'"' => {}
             b'$' if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {}
-            b'\\' => after_backslash = true,
-            b'\n' if after_backslash => after_backslash = false,
+            b'\\' => backslashes += 1,
+            b'\n' if backslashes > 0 => backslashes -= 1,
             c => {
-                after_backslash = false;
+                backslashes = 0;
                 out.push(c);
             }
         }
@@ -173,6 +175,8 @@ mod tests {
         assert!(packs("$'r'm -rf /").contains(&"filesystem"));
         assert!(packs("GIT RESET").contains(&"git"));
         assert!(packs("zsh -c 'ch\\''\nmod -R 000 ~'").contains(&"filesystem"));
+        // Found by the property test: two continuations, one per shell.
+        assert!(packs("$''zsh -c 'ch\\'\\\n'\nmod -R 000 ~'").contains(&"filesystem"));
     }
 
     #[test]
