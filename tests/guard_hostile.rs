@@ -257,3 +257,114 @@ mod global_config {
         assert_eq!(out.stdout, "", "{}", out.stderr);
     }
 }
+
+mod payloads {
+    use super::*;
+
+    fn claude(tool_input: &str, cwd: &str) -> String {
+        format!(
+            r#"{{"session_id":"abc123","transcript_path":"/t.jsonl","cwd":{cwd},"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{tool_input},"tool_use_id":"toolu_01ABC"}}"#
+        )
+    }
+
+    #[test]
+    fn every_value_of_a_duplicated_key_is_decided_on() {
+        let env = Env::new();
+        let cwd = json_str(&env.project().display().to_string());
+        for payload in [
+            claude(r#"{"command":"ls","command":"rm -rf ~"}"#, &cwd),
+            claude(r#"{"command":"rm -rf ~","command":"ls"}"#, &cwd),
+            claude(
+                r#"{"command":"ls"},"tool_input":{"command":"git reset --hard"}"#,
+                &cwd,
+            ),
+            format!(
+                r#"{{"hook_event_name":"PreToolUse","tool_name":"Read","tool_name":"Bash","cwd":{cwd},"tool_input":{{"command":"rm -rf ~"}}}}"#
+            ),
+            format!(
+                r#"{{"hook_event_name":"beforeShellExecution","conversation_id":"c","command":"ls","command":"rm -rf ~","cwd":{cwd}}}"#
+            ),
+        ] {
+            let out = env.pretool(&payload);
+            assert!(denies(&out), "{payload}\n{}{}", out.stdout, out.stderr);
+        }
+    }
+
+    #[test]
+    fn a_command_past_one_mebibyte_is_read_whole() {
+        let env = Env::new();
+        let cwd = env.project();
+        let mut cmd = String::from("cat > notes.txt <<'EOF'\n");
+        while cmd.len() < 1 << 20 {
+            cmd.push_str("lorem ipsum dolor sit amet, consectetur adipiscing elit\n");
+        }
+        cmd.push_str("EOF\nrm -rf ~\n");
+        let out = env.pretool(&claude_bash(&cmd, &cwd));
+        assert!(denies(&out), "{}", out.stderr);
+        let cmd = cmd.replace("rm -rf ~", "ls");
+        let out = env.pretool(&claude_bash(&cmd, &cwd));
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    }
+
+    #[test]
+    fn a_payload_past_the_cap_is_denied_with_a_reason() {
+        let env = Env::new();
+        let cwd = env.project();
+        let body = "x".repeat((64 << 20) + 10);
+        let out = env.pretool(&claude_bash(&format!("echo {body}"), &cwd));
+        assert!(denies(&out), "{}", out.stderr);
+        assert!(
+            out.stdout.contains("larger than 64 MiB"),
+            "{}",
+            &out.stdout[..200.min(out.stdout.len())]
+        );
+    }
+
+    #[test]
+    fn odd_values_do_not_hide_the_command() {
+        let env = Env::new();
+        let cwd = json_str(&env.project().display().to_string());
+        let payloads: Vec<Vec<u8>> = vec![
+            // A cwd of the wrong type.
+            claude(r#"{"command":"rm -rf ~"}"#, "5").into_bytes(),
+            claude(r#"{"command":"rm -rf ~"}"#, r#"["/x"]"#).into_bytes(),
+            // A lone surrogate.
+            claude(r#"{"command":"rm -rf ~ # \ud800"}"#, &cwd).into_bytes(),
+            // A NUL: escaped, raw inside the string, after the object.
+            claude(r#"{"command":"rm -rf ~\u0000"}"#, &cwd).into_bytes(),
+            claude("{\"command\":\"rm -rf ~\0\"}", &cwd).into_bytes(),
+            [claude(r#"{"command":"rm -rf ~"}"#, &cwd).as_bytes(), b"\0"].concat(),
+            // An escaped key name, an argv list.
+            claude(r#"{"comm\u0061nd":"rm -rf ~"}"#, &cwd).into_bytes(),
+            claude(r#"{"command":["bash","-lc","rm -rf ~"]}"#, &cwd).into_bytes(),
+            // No agent shape at all: exit 2 blocks in every agent's protocol.
+            br#"{"tool_input":{"command":"rm -rf ~"}}"#.to_vec(),
+        ];
+        for p in payloads {
+            let out = env.raw(&p);
+            assert!(
+                denies(&out) || (out.code == 2 && out.stderr.contains("rm-root-home")),
+                "{}\n{}{}",
+                String::from_utf8_lossy(&p),
+                out.stdout,
+                out.stderr
+            );
+        }
+        // The same shapes with a harmless command are allowed.
+        let out = env.raw(claude(r#"{"command":"ls # \ud800"}"#, "5").as_bytes());
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+        assert!(out.stderr.contains("ignored \"cwd\""), "{}", out.stderr);
+    }
+
+    #[test]
+    fn a_shell_call_without_a_readable_command_follows_fail_closed() {
+        let env = Env::new();
+        let cwd = json_str(&env.project().display().to_string());
+        let p = claude(r#"{"command":7}"#, &cwd);
+        let out = env.pretool(&p);
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+        assert!(out.stderr.contains("without a command"), "{}", out.stderr);
+        env.write("data/config.json", r#"{"guard": {"failClosed": true}}"#);
+        assert_eq!(env.pretool(&p).code, 2);
+    }
+}
