@@ -80,8 +80,12 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
         )),
     }
     checks.push(check_guard_config());
-    match ctx.store() {
+    match ctx
+        .store()
+        .and_then(|s| crate::store::integrity::check(s).map(|_| s))
+    {
         Ok(store) => {
+            crate::store::integrity::record(store, true);
             let count = crate::store::bullets::count(&store.conn).unwrap_or(-1);
             checks.push(check(
                 "store",
