@@ -22,9 +22,9 @@
 //! be checked). A payload with no command or path at all is allowed with a line on stderr, or
 //! denied (exit 2, reason on stderr) when `guard.failClosed` is set.
 
-mod fields;
-mod payload;
-mod repair;
+pub mod fields;
+pub mod payload;
+pub mod repair;
 
 use crate::guard::{self, policy_file, reason};
 use payload::Agent;

@@ -151,15 +151,24 @@ impl<'a> Fields<'a> {
 }
 
 /// A command as the agent may run it. With a NUL inside, what a C string would keep (the part
-/// before it) and the whole with the NUL as a space: one of them is what runs.
+/// before it), and the whole with the NUL as a space and without it; with U+FFFD (a lone surrogate, an invalid
+/// byte), also without it, as a runtime that drops what it cannot encode would run it. One of
+/// them is what runs.
 fn variants(command: &str) -> Vec<Cow<'_, str>> {
-    match command.find('\0') {
-        None => vec![Cow::Borrowed(command)],
-        Some(at) => vec![
-            Cow::Borrowed(&command[..at]),
-            Cow::Owned(command.replace('\0', " ")),
-        ],
+    let mut out = vec![Cow::Borrowed(command)];
+    if let Some(at) = command.find('\0') {
+        out[0] = Cow::Borrowed(&command[..at]);
+        out.push(Cow::Owned(command.replace('\0', " ")));
+        out.push(Cow::Owned(command.replace('\0', "")));
     }
+    if command.contains('\u{fffd}') {
+        let dropped: Vec<Cow<'_, str>> = out
+            .iter()
+            .map(|c| Cow::Owned(c.replace('\u{fffd}', "")))
+            .collect();
+        out.extend(dropped);
+    }
+    out
 }
 
 /// The exact deny object `agent` expects on stdout (exit 0).
@@ -225,7 +234,7 @@ mod tests {
         let dup = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf ~"}}"#;
         assert_eq!(asked(dup).1, ["ls", "rm -rf ~"]);
         let nul = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~\u0000.bak"}}"#;
-        assert_eq!(asked(nul).1, ["rm -rf ~", "rm -rf ~ .bak"]);
+        assert_eq!(asked(nul).1, ["rm -rf ~", "rm -rf ~ .bak", "rm -rf ~.bak"]);
         // No agent shape, but a command: it is decided on.
         let bare = br#"{"tool_input":{"command":"rm -rf ~"}}"#;
         assert_eq!(asked(bare), (None, vec!["rm -rf ~".into()], vec![]));
