@@ -374,7 +374,8 @@ mod files {
             let base = format!("{line}\n# note\n{line}\n");
             let (_d, p) = write(&mutate(base.as_bytes(), &ops), "traumas.jsonl");
             let _ = cm::guard::user_traumas::load(&p);
-            if let Ok(Some(index)) = cm::guard::trauma_cache::open(&p, cm::guard::trauma_cache::Limits::PROJECT) {
+            let cache = _d.path().join("cache");
+            if let Ok(Some(index)) = cm::guard::trauma_cache::open(&p, cm::guard::trauma_cache::Limits::PROJECT, Some(&cache)) {
                 let all: Vec<usize> = (0..index.entries.len()).collect();
                 let _ = index.candidates(&["./deploy.sh --prod"], "2026-06-01T00:00:00Z");
                 let _ = index.load(&all);

@@ -109,7 +109,7 @@ fn read_traumas(
 ) -> Vec<Trauma> {
     let mut all = Vec::new();
     for (f, limits) in trauma_files(cwd) {
-        match trauma_cache::open(&f, limits) {
+        match trauma_cache::open(&f, limits, trauma_cache::default_cache_dir().as_deref()) {
             Ok(None) => {}
             Ok(Some(index)) => {
                 if !index.entries.is_empty() || !index.notes.is_empty() {

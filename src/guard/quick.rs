@@ -18,7 +18,7 @@
 //! [`AUTOMATON_FROM`] bytes or more is scanned by an automaton, built on first need.
 
 use super::packs::PACKS;
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use once_cell::sync::{Lazy, OnceCell};
 
 /// Commands this long or longer are scanned with an Aho-Corasick automaton (the crossover
@@ -137,7 +137,11 @@ impl Scanner {
         };
         if automaton {
             let ac = self.automaton.get_or_init(|| {
+                // A DFA scans about twice as fast; past a thousand keywords it grows large, and
+                // the builder's own choice (a compact NFA) is kept.
+                let kind = (self.keywords.len() < 1000).then_some(AhoCorasickKind::DFA);
                 AhoCorasick::builder()
+                    .kind(kind)
                     .match_kind(MatchKind::Standard)
                     .ascii_case_insensitive(true)
                     .build(self.keywords.iter().map(|(k, _)| k))

@@ -89,14 +89,18 @@ pub struct Index {
     pub cached: bool,
 }
 
-/// Open the traumas file at `path` and its index (from the cache when it is current).
-/// `Ok(None)` when there is no file.
-pub fn open(path: &Path, limits: Limits) -> std::io::Result<Option<Index>> {
+/// Open the traumas file at `path` and its index (from the cache in `cache_dir` when it is
+/// current there; `None`: no cache, the index is built). `Ok(None)` when there is no file.
+pub fn open(
+    path: &Path,
+    limits: Limits,
+    cache_dir: Option<&Path>,
+) -> std::io::Result<Option<Index>> {
     let Some((file, meta)) = untrusted::open(path)? else {
         return Ok(None);
     };
     let stamp = Stamp::of(&meta);
-    let cache = cache_path(path);
+    let cache = cache_dir.map(|dir| cache_path(dir, path));
     if let Some((entries, notes)) = cache
         .as_deref()
         .and_then(|c| std::fs::read_to_string(c).ok())
@@ -257,15 +261,17 @@ fn build(path: &Path, bytes: &[u8], truncated: bool, limits: Limits) -> (Vec<Ent
     (entries, notes)
 }
 
-/// `<data dir>/cache/traumas-<hash of the path>.idx`; `None` when there is no data dir (the
-/// hook creates nothing but this cache, and only inside an existing data dir).
-fn cache_path(file: &Path) -> Option<PathBuf> {
-    let data = crate::paths::data_dir();
-    if !data.is_dir() {
-        return None;
-    }
+/// `<cache dir>/traumas-<hash of the path>.idx`.
+fn cache_path(dir: &Path, file: &Path) -> PathBuf {
     let key = crate::episodic::index::files::fnv1a(file.as_os_str().as_encoded_bytes());
-    Some(data.join("cache").join(format!("traumas-{key:016x}.idx")))
+    dir.join(format!("traumas-{key:016x}.idx"))
+}
+
+/// Where the hook keeps trauma indexes: `<data dir>/cache/`, only when the data dir exists (the
+/// hook creates nothing but this cache, and only inside an existing data dir).
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let data = crate::paths::data_dir();
+    data.is_dir().then(|| data.join("cache"))
 }
 
 #[cfg(test)]

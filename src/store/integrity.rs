@@ -5,7 +5,7 @@
 //! with success. A full `PRAGMA quick_check` reads every page: about 30 ms for a 23 MB store,
 //! far too much for every run. So the bulk writer checks when the database file is not as cm
 //! last left it: its device, inode, size and mtime are recorded after each run
-//! (`<data dir>/cache/store-verified`), and a check runs when they differ (something rewrote
+//! (`.cm.db.verified` beside it), and a check runs when they differ (something rewrote
 //! the file: a crash mid-checkpoint, another program, a restore) or the last check is a week
 //! old. In WAL mode cm's own commits go to the `-wal` file, so the main file changes only at
 //! checkpoints, and the check is rare. `cm doctor` always checks.
@@ -18,10 +18,14 @@ use std::path::PathBuf;
 /// Re-check at least this often even when the file looks untouched.
 const MAX_AGE_SECS: i64 = 7 * 24 * 3600;
 
-fn record_path() -> PathBuf {
-    crate::paths::data_dir()
-        .join("cache")
-        .join("store-verified")
+/// Beside the database (`.cm.db.verified`): it belongs to that file, wherever it lives.
+fn record_path(store: &Store) -> PathBuf {
+    let name = store
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "cm.db".into());
+    store.path.with_file_name(format!(".{name}.verified"))
 }
 
 pub fn stamp(store: &Store) -> Option<Stamp> {
@@ -37,7 +41,7 @@ pub fn verify_if_changed(store: &Store) -> Result<()> {
     let Some(now_stamp) = stamp(store) else {
         return Ok(());
     };
-    let recorded = std::fs::read_to_string(record_path()).unwrap_or_default();
+    let recorded = std::fs::read_to_string(record_path(store)).unwrap_or_default();
     let mut fields = recorded.split_whitespace();
     let same = [
         now_stamp.dev.to_string(),
@@ -66,7 +70,7 @@ pub fn record(store: &Store, checked: bool) {
     let at = if checked {
         crate::clock::now_rfc3339()
     } else {
-        match std::fs::read_to_string(record_path())
+        match std::fs::read_to_string(record_path(store))
             .ok()
             .and_then(|t| t.split_whitespace().nth(4).map(str::to_string))
         {
@@ -74,14 +78,14 @@ pub fn record(store: &Store, checked: bool) {
             None => return,
         }
     };
-    crate::fsutil::write_cache(&record_path(), encode(s, &at).as_bytes());
+    crate::fsutil::write_cache(&record_path(store), encode(s, &at).as_bytes());
 }
 
 /// After cm's own checkpoint changed the file from `before`: carry a record that matched
 /// `before` over to the file as it is now (cm wrote those pages itself).
 pub fn follow(store: &Store, before: Option<Stamp>) {
     let Some(before) = before else { return };
-    let recorded = std::fs::read_to_string(record_path()).unwrap_or_default();
+    let recorded = std::fs::read_to_string(record_path(store)).unwrap_or_default();
     let matches = recorded
         .strip_suffix('\n')
         .and_then(|r| r.rsplit_once(' '))
