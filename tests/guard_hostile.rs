@@ -126,7 +126,7 @@ mod repository_files {
             let out = env.pretool_within(&claude_bash("bin/seed-db --reset", &cwd), 20);
             assert!(out.stdout.contains("t-00000001"), "{}", out.stdout);
             assert!(
-                out.stderr.contains("larger than 1 MiB"),
+                out.stderr.contains("larger than 256 KiB"),
                 "the hook says what it cut: {}",
                 out.stderr
             );

@@ -64,7 +64,7 @@ pub struct Scan {
     pub traumas: Vec<usize>,
 }
 
-static BUILTIN: Lazy<Scanner> = Lazy::new(|| Scanner::with_traumas(&[]));
+static BUILTIN: Lazy<Scanner> = Lazy::new(|| Scanner::with_traumas::<Vec<String>>(&[]));
 
 /// The scanner for the built-in packs alone.
 pub fn builtin() -> &'static Scanner {
@@ -74,7 +74,7 @@ pub fn builtin() -> &'static Scanner {
 impl Scanner {
     /// Index the packs' keywords and, for trauma `i`, the keywords `trauma_keywords[i]` (any
     /// one of which must appear for trauma `i` to be checked).
-    pub fn with_traumas(trauma_keywords: &[Vec<String>]) -> Scanner {
+    pub fn with_traumas<K: AsRef<[String]>>(trauma_keywords: &[K]) -> Scanner {
         let mut keywords: Vec<(Vec<u8>, Target)> = Vec::new();
         for (i, pack) in PACKS.iter().enumerate() {
             for k in pack.keywords {
@@ -82,7 +82,7 @@ impl Scanner {
             }
         }
         for (i, kws) in trauma_keywords.iter().enumerate() {
-            for k in kws.iter().filter(|k| !k.is_empty()) {
+            for k in kws.as_ref().iter().filter(|k| !k.is_empty()) {
                 keywords.push((k.to_ascii_lowercase().into_bytes(), Target::Trauma(i)));
             }
         }

@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 
 /// The user's own traumas file is read up to this size.
 pub const GLOBAL_CAP: u64 = 4 << 20;
-/// A repository's traumas file is read up to this size.
-pub const PROJECT_CAP: u64 = 1 << 20;
+/// A repository's traumas file is read up to this size (about 1,700 traumas: a hook call with
+/// that many costs about 1.5 ms more, so a committed file cannot slow every shell call much).
+pub const PROJECT_CAP: u64 = 256 << 10;
 /// At most this many traumas without keywords are used from a repository's file.
 pub const PROJECT_KEYWORDLESS_MAX: usize = 16;
 
@@ -149,9 +150,9 @@ impl Index {
             .filter(|&i| self.entries[i].keywords.is_none())
             .collect();
         if !keyworded.is_empty() {
-            let kws: Vec<Vec<String>> = keyworded
+            let kws: Vec<&[String]> = keyworded
                 .iter()
-                .map(|&i| self.entries[i].keywords.clone().unwrap_or_default())
+                .map(|&i| self.entries[i].keywords.as_deref().unwrap_or_default())
                 .collect();
             let scanner = Scanner::with_traumas(&kws);
             for c in commands {

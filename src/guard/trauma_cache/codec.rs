@@ -125,6 +125,9 @@ fn escape(s: &str) -> String {
 }
 
 fn unescape(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_string());
+    }
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
