@@ -141,6 +141,32 @@ proptest! {
     }
 
     #[test]
+    fn the_derived_and_the_lenient_payload_readers_agree(
+        fields in proptest::collection::vec((0usize..12, "[a-z /~.\\-]{0,12}", any::<bool>()), 0..10)
+    ) {
+        use cm::hooks::pretool::fields::{Fields, Strict};
+        let keys = ["hook_event_name", "tool_name", "cwd", "command", "turn_id", "model",
+            "conversation_id", "session_id", "tool_input", "workspace_roots", "tool_use_id", "timestamp"];
+        let mut parts = Vec::new();
+        for (k, v, null) in &fields {
+            let key = keys[*k];
+            let value = match key {
+                "tool_input" => format!(r#"{{"command":{},"file_path":"/x/{}","content":"c"}}"#,
+                    serde_json::to_string(v).unwrap(), v.len()),
+                "workspace_roots" => format!("[{}]", serde_json::to_string(v).unwrap()),
+                _ if *null => "null".to_string(),
+                _ => serde_json::to_string(v).unwrap(),
+            };
+            parts.push(format!("{}:{value}", serde_json::to_string(key).unwrap()));
+        }
+        let text = format!("{{{}}}", parts.join(","));
+        if let Ok(strict) = serde_json::from_str::<Strict>(&text) {
+            let lenient: Fields = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(strict.into_fields(), lenient, "{}", text);
+        }
+    }
+
+    #[test]
     fn normalisation_and_matching_never_panic_and_the_quick_path_is_sound(
         s in "(\\PC|[;&|()<>$`'\"\\\\\n\t ]|rm|git|-rf|~|/|sh -c|<<EOF|python3 -c|eval){0,40}"
     ) {

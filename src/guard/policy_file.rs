@@ -93,13 +93,13 @@ pub fn load_traumas(cwd: &Path, sources: &mut Sources) -> Vec<Trauma> {
 /// The traumas active at `now` that could match one of `commands` (a keyword of theirs
 /// appears, or they have none), read through each file's cached index: the hook's cost stays
 /// small however many traumas the files hold.
-pub fn load_traumas_for(
-    commands: &[&str],
-    now: &str,
-    cwd: &Path,
-    sources: &mut Sources,
-) -> Vec<Trauma> {
-    read_traumas(cwd, sources, |idx| idx.candidates(commands, now))
+pub fn load_traumas_for(commands: &[&str], cwd: &Path, sources: &mut Sources) -> Vec<Trauma> {
+    // The clock is read (and formatted) only once a traumas file exists: the common call, with
+    // none, never touches that code.
+    let now = once_cell::unsync::OnceCell::new();
+    read_traumas(cwd, sources, |idx| {
+        idx.candidates(commands, now.get_or_init(crate::clock::now_rfc3339))
+    })
 }
 
 fn read_traumas(

@@ -13,8 +13,8 @@
 //! automaton over the same words costs 130 µs to build (10 ms with 5,000 traumas), paid again
 //! by every hook process, while both scan a command line in well under a microsecond. For a
 //! long command the automaton wins: its scan does not grow with the number of keywords
-//! (`bench/literals.sh`: a 64 KiB command with the built-in keywords, index 0.73 ms, automaton
-//! 0.30 ms; 1 MiB with 5,000 traumas, 885 ms against 17 ms). So a command of
+//! (`bench/literals.sh`: a 64 KiB command with the built-in keywords, index 0.74 ms, automaton
+//! 0.37 ms; 1 MiB with 5,000 traumas, 701 ms against 15 ms). So a command of
 //! [`AUTOMATON_FROM`] bytes or more is scanned by an automaton, built on first need.
 
 use super::packs::PACKS;

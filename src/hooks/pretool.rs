@@ -95,11 +95,10 @@ pub fn run(_args: &[String]) -> i32 {
 fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<i32> {
     let mut sources = policy_file::Sources::default();
     let mut policy = guard::Policy::default();
-    let now = crate::clock::now_rfc3339();
     let texts: Vec<&str> = commands.iter().map(|c| c.as_ref()).collect();
-    let traumas = policy_file::load_traumas_for(&texts, &now, cwd, &mut sources);
+    let traumas = policy_file::load_traumas_for(&texts, cwd, &mut sources);
     if !traumas.is_empty() {
-        policy.set_traumas(traumas, &now);
+        policy.set_traumas(traumas, &crate::clock::now_rfc3339());
     }
     let Some(first) = texts
         .iter()

@@ -53,9 +53,13 @@ const WRITE_TOOLS: &[&str] = &[
     "replace",
 ];
 
-/// The payload's fields. Strict JSON is read as it is; anything else is repaired and salvaged
-/// ([`repair`]), and the strict parser's complaint is returned to be reported.
+/// The payload's fields: the documented shape through the derived reader, duplicated keys and
+/// odd types through the lenient one, and anything that is not valid JSON repaired and salvaged
+/// ([`repair`]), with the JSON parser's complaint returned to be reported.
 pub fn parse(bytes: &[u8]) -> (Fields<'_>, Option<String>) {
+    if let Ok(strict) = serde_json::from_slice::<super::fields::Strict>(bytes) {
+        return (strict.into_fields(), None);
+    }
     match serde_json::from_slice::<Fields>(bytes) {
         Ok(f) => (f, None),
         Err(e) => (
