@@ -11,7 +11,7 @@ cases="${1:-20000}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
-PROPTEST_CASES="$cases" cargo test --release --quiet --test fuzz --test guard -- \
+PROPTEST_CASES="$cases" cargo test --release --test fuzz --test guard -- \
     --test-threads="$(nproc)" connectors:: files:: quick_reject:: payload_ normalisation_ \
     secrets_ redaction_ a_dangerous_ 2>&1 | tee "$log" | grep -E "^test |minimal failing input|Test failed" || true
 secs=$(( $(date +%s) - start ))

@@ -133,11 +133,8 @@ fn read_traumas(
 pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {
     let global = paths::global_config_path();
     match read_section(&global) {
-        Section::Missing => config_cache::remember(
-            &global,
-            Default::default(),
-            &GuardSection::default(),
-        ),
+        // Nothing to keep: a file that later appears broken never parsed.
+        Section::Missing => {}
         Section::Parsed(g, stamp) => {
             config_cache::remember(&global, stamp, &g);
             sources.config_files.push(global.clone());
