@@ -7,6 +7,10 @@ timed with perf_counter_ns. Peak RSS comes from `/usr/bin/time -f %M` over a few
 runs (wait4's figure for a posix_spawn child includes the parent's pages shared before exec).
 Reports medians, the ratio to /bin/true, p90, and the largest peak RSS seen.
 
+With BASELINE=PATH/TO/another/cm-pretool (an older build), that binary joins the same loop
+(A B C A B C ...) and its median and ratio are printed beside, so a change is measured against
+the code before it under the same load.
+
 Usage: bench/pretool.py PATH/TO/cm-pretool [RUNS]   (bench/pretool.sh builds and calls this)
 """
 import json
@@ -76,7 +80,9 @@ def main():
     os.makedirs(os.path.join(project, ".git"))
     env = {"PATH": "/usr/bin:/bin", "HOME": home, "CASS_MEMORY_HOME": os.path.join(home, ".cass-memory")}
     print(f"cm-pretool: {hook} ({os.path.getsize(os.path.realpath(hook)) / 1e6:.1f} MB binary), {runs} runs per case, A B A B with /bin/true")
-    print(f"{'case':32} {'cm median':>10} {'true median':>12} {'ratio':>6} {'cm p90':>8} {'peak RSS':>9}  output")
+    base = os.environ.get("BASELINE")
+    base_cols = f" {'base median':>12} {'base ratio':>10}" if base else ""
+    print(f"{'case':32} {'cm median':>10} {'true median':>12} {'ratio':>6} {'cm p90':>8} {'peak RSS':>9}{base_cols}  output")
     worst_ratio = 0.0
     worst_median = 0.0
     worst_rss = 0.0
@@ -93,12 +99,15 @@ def main():
         for _ in range(20):  # warm the page cache
             run_once([hook], path, env)
             run_once(["/bin/true"], path, env)
-        a, b = [], []
+        a, b, c = [], [], []
         for _ in range(runs):
             t, _ = run_once([hook], path, env)
             a.append(t)
             t, _ = run_once(["/bin/true"], path, env)
             b.append(t)
+            if base:
+                t, _ = run_once([base], path, env)
+                c.append(t)
         rss = [peak_rss_mb(hook, path, env)]
         ma, mb = statistics.median(a), statistics.median(b)
         p90 = sorted(a)[int(len(a) * 0.9)]
@@ -106,7 +115,11 @@ def main():
         worst_ratio = max(worst_ratio, ratio)
         worst_median = max(worst_median, ma)
         worst_rss = max(worst_rss, max(rss))
-        print(f"{name:32} {ma:9.3f}ms {mb:10.3f}ms {ratio:6.2f} {p90:7.3f}ms {max(rss):7.1f}MB  {decision}")
+        extra = ""
+        if base:
+            mc = statistics.median(c)
+            extra = f" {mc:10.3f}ms {mc / mb:10.2f}"
+        print(f"{name:32} {ma:9.3f}ms {mb:10.3f}ms {ratio:6.2f} {p90:7.3f}ms {max(rss):7.1f}MB{extra}  {decision}")
     ok = worst_median <= 1.5 and worst_ratio <= 2.0 and worst_rss <= 8.0
     print(f"targets (median <= 1.5 ms, <= 2x /bin/true, peak RSS <= 8 MB): {'met' if ok else 'MISSED'}"
           f" (worst median {worst_median:.3f} ms, worst ratio {worst_ratio:.2f}, peak RSS {worst_rss:.1f} MB)")

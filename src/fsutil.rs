@@ -39,6 +39,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     result
 }
 
+/// Replace `path` with `bytes` atomically but without waiting on the disk (no fsync): for
+/// caches a hook keeps, which a crash may lose but never leaves half-written. Best effort:
+/// returns whether it was written.
+pub fn write_cache(path: &Path, bytes: &[u8]) -> bool {
+    let Some(dir) = path.parent() else {
+        return false;
+    };
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("cache");
+    let tmp = dir.join(format!(".{name}.tmp-{}", unique_suffix()));
+    if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_ok() {
+        return true;
+    }
+    let _ = std::fs::remove_file(&tmp);
+    false
+}
+
 /// An exclusive advisory lock held for the guard's lifetime. Used to serialise read-modify-write
 /// cycles on plain files (repo playbook, trauma lists) across processes.
 pub struct FileLock {

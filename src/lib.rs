@@ -20,6 +20,7 @@ pub mod output;
 pub mod paths;
 pub mod redact;
 pub mod store;
+pub mod untrusted;
 
 #[cfg(test)]
 mod plans_tests;

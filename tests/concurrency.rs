@@ -148,15 +148,7 @@ fn processes_racing_to_create_a_fresh_store_all_succeed() {
 fn concurrent_repo_adds_and_marks_all_land_in_the_repository_file() {
     let env = Env::new();
     env.git_repo();
-    let shared = env
-        .cm(&["add", "Shared repo rule", "--repo"])
-        .json()
-        .run()
-        .ok()
-        .data()["bullet"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let shared = add_repo(&env, "Shared repo rule");
     let children: Vec<_> = (0..WORKERS)
         .map(|w| {
             let script = format!(
@@ -194,4 +186,137 @@ fn concurrent_repo_adds_and_marks_all_land_in_the_repository_file() {
         s["helpfulCount"], WORKERS as u64,
         "every mark is in the file"
     );
+}
+
+/// Six rules and `n` outcomes over them, two rules each (one outcome in four a failure),
+/// recorded in one shell so it is quick. Six rules are enough that none is inverted.
+fn record_outcomes(env: &Env, n: usize) {
+    let ids: Vec<String> = (0..6)
+        .map(|i| env.add(&format!("Outcome rule {i}")))
+        .collect();
+    let script: Vec<String> = (0..n)
+        .map(|i| {
+            let status = if i % 4 == 3 { "failure" } else { "success" };
+            let a = &ids[i % ids.len()];
+            let b = &ids[(i + 1) % ids.len()];
+            format!(
+                "\"$CM\" outcome {status} {a},{b} --summary 'run {i}' >/dev/null || echo FAILED >&2"
+            )
+        })
+        .collect();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script.join("\n"))
+        .env("CM", CM)
+        .env("HOME", &env.home)
+        .env("CASS_MEMORY_HOME", &env.data)
+        .current_dir(&env.cwd)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("FAILED"));
+}
+
+/// Exactly one feedback event per rule of each of the `n` outcomes, and no other row.
+fn assert_each_outcome_applied_once(env: &Env, n: usize) {
+    let list = env.cm(&["ls", "--all"]).json().run().ok().data();
+    let (mut helpful, mut harmful, mut rows) = (0, 0, 0);
+    for b in list["bullets"].as_array().unwrap() {
+        for e in b["feedbackEvents"].as_array().unwrap() {
+            rows += 1;
+            match (e["source"].as_str(), e["type"].as_str()) {
+                (Some("outcome"), Some("helpful")) => helpful += 1,
+                (Some("outcome"), Some("harmful")) => harmful += 1,
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(
+        (helpful + harmful, rows),
+        (2 * n, 2 * n),
+        "two rules per outcome"
+    );
+    assert_eq!(harmful, 2 * (n / 4));
+}
+
+fn spawn_apply(env: &Env) -> std::process::Child {
+    Command::new(CM)
+        .args(["outcome-apply", "--json"])
+        .env("HOME", &env.home)
+        .env("CASS_MEMORY_HOME", &env.data)
+        .current_dir(&env.cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn parallel_outcome_applies_apply_each_outcome_once() {
+    let env = Env::new();
+    let n = 60;
+    record_outcomes(&env, n);
+    let children: Vec<_> = (0..WORKERS).map(|_| spawn_apply(&env)).collect();
+    let mut applied = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        applied += v["data"]["count"].as_u64().unwrap();
+    }
+    assert_eq!(
+        applied, n as u64,
+        "the runs applied {applied} outcomes of {n} between them"
+    );
+    assert_each_outcome_applied_once(&env, n);
+}
+
+#[test]
+fn an_outcome_apply_killed_part_way_never_applies_an_outcome_twice() {
+    let env = Env::new();
+    let n = 80;
+    record_outcomes(&env, n);
+    for round in 0..8u64 {
+        let mut child = spawn_apply(&env);
+        std::thread::sleep(std::time::Duration::from_millis(15 + round * 20));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+    }
+    let out = spawn_apply(&env).wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_each_outcome_applied_once(&env, n);
+    // Nothing is left pending.
+    let again = env.cm(&["outcome-apply"]).json().run().ok().data();
+    assert_eq!(again["count"], 0);
+}
+
+#[test]
+fn an_outcome_whose_claim_rolled_back_after_the_repo_file_was_written_is_not_applied_again() {
+    let env = Env::new();
+    env.git_repo();
+    let id = add_repo(&env, "Repo outcome rule");
+    env.cm(&["outcome", "success", &id]).run().ok();
+    env.cm(&["outcome-apply"]).run().ok();
+    // A crash after the repository file was rewritten but before the claim committed leaves the
+    // outcome pending with its feedback already in the file.
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.execute("UPDATE outcomes SET applied = 0, applied_at = NULL", [])
+        .unwrap();
+    drop(conn);
+    let again = env.cm(&["outcome-apply"]).json().run().ok().data();
+    assert_eq!(again["count"], 1);
+    let got = env.cm(&["playbook", "get", &id]).json().run().ok().data();
+    assert_eq!(got["bullet"]["helpfulCount"], 1, "{got}");
+}
+
+/// Add a rule to the repository's playbook and return its id.
+fn add_repo(env: &Env, text: &str) -> String {
+    env.cm(&["add", text, "--repo"]).json().run().ok().data()["bullet"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }

@@ -79,8 +79,13 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
             e.hint.as_deref(),
         )),
     }
-    match ctx.store() {
+    checks.push(check_guard_config());
+    match ctx
+        .store()
+        .and_then(|s| crate::store::integrity::check(s).map(|_| s))
+    {
         Ok(store) => {
+            crate::store::integrity::record(store, true);
             let count = crate::store::bullets::count(&store.conn).unwrap_or(-1);
             checks.push(check(
                 "store",
@@ -320,5 +325,45 @@ fn check_data_dir() -> Check {
             format!("{} is not writable: {e}", dir.display()),
             Some("fix its permissions or set CASS_MEMORY_HOME"),
         ),
+    }
+}
+
+/// The global `guard` section as the hook reads it: a broken one is named, with the kept copy
+/// the hook falls back to.
+fn check_guard_config() -> Check {
+    use crate::guard::{config_cache, policy_file};
+    let path = paths::global_config_path();
+    match policy_file::read_section(&path) {
+        policy_file::Section::Missing => check("guard config", Status::Ok, "defaults", None),
+        policy_file::Section::Parsed(g, _) => check(
+            "guard config",
+            Status::Ok,
+            format!(
+                "{} ({} allow entries, {} protected paths, fail {})",
+                path.display(),
+                g.allow.len(),
+                g.protected_paths.len(),
+                if g.fail_closed == Some(true) {
+                    "closed"
+                } else {
+                    "open"
+                }
+            ),
+            None,
+        ),
+        policy_file::Section::Broken(why) => {
+            let fallback = match config_cache::recall(&path) {
+                Some((_, at, _)) => {
+                    format!("the guard hook uses its settings as they last parsed ({at})")
+                }
+                None => "the guard hook has no earlier settings to use, so none apply".to_string(),
+            };
+            check(
+                "guard config",
+                Status::Fail,
+                format!("{why}; {fallback}"),
+                Some("fix the file by hand; cm never rewrites a config it cannot parse"),
+            )
+        }
     }
 }

@@ -173,9 +173,11 @@ pub fn load_quiet(cwd: &Path) -> Result<Loaded> {
 /// Read a JSON config file. Missing is `None`; unreadable or malformed is an error naming the
 /// file and, for syntax errors, the line and column.
 pub fn read_json_file(path: &Path) -> Result<Option<Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    // Only a regular file, and not a huge one: a repository's `.cass/config.json` may be a FIFO
+    // or a link to /dev/zero.
+    let text = match crate::untrusted::read_text(path, 4 << 20) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
         Err(e) => {
             return Err(CmError::config(
                 "CONFIG_UNREADABLE",

@@ -30,6 +30,8 @@ use write::FileBatch;
 /// A transaction is committed after this many messages or this much time, whichever first.
 const BATCH_MESSAGES: u64 = 20_000;
 const BATCH_TIME: Duration = Duration::from_millis(300);
+/// With little free space (see [`crate::store::disk`]), after this many bytes of sessions.
+const TIGHT_BATCH_BYTES: u64 = 256 << 10;
 
 #[derive(Default)]
 pub struct Options<'a> {
@@ -107,6 +109,8 @@ pub fn run(
     mut opts: Options,
 ) -> Result<IndexReport> {
     let started = Instant::now();
+    // A store damaged where nothing below reads must not report success.
+    crate::store::integrity::verify_if_changed(store)?;
     let conn = &store.conn;
     // Bulk-friendly settings for this connection: a larger page cache, and checkpoints every
     // 64 MiB of WAL instead of 4 MiB (each checkpoint syncs), with the WAL file cut back to
@@ -176,6 +180,7 @@ pub fn run(
             started,
         )?;
     }
+    crate::store::integrity::record(store, false);
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)
 }
@@ -205,6 +210,8 @@ fn pipeline(
     let mut write_time = Duration::ZERO;
     let limits = opts.limits.clone();
     let chunk_bytes = match opts.chunk_bytes {
+        // Short of space: small chunks, so each transaction (and a failed one) stays small.
+        0 if crate::store::disk::is_tight(&store.path) => TIGHT_BATCH_BYTES,
         0 => CHUNK_BYTES,
         n => n,
     };
@@ -214,6 +221,9 @@ fn pipeline(
         ..Progress::default()
     };
     std::thread::scope(|scope| -> Result<()> {
+        // Owned here, so a write error returning early drops it before the scope joins the
+        // parsers: their sends then fail and they stop, instead of blocking on a full channel.
+        let rx = rx;
         for _ in 0..threads {
             let tx = tx.clone();
             let (queue, limits, parse_nanos) = (&queue, &limits, &parse_nanos);
@@ -246,15 +256,22 @@ fn pipeline(
             let mut waited = Duration::ZERO;
             let mut done: Vec<Parsed> = Vec::new();
             let mut outcomes: Vec<write::Written> = Vec::new();
+            // Short of space, fold the WAL back first and keep the transaction small: a batch
+            // that then fails for lack of room leaves only its own few frames in the WAL, and
+            // nothing committed keeps them from being cleared.
+            let tight = store.checkpoint_if_tight()?;
+            let byte_cap = if tight { TIGHT_BATCH_BYTES } else { u64::MAX };
             store.write(|txn| {
                 let mut item = Some(first);
                 let mut messages = 0;
+                let mut bytes = 0;
                 while let Some(parsed) = item.take() {
                     match &parsed {
                         Ok(batch) => {
                             let w =
                                 write::write_file(txn, batch, now).map_err(|e| store.map_err(e))?;
                             messages += w.messages;
+                            bytes += batch.bytes_read;
                             outcomes.push(w);
                         }
                         Err((source, error)) => {
@@ -265,7 +282,7 @@ fn pipeline(
                     }
                     done.push(parsed);
                     let left = BATCH_TIME.saturating_sub(batch_started.elapsed());
-                    if messages >= BATCH_MESSAGES || left.is_zero() {
+                    if messages >= BATCH_MESSAGES || left.is_zero() || bytes >= byte_cap {
                         break;
                     }
                     let t = Instant::now();

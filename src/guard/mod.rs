@@ -1,7 +1,9 @@
 //! The trauma guard: recognising destructive commands before an agent runs them.
 //!
 //! Pure functions, no I/O (except [`policy_file`], the one place that reads the user's guard
-//! settings and traumas, and [`user_traumas::load`]). The entry point is [`evaluate`]:
+//! settings and traumas, [`trauma_cache`], its index of trauma files, [`config_cache`], the last guard settings
+//! that parsed, and
+//! [`user_traumas::load`]). The entry point is [`evaluate`]:
 //!
 //! 1. Quick reject ([`quick`]): one keyword scan for every pack's keywords (and the user's
 //!    trauma keywords). No keyword, no further work: allow, with no regex ever compiled.
@@ -12,6 +14,7 @@
 //! 4. Policy ([`policy`]): disabled packs, allow-list entries, healed traumas.
 
 pub mod code_shell;
+pub mod config_cache;
 pub mod interpreters;
 pub mod literals;
 pub mod matcher;
@@ -24,6 +27,7 @@ pub mod quick;
 pub mod reason;
 pub mod scan;
 pub mod shell;
+pub mod trauma_cache;
 pub mod user_traumas;
 pub mod wrappers;
 

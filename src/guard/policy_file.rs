@@ -13,19 +13,21 @@
 //! Merging: lists (`disabledPacks`, `enabledPacks`, `allow`, `protectedPaths`) are the union
 //! of both files; `failClosed` is on if either file turns it on. The project file can only
 //! tighten the guard (it is committed, so anyone with push access would otherwise be able to
-//! switch it off): its `disabledPacks` and its pattern or rule allow entries are ignored with
-//! a warning; its exact-command allow entries are project-scoped. A global entry with
-//! `"scope": "project"` applies only under its `"project"` directory.
+//! switch it off): its `disabledPacks` and every allow entry it holds are ignored with a
+//! warning. A global entry with `"scope": "project"` applies only under its `"project"`
+//! directory; that is how a user allows something in one repository.
 
+use super::config_cache;
 use super::policy::{AllowEntry, AllowScope, Policy};
+use super::trauma_cache::{self, Limits};
 use super::user_traumas::{self, Trauma};
 use crate::error::{CmError, Result};
 use crate::paths;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The `guard` config section.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", default)]
 pub struct GuardSection {
     pub disabled_packs: Vec<String>,
@@ -74,27 +76,48 @@ pub fn project_dir(cwd: &Path) -> Option<PathBuf> {
     paths::repo_cass_dir(cwd)
 }
 
+/// The traumas files that apply in `cwd`, each with how far it is trusted.
+fn trauma_files(cwd: &Path) -> Vec<(PathBuf, Limits)> {
+    let mut files = vec![(user_traumas::global_path(), Limits::GLOBAL)];
+    if let Some(dir) = project_dir(cwd) {
+        files.push((user_traumas::project_path(&dir), Limits::PROJECT));
+    }
+    files
+}
+
 /// Global and project traumas (all of them; [`Policy::set_traumas`] drops healed ones).
 pub fn load_traumas(cwd: &Path, sources: &mut Sources) -> Vec<Trauma> {
-    let mut files = vec![user_traumas::global_path()];
-    if let Some(dir) = project_dir(cwd) {
-        files.push(user_traumas::project_path(&dir));
-    }
+    read_traumas(cwd, sources, |idx| (0..idx.entries.len()).collect())
+}
+
+/// The traumas active at `now` that could match one of `commands` (a keyword of theirs
+/// appears, or they have none), read through each file's cached index: the hook's cost stays
+/// small however many traumas the files hold.
+pub fn load_traumas_for(commands: &[&str], cwd: &Path, sources: &mut Sources) -> Vec<Trauma> {
+    // The clock is read (and formatted) only once a traumas file exists: the common call, with
+    // none, never touches that code.
+    let now = once_cell::unsync::OnceCell::new();
+    read_traumas(cwd, sources, |idx| {
+        idx.candidates(commands, now.get_or_init(crate::clock::now_rfc3339))
+    })
+}
+
+fn read_traumas(
+    cwd: &Path,
+    sources: &mut Sources,
+    pick: impl Fn(&trauma_cache::Index) -> Vec<usize>,
+) -> Vec<Trauma> {
     let mut all = Vec::new();
-    for f in files {
-        match user_traumas::load(&f) {
-            Ok((good, bad)) => {
-                if !good.is_empty() || !bad.is_empty() {
+    for (f, limits) in trauma_files(cwd) {
+        match trauma_cache::open(&f, limits, trauma_cache::default_cache_dir().as_deref()) {
+            Ok(None) => {}
+            Ok(Some(index)) => {
+                if !index.entries.is_empty() || !index.notes.is_empty() {
                     sources.trauma_files.push(f.clone());
                 }
-                for b in bad {
-                    sources.warnings.push(format!(
-                        "{}:{}: skipped trauma line: {}",
-                        b.path.display(),
-                        b.line,
-                        b.error
-                    ));
-                }
+                sources.warnings.extend(index.notes.iter().cloned());
+                let (good, notes) = index.load(&pick(&index));
+                sources.warnings.extend(notes);
                 all.extend(good);
             }
             Err(e) => sources
@@ -105,45 +128,79 @@ pub fn load_traumas(cwd: &Path, sources: &mut Sources) -> Vec<Trauma> {
     all
 }
 
-/// Read both `guard` sections into `policy`.
+/// Read both `guard` sections into `policy`. A global file that cannot be read or parsed is
+/// replaced by the last section that parsed from it ([`config_cache`]), with a warning.
 pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {
     let global = paths::global_config_path();
-    if let Some(g) = read_section(&global, sources) {
-        sources.config_files.push(global.clone());
-        merge(policy, g, cwd, false, sources);
+    match read_section(&global) {
+        // Nothing to keep: a file that later appears broken never parsed.
+        Section::Missing => {}
+        Section::Parsed(g, stamp) => {
+            config_cache::remember(&global, stamp, &g);
+            sources.config_files.push(global.clone());
+            merge(policy, g, cwd, false, sources);
+        }
+        Section::Broken(why) => match config_cache::recall(&global) {
+            Some((g, saved_at, copy)) => {
+                sources.warnings.push(format!(
+                    "{why}; using its guard settings as they last parsed ({saved_at}) until it is fixed"
+                ));
+                sources.config_files.push(copy);
+                merge(policy, g, cwd, false, sources);
+            }
+            None => sources.warnings.push(format!(
+                "{why}; no earlier guard settings are known, so none of them apply (protectedPaths, failClosed, allow) until it is fixed"
+            )),
+        },
     }
     if let Some(dir) = project_dir(cwd) {
         let path = dir.join(paths::CONFIG_FILE);
-        if let Some(p) = read_section(&path, sources) {
-            sources.config_files.push(path);
-            merge(policy, p, cwd, true, sources);
+        match read_section(&path) {
+            Section::Missing => {}
+            Section::Parsed(p, _) => {
+                sources.config_files.push(path);
+                merge(policy, p, cwd, true, sources);
+            }
+            Section::Broken(why) => sources.warnings.push(format!("{why}; ignoring it")),
         }
     }
 }
 
-fn read_section(path: &Path, sources: &mut Sources) -> Option<GuardSection> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(e) => {
-            sources
-                .warnings
-                .push(format!("cannot read {}: {e}", path.display()));
-            return None;
-        }
-    };
-    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return None;
-    }
-    match serde_json::from_slice::<Root>(&bytes) {
-        Ok(root) => root.guard,
-        Err(e) => {
-            sources.warnings.push(format!(
-                "ignoring the guard settings of {}: {e}",
-                path.display()
+/// A config file larger than this is not read by the hook.
+pub const CONFIG_CAP: u64 = 1 << 20;
+
+/// A config file's `guard` section as read.
+pub enum Section {
+    /// No file, or an empty one.
+    Missing,
+    /// The section (default when the file has none) and the file's stamp.
+    Parsed(GuardSection, crate::untrusted::Stamp),
+    /// Unreadable, not a regular file, too large, or not valid: why, naming the file.
+    Broken(String),
+}
+
+pub fn read_section(path: &Path) -> Section {
+    let read = match crate::untrusted::read(path, CONFIG_CAP) {
+        Ok(Some(r)) if r.truncated => {
+            return Section::Broken(format!(
+                "{} is larger than {} and was not read",
+                path.display(),
+                crate::untrusted::human_size(CONFIG_CAP)
             ));
-            None
         }
+        Ok(Some(r)) => r,
+        Ok(None) => return Section::Missing,
+        Err(e) => return Section::Broken(format!("cannot read {}: {e}", path.display())),
+    };
+    if read.bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Section::Missing;
+    }
+    match serde_json::from_slice::<Root>(&read.bytes) {
+        Ok(root) => Section::Parsed(root.guard.unwrap_or_default(), read.stamp),
+        Err(e) => Section::Broken(format!(
+            "{} is not valid guard configuration ({e})",
+            path.display()
+        )),
     }
 }
 
@@ -156,8 +213,8 @@ fn merge(
 ) {
     // A repository's committed `.cass/config.json` may only tighten the guard: anyone who can
     // get a file into a clone would otherwise be able to switch protection off. It may enable
-    // packs, protect paths, fail closed, and allow exact commands; disabling packs and pattern
-    // or rule allow entries belong in the user's own config (`"scope": "project"` entries).
+    // packs, protect paths and fail closed; disabling packs and allowing commands belong in the
+    // user's own config (`"scope": "project"` entries, which `cm guard allow --project` writes).
     if from_project && !section.disabled_packs.is_empty() {
         sources.warnings.push(format!(
             "ignoring guard.disabledPacks {:?} from the repository config: only your own config can disable a pack",
@@ -169,18 +226,18 @@ fn merge(
     policy.enabled_packs.extend(section.enabled_packs);
     policy.protected_paths.extend(section.protected_paths);
     policy.fail_closed |= section.fail_closed.unwrap_or(false);
-    for mut entry in section.allow {
-        if from_project {
-            if entry.command.is_none() {
-                sources.warnings.push(format!(
-                    "ignoring allow entry {} from the repository config: a repository may only allow exact commands; \
-                     use `cm guard allow --project` (it records the entry in your own config)",
-                    entry.describe()
-                ));
-                continue;
-            }
-            entry.scope = AllowScope::Project;
-        } else if entry.scope == AllowScope::Project {
+    if from_project {
+        for entry in &section.allow {
+            sources.warnings.push(format!(
+                "ignoring {} from the repository config: a repository cannot allow what the guard blocks; \
+                 use `cm guard allow --project` (it records the entry in your own config)",
+                entry.describe()
+            ));
+        }
+        return;
+    }
+    for entry in section.allow {
+        if entry.scope == AllowScope::Project {
             let applies = entry
                 .project
                 .as_deref()
@@ -194,9 +251,9 @@ fn merge(
 }
 
 /// Only `failClosed` (for malformed hook input), read as cheaply as the rest.
-pub fn fail_closed(cwd: &Path) -> bool {
+pub fn fail_closed(cwd: &Path, sources: &mut Sources) -> bool {
     let mut p = Policy::default();
-    apply_config(&mut p, cwd, &mut Sources::default());
+    apply_config(&mut p, cwd, sources);
     p.fail_closed
 }
 

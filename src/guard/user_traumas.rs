@@ -117,13 +117,33 @@ pub fn parse(path: &Path, text: &str) -> (Vec<Trauma>, Vec<BadLine>) {
     (good, bad)
 }
 
-/// Read a traumas file; a missing file is empty.
+/// Read a traumas file; a missing file is empty. Only a regular file is read, and only its
+/// first [`super::trauma_cache::GLOBAL_CAP`] bytes (the lines past that are reported as one bad
+/// line).
 pub fn load(path: &Path) -> std::io::Result<(Vec<Trauma>, Vec<BadLine>)> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(parse(path, &text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Vec::new(), Vec::new())),
-        Err(e) => Err(e),
+    let cap = super::trauma_cache::GLOBAL_CAP;
+    let Some(read) = crate::untrusted::read(path, cap)? else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let usable = if read.truncated {
+        crate::untrusted::whole_lines(&read.bytes)
+    } else {
+        &read.bytes
+    };
+    let text = std::str::from_utf8(usable)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    let (good, mut bad) = parse(path, text);
+    if read.truncated {
+        bad.push(BadLine {
+            path: path.to_path_buf(),
+            line: text.lines().count() + 1,
+            error: format!(
+                "the file is larger than {}; this line and the rest were not read",
+                crate::untrusted::human_size(cap)
+            ),
+        });
     }
+    Ok((good, bad))
 }
 
 /// A fresh id: `t-` and eight hex digits, derived from `seed` (the pattern), the clock and a

@@ -65,7 +65,8 @@ pub fn cut_note(hook: &str, start: Instant, cut: &[&str]) -> Option<String> {
     ))
 }
 
-/// Payloads larger than this are not read further (and are treated as malformed).
+/// Payloads larger than this are not read further (and are treated as malformed); the guard
+/// has its own, larger limit ([`pretool::MAX_PAYLOAD`]).
 pub const MAX_STDIN: usize = 1 << 20;
 
 /// The hook names `cm hook NAME` accepts.
@@ -95,21 +96,26 @@ pub fn run(name: &str, args: &[String]) -> i32 {
     }
 }
 
-/// Stdin as read by a hook: at most [`MAX_STDIN`] bytes, and whether it was cut short.
+/// Stdin as read by a hook: at most the hook's limit, and whether it was cut short.
 pub struct Payload {
     pub bytes: Vec<u8>,
     pub truncated: bool,
 }
 
-/// Read stdin up to the limit. A terminal or closed stdin yields an empty payload.
+/// Read stdin up to [`MAX_STDIN`]. A terminal or closed stdin yields an empty payload.
 pub fn read_stdin() -> Payload {
+    read_stdin_up_to(MAX_STDIN)
+}
+
+/// Read stdin up to `limit` bytes (the guard reads far more than the other hooks).
+pub fn read_stdin_up_to(limit: usize) -> Payload {
     let mut bytes = Vec::with_capacity(4096);
     let stdin = std::io::stdin();
-    let mut handle = stdin.lock().take(MAX_STDIN as u64 + 1);
+    let mut handle = stdin.lock().take(limit as u64 + 1);
     let _ = handle.read_to_end(&mut bytes);
-    let truncated = bytes.len() > MAX_STDIN;
+    let truncated = bytes.len() > limit;
     if truncated {
-        bytes.truncate(MAX_STDIN);
+        bytes.truncate(limit);
     }
     Payload { bytes, truncated }
 }

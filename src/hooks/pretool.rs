@@ -1,104 +1,165 @@
 //! The `pretool` hook (`cm-pretool`, `cm hook pretool`): the guard, on every tool call.
 //!
 //! Reads the PreToolUse payload (Claude Code, Codex, Gemini CLI BeforeTool, Cursor
-//! beforeShellExecution; see [`payload`]), and for a shell command asks
+//! beforeShellExecution; see [`payload`]), and for each shell command it holds asks
 //! [`crate::guard::evaluate`]. Allow is exit 0 with nothing on stdout; deny is the agent's
-//! documented deny object on stdout, exit 0.
+//! documented deny object on stdout, exit 0 (exit 2 with the reason on stderr when the payload
+//! has no known agent's shape, which every agent treats as a block).
 //!
 //! Cost, in order, stopping as soon as the answer is known:
-//! 1. Parse the payload into borrowed fields (no JSON tree, no argument parser).
-//! 2. `stat` the two trauma files (global, and the project's `.cass/`, found by walking up from
-//!    the payload's `cwd`); read them only if they exist.
-//! 3. The quick reject over the command. No keyword (pack or trauma): allow. Nothing compiled.
+//! 1. Parse the payload into borrowed fields (no JSON tree, no argument parser), keeping every
+//!    value of a repeated key ([`fields`]); a payload that is not valid JSON is repaired and
+//!    salvaged ([`repair`]), so a command is decided on whenever one can be recovered.
+//! 2. Look for the two trauma files (global, and the project's `.cass/`, found by walking up
+//!    from the payload's `cwd`); read their cached index only if they exist.
+//! 3. The quick reject over each command. No keyword (pack or trauma): allow. Nothing compiled.
 //! 4. Normalise and run the few gated rules.
 //! 5. Only when something would be denied: read the `guard` sections of the config files
 //!    (allow-list, disabled packs) and decide again with them.
 //!
 //! Write/Edit calls read the config for `guard.protectedPaths`; other tools are allowed at once.
-//! Malformed or oversized input is allowed with a line on stderr, or denied (exit 2, reason on
-//! stderr) when `guard.failClosed` is set.
+//! The whole payload is read up to [`MAX_PAYLOAD`]; a larger one is denied (its command cannot
+//! be checked). A payload with no command or path at all is allowed with a line on stderr, or
+//! denied (exit 2, reason on stderr) when `guard.failClosed` is set.
 
-mod payload;
+pub mod fields;
+pub mod payload;
+pub mod repair;
 
 use crate::guard::{self, policy_file, reason};
-use payload::{Agent, Request};
+use payload::Agent;
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use payload::deny_json;
 
+/// The guard reads payloads up to this size: an agent can send a command this long, so the
+/// guard reads all of it (50 MB read in 5-18 ms here). Past it the call is denied.
+pub const MAX_PAYLOAD: usize = 64 << 20;
+
 pub fn run(_args: &[String]) -> i32 {
-    let input = super::read_stdin();
+    let input = super::read_stdin_up_to(MAX_PAYLOAD);
     if input.truncated {
-        return malformed("payload larger than 1 MiB", None);
-    }
-    let parsed = match payload::parse(&input.bytes) {
-        Ok(p) => p,
-        Err(e) => return malformed(&e, None),
-    };
-    let Some(agent) = parsed.agent() else {
-        return malformed(
-            "payload of no known agent (expected a PreToolUse, BeforeTool or beforeShellExecution event)",
-            parsed.cwd(),
+        // Only which agent asked matters now: its fields come first in every payload.
+        let head = &input.bytes[..input.bytes.len().min(64 << 10)];
+        return deny(
+            payload::parse(head).0.agent(),
+            &format!(
+                "cm guard blocked this tool call: its payload is larger than {} MiB, more than the guard reads, so the command in it cannot be checked. Instead: split the work into smaller commands, or write large content to a file in parts.",
+                MAX_PAYLOAD >> 20
+            ),
+            "cm guard blocked a tool call whose payload is too large to check",
         );
-    };
-    let cwd = parsed
+    }
+    let (fields, malformed_note) = payload::parse(&input.bytes);
+    if let Some(note) = &malformed_note {
+        eprintln!("cm-pretool: {note}; deciding on what could be read from it");
+    }
+    for key in &fields.wrong_types {
+        eprintln!("cm-pretool: ignored \"{key}\": not of the type the hook protocol gives it");
+    }
+    let agent = fields.agent();
+    let cwd = fields
         .cwd()
         .map(PathBuf::from)
         .unwrap_or_else(crate::paths::cwd);
-    match parsed.request(agent) {
-        Request::Other => 0,
-        Request::Shell { command } => shell(agent, command, &cwd),
-        Request::Write { path } => write(agent, path, &cwd),
+    let asked = fields.asked(agent);
+    if !asked.commands.is_empty()
+        && let Some(code) = shell(agent, &asked.commands, &cwd)
+    {
+        return code;
     }
+    if !asked.paths.is_empty()
+        && let Some(code) = write(agent, &asked.paths, &cwd)
+    {
+        return code;
+    }
+    if asked.commands.is_empty() && asked.paths.is_empty() {
+        if agent.is_none() {
+            return malformed(
+                malformed_note.as_deref().unwrap_or(
+                    "payload of no known agent (expected a PreToolUse, BeforeTool or beforeShellExecution event)",
+                ),
+                &cwd,
+            );
+        }
+        if asked.shell_without_command {
+            return malformed("shell tool call without a command the guard can read", &cwd);
+        }
+    }
+    0
 }
 
-fn shell(agent: Agent, command: &str, cwd: &Path) -> i32 {
+/// Decide on every command; `Some(exit code)` when one is denied.
+fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<i32> {
     let mut sources = policy_file::Sources::default();
     let mut policy = guard::Policy::default();
-    let traumas = policy_file::load_traumas(cwd, &mut sources);
+    let texts: Vec<&str> = commands.iter().map(|c| c.as_ref()).collect();
+    let traumas = policy_file::load_traumas_for(&texts, cwd, &mut sources);
     if !traumas.is_empty() {
         policy.set_traumas(traumas, &crate::clock::now_rfc3339());
     }
-    let first = guard::evaluate(command, &policy);
-    if !first.is_deny() {
-        return 0;
-    }
+    let Some(first) = texts
+        .iter()
+        .map(|c| (*c, guard::evaluate(c, &policy)))
+        .find(|(_, d)| d.is_deny())
+    else {
+        warn(&sources);
+        return None;
+    };
     // Something would be blocked: now the allow-list and disabled packs matter.
     policy_file::apply_config(&mut policy, cwd, &mut sources);
-    let decision = if policy.allow.is_empty() && policy.disabled_packs.is_empty() {
-        first
+    warn(&sources);
+    let relaxable = !policy.allow.is_empty() || !policy.disabled_packs.is_empty();
+    let denied = if relaxable {
+        texts
+            .iter()
+            .map(|c| guard::evaluate(c, &policy))
+            .find(|d| d.is_deny())
     } else {
-        guard::evaluate(command, &policy)
+        Some(first.1)
     };
+    let hit = denied.and_then(|d| d.hit)?;
+    Some(deny(
+        agent,
+        &reason::for_hit(&hit),
+        &reason::user_message(&hit),
+    ))
+}
+
+fn warn(sources: &policy_file::Sources) {
     for w in &sources.warnings {
         eprintln!("cm-pretool: warning: {w}");
     }
-    match &decision.hit {
-        Some(hit) if decision.is_deny() => {
-            deny(agent, &reason::for_hit(hit), &reason::user_message(hit))
-        }
-        _ => 0,
-    }
 }
 
-fn write(agent: Agent, path: &str, cwd: &Path) -> i32 {
+/// Check every written path against `guard.protectedPaths`; `Some(exit code)` when one is.
+fn write(agent: Option<Agent>, paths: &[&str], cwd: &Path) -> Option<i32> {
     let mut policy = guard::Policy::default();
-    policy_file::apply_config(&mut policy, cwd, &mut policy_file::Sources::default());
+    let mut sources = policy_file::Sources::default();
+    policy_file::apply_config(&mut policy, cwd, &mut sources);
+    warn(&sources);
     let home = crate::paths::home_dir();
-    match guard::protected::matching_glob(path, cwd, &home, &policy.protected_paths) {
-        Some(glob) => deny(
+    paths.iter().find_map(|path| {
+        let glob = guard::protected::matching_glob(path, cwd, &home, &policy.protected_paths)?;
+        Some(deny(
             agent,
             &format!(
                 "cm guard blocked writing to `{path}`: the user protects `{glob}` (guard.protectedPaths). Why: they do not want agents to change it. Instead: tell the user what change you need there and let them make it. A human can lift this by removing the glob from \"guard.protectedPaths\" in the cm config."
             ),
             &format!("cm guard blocked a write to {path} (protected: {glob})"),
-        ),
-        None => 0,
-    }
+        ))
+    })
 }
 
-fn deny(agent: Agent, reason: &str, user: &str) -> i32 {
+/// The agent's deny object on stdout (exit 0); for a payload of no known agent, the reason on
+/// stderr and exit 2, which blocks the call in every agent's protocol.
+fn deny(agent: Option<Agent>, reason: &str, user: &str) -> i32 {
+    let Some(agent) = agent else {
+        eprintln!("{reason}");
+        return 2;
+    };
     let out = payload::deny_json(agent, reason, user);
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{out}");
@@ -106,10 +167,12 @@ fn deny(agent: Agent, reason: &str, user: &str) -> i32 {
     0
 }
 
-/// Unreadable input: allow with a note on stderr, or block (exit 2) under `failClosed`.
-fn malformed(why: &str, cwd: Option<&str>) -> i32 {
-    let cwd = cwd.map(PathBuf::from).unwrap_or_else(crate::paths::cwd);
-    if policy_file::fail_closed(&cwd) {
+/// Nothing to decide on: allow with a note on stderr, or block (exit 2) under `failClosed`.
+fn malformed(why: &str, cwd: &Path) -> i32 {
+    let mut sources = policy_file::Sources::default();
+    let closed = policy_file::fail_closed(cwd, &mut sources);
+    warn(&sources);
+    if closed {
         eprintln!(
             "cm guard blocked this tool call: {why}; guard.failClosed is set, so input the guard cannot read is refused."
         );

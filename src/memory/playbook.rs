@@ -229,9 +229,22 @@ impl<'a> Playbook<'a> {
         action: &str,
         f: impl FnOnce(&mut Bullet) -> Result<Vec<Bullet>>,
     ) -> Result<(Bullet, Vec<Bullet>, Location)> {
+        self.store.write(|tx| self.change_in(tx, id, action, f))
+    }
+
+    /// [`Playbook::change`] inside the caller's write transaction `tx`, so the change commits
+    /// (or rolls back) with whatever else the caller does in it. A repository rule's file is
+    /// rewritten under its own lock while `tx` holds the store's.
+    pub fn change_in(
+        &self,
+        tx: &rusqlite::Connection,
+        id: &str,
+        action: &str,
+        f: impl FnOnce(&mut Bullet) -> Result<Vec<Bullet>>,
+    ) -> Result<(Bullet, Vec<Bullet>, Location)> {
         let (id, location) = self.resolve(id)?;
         match &location {
-            Location::Personal => self.store.write(|tx| {
+            Location::Personal => {
                 let mut b = rows::get(tx, &id)?.ok_or_else(|| not_found(&id))?;
                 let before = b.clone();
                 let created = f(&mut b)?;
@@ -242,7 +255,7 @@ impl<'a> Playbook<'a> {
                 let ids: Vec<String> = created.iter().map(|c| c.id.clone()).collect();
                 rows::record_revision(tx, &id, action, Some(&before), &ids)?;
                 Ok((b, created, location.clone()))
-            }),
+            }
             Location::Repo(path) => {
                 let (b, created, before) = repo_file::modify(path, |list| {
                     let idx = list
@@ -257,8 +270,7 @@ impl<'a> Playbook<'a> {
                 })?;
                 let ids: Vec<String> = created.iter().map(|c| c.id.clone()).collect();
                 let action = format!("{REPO_PREFIX}{action}");
-                self.store
-                    .write(|tx| rows::record_revision(tx, &id, &action, Some(&before), &ids))?;
+                rows::record_revision(tx, &id, &action, Some(&before), &ids)?;
                 Ok((b, created, location.clone()))
             }
         }

@@ -16,9 +16,10 @@ pub fn path_in(cass_dir: &Path) -> PathBuf {
 
 /// The bullets in `path`; a missing file is an empty playbook.
 pub fn load(path: &Path) -> Result<Vec<Bullet>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+    // A committed file: only a regular one is read (never a FIFO or device), up to 64 MiB.
+    let text = match crate::untrusted::read_text(path, 64 << 20) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(Vec::new()),
         Err(e) => return Err(CmError::io(path, "read", &e)),
     };
     formats::parse(&text, Format::Yaml).map_err(|msg| {

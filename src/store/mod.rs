@@ -11,6 +11,8 @@
 
 pub mod bullets;
 pub mod deadline;
+pub mod disk;
+pub mod integrity;
 pub mod migrations;
 pub mod outcomes;
 pub mod statistics;
@@ -101,12 +103,32 @@ impl Store {
 
     /// Run `f` inside a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so two
     /// processes doing read-modify-write never interleave. Busy errors are retried.
+    /// A write that fails for lack of space is rolled back and its frames are cleared from the
+    /// WAL ([`Store::reclaim_wal`]), so the disk is left as the last commit left it.
     pub fn write<T>(&self, f: impl FnOnce(&rusqlite::Transaction) -> Result<T>) -> Result<T> {
         let tx = begin_immediate(&self.conn, &self.path)?;
-        let value = f(&tx)?;
-        tx.commit().map_err(|e| map_err(e, &self.path))?;
-        self.truncate_wal_if_large();
-        Ok(value)
+        let result = match f(&tx) {
+            Ok(value) => tx
+                .commit()
+                .map(|_| value)
+                .map_err(|e| map_err(e, &self.path)),
+            Err(e) => {
+                drop(tx); // rolls back before the WAL is reclaimed below
+                Err(e)
+            }
+        };
+        match result {
+            Ok(value) => {
+                self.truncate_wal_if_large();
+                Ok(value)
+            }
+            Err(e) => {
+                if matches!(e.code, "DISK_FULL" | "FILE_TOO_LARGE" | "IO_ERROR") {
+                    self.reclaim_wal();
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Fold the WAL back into the database once it passes [`WAL_TRUNCATE_BYTES`].
@@ -126,11 +148,13 @@ impl Store {
         if !large {
             return;
         }
+        let before = integrity::stamp(self);
         let _ = self.conn.busy_timeout(Duration::from_millis(100));
         let _ = self
             .conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
+        integrity::follow(self, before);
     }
 
     pub fn map_err(&self, e: rusqlite::Error) -> CmError {
@@ -247,6 +271,21 @@ pub const INTERRUPTED: &str = "INTERRUPTED";
 pub fn map_err(e: rusqlite::Error, path: &Path) -> CmError {
     use rusqlite::ErrorCode as C;
     let p = path.display();
+    if matches!(
+        e.sqlite_error_code(),
+        Some(C::DiskFull) | Some(C::SystemIoFailure)
+    ) && let Some(limit) = disk::at_file_size_limit(path)
+    {
+        return CmError::new(
+            "FILE_TOO_LARGE",
+            ExitCode::Filesystem,
+            format!(
+                "the file-size limit ({} bytes, `ulimit -f`) stopped cm writing {p}: {e}",
+                limit
+            ),
+        )
+        .hint("raise the limit (`ulimit -f unlimited`) and retry; the write was rolled back and nothing stored was lost");
+    }
     match e.sqlite_error_code() {
         Some(C::OperationInterrupted) => CmError::new(
             INTERRUPTED,

@@ -68,13 +68,16 @@ pub fn pending(conn: &Connection) -> Result<Vec<Outcome>> {
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
 }
 
-pub fn mark_applied(conn: &Connection, id: &str, at: &str) -> Result<()> {
-    conn.execute(
-        "UPDATE outcomes SET applied = 1, applied_at = ?2 WHERE id = ?1",
-        params![id, at],
-    )
-    .map_err(sql)?;
-    Ok(())
+/// Mark outcome `id` applied if it is still pending. Returns whether this call claimed it:
+/// inside a write transaction, exactly one of any number of concurrent appliers gets `true`.
+pub fn claim(conn: &Connection, id: &str, at: &str) -> Result<bool> {
+    let n = conn
+        .execute(
+            "UPDATE outcomes SET applied = 1, applied_at = ?2 WHERE id = ?1 AND applied = 0",
+            params![id, at],
+        )
+        .map_err(sql)?;
+    Ok(n == 1)
 }
 
 /// Delete every outcome not yet applied; returns how many.

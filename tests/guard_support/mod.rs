@@ -79,7 +79,13 @@ impl Env {
         c
     }
 
-    fn run(&self, mut c: std::process::Command, stdin: &[u8]) -> Out {
+    fn run(&self, c: std::process::Command, stdin: &[u8]) -> Out {
+        self.run_within(c, stdin, 120)
+    }
+
+    /// Run `c`, killing it (and failing the test) if it has not exited within `secs` seconds:
+    /// a hook that hangs on its input is a bug to report, not a test run that never ends.
+    fn run_within(&self, mut c: std::process::Command, stdin: &[u8], secs: u64) -> Out {
         use std::io::Write;
         c.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -90,6 +96,15 @@ impl Env {
         let writer = std::thread::spawn(move || {
             let _ = input.write_all(&data);
         });
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{:?} did not answer within {secs} s", c.get_program());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let out = child.wait_with_output().unwrap();
         writer.join().unwrap();
         Out {
@@ -103,6 +118,12 @@ impl Env {
     pub fn pretool(&self, payload: &str) -> Out {
         let c = self.command(&self.dir.path().join("bin/cm-pretool"));
         self.run(c, payload.as_bytes())
+    }
+
+    /// The hook through its link name, failing the test if it takes over `secs` seconds.
+    pub fn pretool_within(&self, payload: &str, secs: u64) -> Out {
+        let c = self.command(&self.dir.path().join("bin/cm-pretool"));
+        self.run_within(c, payload.as_bytes(), secs)
     }
 
     /// The hook through `cm hook pretool`.

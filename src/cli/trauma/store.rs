@@ -84,9 +84,9 @@ pub fn find(ctx: &Ctx, id: &str) -> Result<Located> {
 /// when `edit` returns true.
 pub fn edit(path: &Path, edit: impl FnOnce(&mut Vec<String>) -> Result<bool>) -> Result<()> {
     let _lock = FileLock::acquire(&ut::lock_path(path))?;
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+    let text = match crate::untrusted::read_text(path, crate::guard::trauma_cache::GLOBAL_CAP) {
+        Ok(Some(t)) => t,
+        Ok(None) => String::new(),
         Err(e) => return Err(CmError::io(path, "read", &e)),
     };
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();

@@ -9,23 +9,27 @@ use std::path::Path;
 /// A document's text.
 pub struct Document {
     pub text: String,
+    /// The file's length in bytes (the text is longer when invalid bytes were replaced).
+    len: u64,
 }
 
 impl Document {
     /// Read the whole file (invalid UTF-8 is replaced, so one bad byte cannot hide a session).
     pub fn read(path: &Path) -> std::io::Result<Document> {
         let bytes = std::fs::read(path)?;
+        let len = bytes.len() as u64;
         let text = match String::from_utf8(bytes) {
             Ok(s) => s,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         };
-        Ok(Document { text })
+        Ok(Document { text, len })
     }
 
-    /// "Everything read": the offset is the document's length, the line one past its last.
+    /// "Everything read": the offset is the file's length (never past its end, even when
+    /// invalid bytes were replaced by longer characters), the line one past its last.
     pub fn end(&self) -> ResumePoint {
         ResumePoint {
-            offset: self.text.len() as u64,
+            offset: self.len,
             line: memchr::memchr_iter(b'\n', self.text.as_bytes()).count() as u64 + 1,
             state: None,
         }

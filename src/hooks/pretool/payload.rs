@@ -1,11 +1,11 @@
-//! The PreToolUse payloads of each agent, which agent sent one, and the deny object each
-//! expects. Shapes are in docs/HOOKS.md; unknown fields are ignored, never rejected.
+//! The PreToolUse payloads of each agent, which agent sent one, what it asks, and the deny object
+//! each expects. Shapes are in docs/HOOKS.md; unknown fields are ignored, never rejected.
 //!
-//! The payload is deserialized into borrowed fields (no JSON tree): a large `tool_input.content`
-//! of a Write call is skipped by the parser, not copied.
+//! The payload is deserialized into borrowed fields (no JSON tree, see [`super::fields`]): a large
+//! `tool_input.content` of a Write call is skipped by the parser, not copied.
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
+use super::fields::Fields;
+use super::repair;
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,129 +27,152 @@ impl Agent {
     }
 }
 
-#[derive(Deserialize, Default)]
-pub struct ToolInput<'a> {
-    #[serde(borrow, default)]
-    pub command: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub file_path: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub notebook_path: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub path: Option<Cow<'a, str>>,
+/// What the hook was asked about: every command and every written path the payload holds
+/// (deduplicated), however many times its keys repeat.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Asked<'p> {
+    pub commands: Vec<Cow<'p, str>>,
+    pub paths: Vec<&'p str>,
+    /// A shell tool call with no command that could be read.
+    pub shell_without_command: bool,
 }
 
-#[derive(Deserialize)]
-pub struct Payload<'a> {
-    #[serde(borrow, default)]
-    pub hook_event_name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub tool_name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub tool_input: Option<ToolInput<'a>>,
-    #[serde(borrow, default)]
-    pub cwd: Option<Cow<'a, str>>,
-    /// Cursor's beforeShellExecution.
-    #[serde(borrow, default)]
-    pub command: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub workspace_roots: Option<Vec<Cow<'a, str>>>,
-    #[serde(default)]
-    pub turn_id: Option<IgnoredAny>,
-    #[serde(default)]
-    pub model: Option<IgnoredAny>,
-    #[serde(default)]
-    pub conversation_id: Option<IgnoredAny>,
+const SHELL_TOOLS: &[&str] = &[
+    "Bash",
+    "run_shell_command",
+    "shell",
+    "exec_command",
+    "local_shell",
+];
+const WRITE_TOOLS: &[&str] = &[
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "write_file",
+    "replace",
+];
+
+/// The payload's fields: the documented shape through the derived reader, duplicated keys and
+/// odd types through the lenient one, and anything that is not valid JSON repaired and salvaged
+/// ([`repair`]), with the JSON parser's complaint returned to be reported.
+pub fn parse(bytes: &[u8]) -> (Fields<'_>, Option<String>) {
+    if let Ok(strict) = serde_json::from_slice::<super::fields::Strict>(bytes) {
+        return (strict.into_fields(), None);
+    }
+    match serde_json::from_slice::<Fields>(bytes) {
+        Ok(f) => (f, None),
+        Err(e) => (
+            repair::recover(bytes),
+            Some(format!("malformed payload: {e}")),
+        ),
+    }
 }
 
-/// What the hook was asked about.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Request<'p> {
-    Shell {
-        command: &'p str,
-    },
-    Write {
-        path: &'p str,
-    },
-    /// Another tool, or an event that is not a pre-tool event: allowed without a look.
-    Other,
-}
-
-pub fn parse(bytes: &[u8]) -> Result<Payload<'_>, String> {
-    serde_json::from_slice::<Payload>(bytes).map_err(|e| format!("malformed payload: {e}"))
-}
-
-impl<'a> Payload<'a> {
+impl<'a> Fields<'a> {
     /// Which agent sent this, from the payload's shape; `None` when it is no known shape.
     pub fn agent(&self) -> Option<Agent> {
-        let event = self.hook_event_name.as_deref();
-        match event {
-            Some("beforeShellExecution") => return Some(Agent::Cursor),
-            Some("BeforeTool") => return Some(Agent::Gemini),
-            Some("PreToolUse") => {
-                return Some(if self.turn_id.is_some() || self.model.is_some() {
-                    Agent::Codex
-                } else {
-                    Agent::Claude
-                });
+        for event in &self.hook_event_name {
+            match event.as_ref() {
+                "beforeShellExecution" => return Some(Agent::Cursor),
+                "BeforeTool" => return Some(Agent::Gemini),
+                "PreToolUse" if self.turn_id || self.model => return Some(Agent::Codex),
+                "PreToolUse" => return Some(Agent::Claude),
+                _ => {}
             }
-            _ => {}
         }
-        if self.command.is_some()
-            && self.tool_name.is_none()
-            && (self.conversation_id.is_some() || self.workspace_roots.is_some() || event.is_some())
+        let event = self.hook_event_name.first();
+        if !self.command.is_empty()
+            && self.tool_name.is_empty()
+            && (self.conversation_id || !self.workspace_roots.is_empty() || event.is_some())
         {
             return Some(Agent::Cursor);
         }
-        match self.tool_name.as_deref() {
-            Some("run_shell_command" | "write_file" | "replace") => Some(Agent::Gemini),
-            Some(_) if self.turn_id.is_some() => Some(Agent::Codex),
-            Some(_) if event.is_none() => Some(Agent::Claude),
-            _ => None,
+        for tool in &self.tool_name {
+            match tool.as_ref() {
+                "run_shell_command" | "write_file" | "replace" => return Some(Agent::Gemini),
+                _ if self.turn_id => return Some(Agent::Codex),
+                _ if event.is_none() => return Some(Agent::Claude),
+                _ => {}
+            }
         }
+        None
     }
 
-    /// The request, for a payload whose agent is known.
-    pub fn request(&self, agent: Agent) -> Request<'_> {
-        if agent == Agent::Cursor {
-            return match (self.hook_event_name.as_deref(), self.command.as_deref()) {
-                (Some("beforeShellExecution") | None, Some(c)) => Request::Shell { command: c },
-                _ => Request::Other,
+    /// The commands and paths to decide on. For an unknown agent, every command found.
+    pub fn asked(&self, agent: Option<Agent>) -> Asked<'_> {
+        let mut asked = Asked::default();
+        let any_tool = |names: &[&str]| self.tool_name.iter().any(|t| names.contains(&t.as_ref()));
+        let (shell, write) = match agent {
+            Some(Agent::Cursor) => {
+                let shell_event = self.hook_event_name.is_empty()
+                    || self
+                        .hook_event_name
+                        .iter()
+                        .any(|e| e == "beforeShellExecution");
+                (shell_event, false)
+            }
+            Some(_) => (
+                any_tool(SHELL_TOOLS)
+                    || (self.tool_name.is_empty() && !self.input_command.is_empty()),
+                any_tool(WRITE_TOOLS),
+            ),
+            None => (true, any_tool(WRITE_TOOLS)),
+        };
+        if shell {
+            let sources: Vec<&Cow<'_, str>> = match agent {
+                Some(Agent::Cursor) | None => {
+                    self.command.iter().chain(&self.input_command).collect()
+                }
+                Some(_) => self.input_command.iter().collect(),
             };
-        }
-        let input = self.tool_input.as_ref();
-        match self.tool_name.as_deref() {
-            Some("Bash" | "run_shell_command" | "shell" | "exec_command" | "local_shell") => {
-                match input.and_then(|i| i.command.as_deref()) {
-                    Some(c) => Request::Shell { command: c },
-                    None => Request::Other,
+            for c in sources {
+                for variant in variants(c) {
+                    if !asked.commands.contains(&variant) {
+                        asked.commands.push(variant);
+                    }
                 }
             }
-            Some("Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "write_file" | "replace") => {
-                let path = input.and_then(|i| {
-                    i.file_path
-                        .as_deref()
-                        .or(i.notebook_path.as_deref())
-                        .or(i.path.as_deref())
-                });
-                match path {
-                    Some(p) => Request::Write { path: p },
-                    None => Request::Other,
+            asked.shell_without_command = asked.commands.is_empty() && agent.is_some();
+        }
+        if write {
+            for p in &self.input_path {
+                if !asked.paths.contains(&p.as_ref()) {
+                    asked.paths.push(p.as_ref());
                 }
             }
-            _ => Request::Other,
         }
+        asked
     }
 
     /// The directory the command runs in.
     pub fn cwd(&self) -> Option<&str> {
-        self.cwd.as_deref().or_else(|| {
-            self.workspace_roots
-                .as_ref()
-                .and_then(|r| r.first())
-                .map(|c| c.as_ref())
-        })
+        self.cwd
+            .first()
+            .or_else(|| self.workspace_roots.first())
+            .map(|c| c.as_ref())
     }
+}
+
+/// A command as the agent may run it. With a NUL inside, what a C string would keep (the part
+/// before it), and the whole with the NUL as a space and without it; with U+FFFD (a lone surrogate, an invalid
+/// byte), also without it, as a runtime that drops what it cannot encode would run it. One of
+/// them is what runs.
+fn variants(command: &str) -> Vec<Cow<'_, str>> {
+    let mut out = vec![Cow::Borrowed(command)];
+    if let Some(at) = command.find('\0') {
+        out[0] = Cow::Borrowed(&command[..at]);
+        out.push(Cow::Owned(command.replace('\0', " ")));
+        out.push(Cow::Owned(command.replace('\0', "")));
+    }
+    if command.contains('\u{fffd}') {
+        let dropped: Vec<Cow<'_, str>> = out
+            .iter()
+            .map(|c| Cow::Owned(c.replace('\u{fffd}', "")))
+            .collect();
+        out.extend(dropped);
+    }
+    out
 }
 
 /// The exact deny object `agent` expects on stdout (exit 0).
@@ -175,31 +198,56 @@ fn json_string(s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn asked(payload: &[u8]) -> (Option<Agent>, Vec<String>, Vec<String>) {
+        let (f, _) = parse(payload);
+        let agent = f.agent();
+        let a = f.asked(agent);
+        (
+            agent,
+            a.commands.iter().map(|c| c.to_string()).collect(),
+            a.paths.iter().map(|p| p.to_string()).collect(),
+        )
+    }
+
     #[test]
     fn detects_each_agent_from_its_documented_payload() {
         let claude = br#"{"session_id":"abc123","transcript_path":"/t.jsonl","cwd":"/home/u/app","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm test","description":"Run tests","timeout":120000,"run_in_background":false},"tool_use_id":"toolu_01ABC"}"#;
-        let p = parse(claude).unwrap();
-        assert_eq!(p.agent(), Some(Agent::Claude));
         assert_eq!(
-            p.request(Agent::Claude),
-            Request::Shell {
-                command: "npm test"
-            }
+            asked(claude),
+            (Some(Agent::Claude), vec!["npm test".into()], vec![])
         );
         let codex = br#"{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","turn_id":"t1","model":"m","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
-        assert_eq!(parse(codex).unwrap().agent(), Some(Agent::Codex));
+        assert_eq!(asked(codex).0, Some(Agent::Codex));
         let gemini = br#"{"session_id":"s","transcript_path":"/t","cwd":"/w","hook_event_name":"BeforeTool","timestamp":"2026-01-01T00:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"ls"}}"#;
-        assert_eq!(parse(gemini).unwrap().agent(), Some(Agent::Gemini));
+        assert_eq!(asked(gemini).0, Some(Agent::Gemini));
         let cursor = br#"{"hook_event_name":"beforeShellExecution","conversation_id":"c","workspace_roots":["/w"],"command":"ls","cwd":"/w"}"#;
-        let p = parse(cursor).unwrap();
-        assert_eq!(p.agent(), Some(Agent::Cursor));
-        assert_eq!(p.request(Agent::Cursor), Request::Shell { command: "ls" });
+        assert_eq!(
+            asked(cursor),
+            (Some(Agent::Cursor), vec!["ls".into()], vec![])
+        );
     }
 
     #[test]
     fn write_tools_report_their_path() {
         let w = br#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/w/.env","content":"A=1"}}"#;
-        let p = parse(w).unwrap();
-        assert_eq!(p.request(Agent::Claude), Request::Write { path: "/w/.env" });
+        assert_eq!(asked(w).2, vec!["/w/.env".to_string()]);
+    }
+
+    #[test]
+    fn every_command_the_payload_could_mean_is_asked() {
+        let dup = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf ~"}}"#;
+        assert_eq!(asked(dup).1, ["ls", "rm -rf ~"]);
+        let nul = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~\u0000.bak"}}"#;
+        assert_eq!(asked(nul).1, ["rm -rf ~", "rm -rf ~ .bak", "rm -rf ~.bak"]);
+        // No agent shape, but a command: it is decided on.
+        let bare = br#"{"tool_input":{"command":"rm -rf ~"}}"#;
+        assert_eq!(asked(bare), (None, vec!["rm -rf ~".into()], vec![]));
+        // Another tool of a known agent: nothing to decide.
+        let read = br#"{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/passwd"}}"#;
+        assert_eq!(asked(read), (Some(Agent::Claude), vec![], vec![]));
+        let (f, _) = parse(
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":7}}"#,
+        );
+        assert!(f.asked(f.agent()).shell_without_command);
     }
 }

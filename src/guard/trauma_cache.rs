@@ -1,0 +1,352 @@
+//! A compiled index of a traumas file, so the hook's cost does not grow with what the file holds.
+//!
+//! Reading a traumas file means parsing every JSON line and extracting each pattern's keywords
+//! (a regex parse per pattern): about 50 ms per call for 5,000 traumas, paid on every shell
+//! command. Instead the first reader after a change builds an index (per trauma: where its line
+//! is, whether it is healed, its keywords) and keeps it in `<data dir>/cache/`, keyed by the
+//! file's device, inode, size and mtime. A hook call then reads the index, scans the command for
+//! the keywords, and parses only the lines of traumas whose keyword appeared (or that have none),
+//! read by offset from the file it opened.
+//!
+//! Bounds: the file is opened only if it is a regular file (never a FIFO or device, see
+//! [`crate::untrusted`]) and read up to a cap; lines past the cap are reported and not used. A
+//! repository's file (untrusted) also gets a limit on traumas without keywords, which would
+//! otherwise each compile a regex on every call.
+
+mod codec;
+
+use super::literals;
+use super::quick::Scanner;
+use super::user_traumas::Trauma;
+use crate::untrusted::{self, Stamp};
+use codec::{decode, encode};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// The user's own traumas file is read up to this size.
+pub const GLOBAL_CAP: u64 = 4 << 20;
+/// A repository's traumas file is read up to this size (about 1,700 traumas: a hook call with
+/// that many costs about 1.5 ms more, so a committed file cannot slow every shell call much).
+pub const PROJECT_CAP: u64 = 256 << 10;
+/// At most this many traumas without keywords are used from a repository's file.
+pub const PROJECT_KEYWORDLESS_MAX: usize = 16;
+
+/// What the file is, and how much of it to trust.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub cap: u64,
+    pub keywordless_max: Option<usize>,
+}
+
+impl Limits {
+    pub const GLOBAL: Limits = Limits {
+        cap: GLOBAL_CAP,
+        keywordless_max: None,
+    };
+    pub const PROJECT: Limits = Limits {
+        cap: PROJECT_CAP,
+        keywordless_max: Some(PROJECT_KEYWORDLESS_MAX),
+    };
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Healed {
+    No,
+    Forever,
+    /// RFC 3339: active again from then on.
+    Until(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub offset: u64,
+    pub len: u32,
+    pub line: u32,
+    pub healed: Healed,
+    /// `None`: no keyword, checked on every command.
+    pub keywords: Option<Vec<String>>,
+}
+
+impl Entry {
+    pub fn is_active(&self, now: &str) -> bool {
+        match &self.healed {
+            Healed::No => true,
+            Healed::Forever => false,
+            Healed::Until(u) => u.as_str() <= now,
+        }
+    }
+}
+
+/// An open traumas file and its index.
+#[derive(Debug)]
+pub struct Index {
+    file: File,
+    pub path: PathBuf,
+    pub entries: Vec<Entry>,
+    /// Skipped lines, the cap, the keyword-less limit: said once per decision.
+    pub notes: Vec<String>,
+    /// Whether the index came from the cache (for tests and `cm doctor`).
+    pub cached: bool,
+}
+
+/// Open the traumas file at `path` and its index (from the cache in `cache_dir` when it is
+/// current there; `None`: no cache, the index is built). `Ok(None)` when there is no file.
+pub fn open(
+    path: &Path,
+    limits: Limits,
+    cache_dir: Option<&Path>,
+) -> std::io::Result<Option<Index>> {
+    let Some((file, meta)) = untrusted::open(path)? else {
+        return Ok(None);
+    };
+    let stamp = Stamp::of(&meta);
+    let cache = cache_dir.map(|dir| cache_path(dir, path));
+    if let Some((entries, notes)) = cache
+        .as_deref()
+        .and_then(|c| std::fs::read_to_string(c).ok())
+        .and_then(|text| decode(&text, path, stamp, limits))
+    {
+        return Ok(Some(Index {
+            file,
+            path: path.to_path_buf(),
+            entries,
+            notes,
+            cached: true,
+        }));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(&file, limits.cap + 1), &mut bytes)?;
+    let truncated = bytes.len() as u64 > limits.cap;
+    bytes.truncate(limits.cap as usize);
+    let (entries, notes) = build(path, &bytes, truncated, limits);
+    if let Some(c) = &cache {
+        crate::fsutil::write_cache(c, encode(path, stamp, limits, &entries, &notes).as_bytes());
+    }
+    Ok(Some(Index {
+        file,
+        path: path.to_path_buf(),
+        entries,
+        notes,
+        cached: false,
+    }))
+}
+
+impl Index {
+    /// Indexes of the traumas active at `now` that any of `commands` could match: a keyword of
+    /// theirs appears, or they have none.
+    pub fn candidates(&self, commands: &[&str], now: &str) -> Vec<usize> {
+        let active: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| self.entries[i].is_active(now))
+            .collect();
+        let keyworded: Vec<usize> = active
+            .iter()
+            .copied()
+            .filter(|&i| self.entries[i].keywords.is_some())
+            .collect();
+        let mut out: Vec<usize> = active
+            .iter()
+            .copied()
+            .filter(|&i| self.entries[i].keywords.is_none())
+            .collect();
+        if !keyworded.is_empty() {
+            let kws: Vec<&[String]> = keyworded
+                .iter()
+                .map(|&i| self.entries[i].keywords.as_deref().unwrap_or_default())
+                .collect();
+            let scanner = Scanner::with_traumas(&kws);
+            for c in commands {
+                out.extend(scanner.scan(c).traumas.into_iter().map(|k| keyworded[k]));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Parse the traumas `which` from the file. A line that no longer parses (the file changed
+    /// under us) is reported in the returned notes.
+    pub fn load(&self, which: &[usize]) -> (Vec<Trauma>, Vec<String>) {
+        let mut traumas = Vec::with_capacity(which.len());
+        let mut notes = Vec::new();
+        for &i in which {
+            let e = &self.entries[i];
+            let mut buf = vec![0u8; e.len as usize];
+            let parsed = self
+                .file
+                .read_exact_at(&mut buf, e.offset)
+                .map_err(|err| err.to_string())
+                .and_then(|_| {
+                    serde_json::from_slice::<Trauma>(&buf).map_err(|err| err.to_string())
+                });
+            match parsed {
+                Ok(t) => traumas.push(t),
+                Err(err) => notes.push(format!(
+                    "{}:{}: skipped trauma line: {err}",
+                    self.path.display(),
+                    e.line
+                )),
+            }
+        }
+        (traumas, notes)
+    }
+}
+
+/// Parse the file's lines into index entries.
+fn build(path: &Path, bytes: &[u8], truncated: bool, limits: Limits) -> (Vec<Entry>, Vec<String>) {
+    let mut entries = Vec::new();
+    let mut notes = Vec::new();
+    let usable = if truncated {
+        untrusted::whole_lines(bytes)
+    } else {
+        bytes
+    };
+    let mut keywordless = 0usize;
+    let mut offset = 0usize;
+    for (n, raw) in usable.split_inclusive(|&b| b == b'\n').enumerate() {
+        let start = offset;
+        offset += raw.len();
+        let line = raw.trim_ascii();
+        if line.is_empty() || line[0] == b'#' {
+            continue;
+        }
+        let lead = raw.len() - raw.trim_ascii_start().len();
+        let t = match serde_json::from_slice::<Trauma>(line) {
+            Ok(t) => t,
+            Err(e) => {
+                notes.push(format!(
+                    "{}:{}: skipped trauma line: {e}",
+                    path.display(),
+                    n + 1
+                ));
+                continue;
+            }
+        };
+        let keywords = literals::required(&t.pattern);
+        if keywords.is_none() {
+            keywordless += 1;
+            if limits.keywordless_max.is_some_and(|max| keywordless > max) {
+                notes.push(format!(
+                    "{}:{}: trauma {} ignored: a repository's traumas file may hold at most {} patterns without literal text (each costs a regex on every command)",
+                    path.display(),
+                    n + 1,
+                    t.id,
+                    limits.keywordless_max.unwrap_or(0)
+                ));
+                continue;
+            }
+        }
+        let healed = match &t.healed {
+            None => Healed::No,
+            Some(h) => match &h.until {
+                None => Healed::Forever,
+                Some(u) => Healed::Until(u.clone()),
+            },
+        };
+        entries.push(Entry {
+            offset: (start + lead) as u64,
+            len: line.len() as u32,
+            line: (n + 1) as u32,
+            healed,
+            keywords,
+        });
+    }
+    if truncated {
+        notes.push(format!(
+            "{}: larger than {}; only its first {} were read",
+            path.display(),
+            untrusted::human_size(limits.cap),
+            untrusted::human_size(limits.cap)
+        ));
+    }
+    (entries, notes)
+}
+
+/// `<cache dir>/traumas-<hash of the path>.idx`.
+fn cache_path(dir: &Path, file: &Path) -> PathBuf {
+    let key = crate::episodic::index::files::fnv1a(file.as_os_str().as_encoded_bytes());
+    dir.join(format!("traumas-{key:016x}.idx"))
+}
+
+/// Where the hook keeps trauma indexes: `<data dir>/cache/`, only when the data dir exists (the
+/// hook creates nothing but this cache, and only inside an existing data dir).
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let data = crate::paths::data_dir();
+    data.is_dir().then(|| data.join("cache"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: &str, pattern: &str, healed: &str) -> String {
+        format!(
+            r#"{{"id":"{id}","pattern":{},"createdAt":"2026-01-01T00:00:00Z"{healed}}}"#,
+            serde_json::to_string(pattern).unwrap()
+        )
+    }
+
+    #[test]
+    fn the_index_round_trips_through_its_text_form() {
+        let text = [
+            line("t-1", r"deploy\.sh\s+--prod", ""),
+            "# a comment".into(),
+            "not json".into(),
+            line(
+                "t-2",
+                r"^[a-z]+\s+[0-9]+$",
+                r#","healed":{"at":"x","until":"2026-02-01T00:00:00Z"}"#,
+            ),
+            format!("   {}", line("t-3", "wipe 100%", r#","healed":{"at":"x"}"#)),
+        ]
+        .join("\n");
+        let path = Path::new("/r/.cass/traumas.jsonl");
+        let (entries, notes) = build(path, text.as_bytes(), false, Limits::PROJECT);
+        assert_eq!(entries.len(), 3);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains(":3: skipped trauma line"), "{notes:?}");
+        assert_eq!(entries[1].keywords, None);
+        assert_eq!(entries[2].healed, Healed::Forever);
+        let at = entries[2].offset as usize;
+        assert!(text[at..].starts_with("{\"id\":\"t-3\""));
+        let stamp = Stamp {
+            dev: 1,
+            ino: 2,
+            size: 3,
+            mtime_ns: 4,
+        };
+        let enc = encode(path, stamp, Limits::PROJECT, &entries, &notes);
+        assert_eq!(
+            decode(&enc, path, stamp, Limits::PROJECT),
+            Some((entries.clone(), notes.clone()))
+        );
+        // Any change of identity, size, mtime, path or limits is a miss.
+        let other = Stamp { size: 9, ..stamp };
+        assert_eq!(decode(&enc, path, other, Limits::PROJECT), None);
+        assert_eq!(decode(&enc, path, stamp, Limits::GLOBAL), None);
+        assert_eq!(decode(&enc, Path::new("/x"), stamp, Limits::PROJECT), None);
+        assert!(!entries[1].is_active("2026-01-15T00:00:00Z"));
+        assert!(entries[1].is_active("2026-03-01T00:00:00Z"));
+    }
+
+    #[test]
+    fn a_repository_file_gets_few_keywordless_traumas_and_a_cap() {
+        let lines: Vec<String> = (0..40)
+            .map(|i| line(&format!("t-{i}"), &format!("^[a-z]{{{}}}$", i + 1), ""))
+            .collect();
+        let text = lines.join("\n") + "\n";
+        let path = Path::new("/r/.cass/traumas.jsonl");
+        let (entries, notes) = build(path, text.as_bytes(), false, Limits::PROJECT);
+        assert_eq!(entries.len(), PROJECT_KEYWORDLESS_MAX);
+        assert_eq!(notes.len(), 40 - PROJECT_KEYWORDLESS_MAX);
+        let (entries, _) = build(path, text.as_bytes(), false, Limits::GLOBAL);
+        assert_eq!(entries.len(), 40);
+        let cut = &text.as_bytes()[..text.len() - 5];
+        let (entries, notes) = build(path, cut, true, Limits::GLOBAL);
+        assert_eq!(entries.len(), 39);
+        assert!(
+            notes.last().unwrap().contains("only its first"),
+            "{notes:?}"
+        );
+    }
+}

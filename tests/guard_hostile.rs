@@ -1,0 +1,370 @@
+//! The guard against a hostile repository and hostile payloads: a cloned repository's `.cass/`
+//! files can only tighten the guard and never hang it; protected paths hold against path
+//! tricks; a broken global config keeps its last good guard settings; the hook decides on every
+//! command a payload could make the agent run.
+
+mod guard_support;
+
+use guard_support::*;
+
+fn denies(out: &Out) -> bool {
+    out.stdout.contains("\"deny\"")
+}
+
+mod repository_config {
+    use super::*;
+
+    #[test]
+    fn a_repository_cannot_allow_any_command() {
+        let env = Env::new();
+        let cwd = env.project();
+        env.write(
+            "project/.cass/config.json",
+            r#"{"guard":{"allow":[{"command":"rm -rf ~"},{"command":"git push --force origin main"},{"command":"terraform destroy -auto-approve"}]}}"#,
+        );
+        for cmd in [
+            "rm -rf ~",
+            "git push --force origin main",
+            "terraform destroy -auto-approve",
+        ] {
+            let out = env.pretool(&claude_bash(cmd, &cwd));
+            assert!(denies(&out), "{cmd}: {}", out.stdout);
+            assert!(
+                out.stderr.contains("ignoring allow-list")
+                    && out.stderr.contains("from the repository config"),
+                "{cmd}: the hook says what it ignored: {}",
+                out.stderr
+            );
+        }
+        // The user's own project-scoped entry still works there.
+        let out = env.cm(&[
+            "guard",
+            "allow",
+            "git push --force origin main",
+            "--project",
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let out = env.pretool(&claude_bash("git push --force origin main", &cwd));
+        assert_eq!(out.stdout, "", "{}", out.stderr);
+    }
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn trauma_line(id: &str, pattern: &str) -> String {
+    format!(
+        r#"{{"id":"{id}","pattern":{},"severity":"critical","scope":"project","source":"user","createdAt":"2026-04-01T00:00:00Z"}}"#,
+        json_str(pattern)
+    )
+}
+
+mod repository_files {
+    use super::*;
+
+    #[test]
+    fn links_to_devices_and_fifos_never_hang_the_hook() {
+        for name in ["traumas.jsonl", "config.json"] {
+            for target in ["/dev/zero", "/dev/urandom", "fifo"] {
+                let env = Env::new();
+                let cwd = env.project();
+                let cass = cwd.join(".cass");
+                std::fs::create_dir_all(&cass).unwrap();
+                let file = cass.join(name);
+                if target == "fifo" {
+                    mkfifo(&file);
+                } else {
+                    std::os::unix::fs::symlink(target, &file).unwrap();
+                }
+                // Both the common allow path and a deny (which reads the config files).
+                let out = env.pretool_within(&claude_bash("npm test", &cwd), 10);
+                assert_eq!(
+                    (out.code, out.stdout.as_str()),
+                    (0, ""),
+                    "{name} -> {target}"
+                );
+                let out = env.pretool_within(&claude_bash("git reset --hard", &cwd), 10);
+                assert!(denies(&out), "{name} -> {target}: {}", out.stdout);
+                assert!(
+                    out.stderr.contains("not a regular file"),
+                    "{name} -> {target}: the hook says why it skipped the file: {}",
+                    out.stderr
+                );
+                // The CLI never hangs on them either.
+                let out = env.cm(&["guard", "check", "ls", "--json"]);
+                assert!(
+                    out.code == 0 || out.code == 3,
+                    "{name} -> {target}: {}",
+                    out.stderr
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_traumas_file_is_read_up_to_a_cap_and_indexed_once() {
+        let env = Env::new();
+        let cwd = env.project();
+        std::fs::create_dir_all(env.data()).unwrap();
+        let mut text = String::new();
+        text.push_str(&trauma_line("t-00000001", r"\bseed-db\s+--reset\b"));
+        text.push('\n');
+        let filler = trauma_line("t-0000ffff", r"\bfiller-[0-9]+\.sh\b");
+        while text.len() < 49 << 20 {
+            text.push_str(&filler);
+            text.push('\n');
+        }
+        text.push_str(&trauma_line("t-00000002", r"\bbeyond-the-cap\b"));
+        text.push('\n');
+        env.write("project/.cass/traumas.jsonl", &text);
+        for _ in 0..2 {
+            let out = env.pretool_within(&claude_bash("bin/seed-db --reset", &cwd), 20);
+            assert!(out.stdout.contains("t-00000001"), "{}", out.stdout);
+            assert!(
+                out.stderr.contains("larger than 256 KiB"),
+                "the hook says what it cut: {}",
+                out.stderr
+            );
+            let out = env.pretool_within(&claude_bash("beyond-the-cap", &cwd), 20);
+            assert_eq!(out.stdout, "", "a trauma past the cap is not read");
+        }
+        let cached: Vec<_> = std::fs::read_dir(env.data().join("cache"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            cached
+                .iter()
+                .any(|n| n.starts_with("traumas-") && n.ends_with(".idx")),
+            "{cached:?}"
+        );
+    }
+
+    #[test]
+    fn a_repository_gets_only_a_few_traumas_without_keywords() {
+        let env = Env::new();
+        let cwd = env.project();
+        let lines: Vec<String> = (0..100)
+            .map(|i| trauma_line(&format!("t-{i:08x}"), &format!("^[a-z]{{{}}}$", i + 3)))
+            .collect();
+        env.write("project/.cass/traumas.jsonl", &(lines.join("\n") + "\n"));
+        // The first 16 apply (a 3-letter command is t-00000000) ...
+        let out = env.pretool_within(&claude_bash("abc", &cwd), 10);
+        assert!(out.stdout.contains("t-00000000"), "{}", out.stdout);
+        // ... the 17th and later are reported and not used.
+        let out = env.pretool_within(&claude_bash(&"a".repeat(3 + 50), &cwd), 10);
+        assert_eq!(out.stdout, "");
+        assert!(out.stderr.contains("at most 16 patterns"), "{}", out.stderr);
+    }
+}
+
+mod protected_paths {
+    use super::*;
+
+    #[test]
+    fn path_tricks_and_symlinks_do_not_get_past_protected_paths() {
+        let env = Env::new();
+        let cwd = env.project();
+        env.write(
+            "data/config.json",
+            r#"{"guard": {"protectedPaths": ["~/.ssh/*", ".env"]}}"#,
+        );
+        std::fs::create_dir_all(env.home().join(".ssh")).unwrap();
+        env.write("project/.env", "SECRET=1\n");
+        std::os::unix::fs::symlink(".env", cwd.join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink(env.home().join(".ssh"), cwd.join("keys")).unwrap();
+        let home = env.home().display().to_string();
+        for path in [
+            format!("{home}//.ssh/authorized_keys"),
+            format!("{home}/.ssh/./authorized_keys"),
+            format!("{home}/x/../.ssh/authorized_keys"),
+            "../home/.ssh/authorized_keys".to_string(),
+            "notes.txt".to_string(),
+            "keys/authorized_keys".to_string(),
+        ] {
+            let out = env.pretool(&claude_write(&path, &cwd));
+            assert!(
+                denies(&out) && out.stdout.contains("guard.protectedPaths"),
+                "{path}: {}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        assert_eq!(env.pretool(&claude_write("src/lib.rs", &cwd)).stdout, "");
+    }
+}
+
+mod global_config {
+    use super::*;
+
+    #[test]
+    fn a_broken_global_config_keeps_the_last_guard_settings_that_parsed() {
+        let env = Env::new();
+        let cwd = env.project();
+        env.write(
+            "data/config.json",
+            r#"{"guard": {"protectedPaths": [".env"], "failClosed": true}}"#,
+        );
+        // Read once while it parses (any call that reads the config keeps a copy).
+        assert!(denies(&env.pretool(&claude_write(".env", &cwd))));
+        // A typo: a trailing comma, then a wrong type.
+        for broken in [
+            r#"{"guard": {"protectedPaths": [".env"], "failClosed": true,}}"#,
+            r#"{"guard": {"protectedPaths": ".env"}}"#,
+        ] {
+            env.write("data/config.json", broken);
+            let out = env.pretool(&claude_write(".env", &cwd));
+            assert!(
+                denies(&out),
+                "{broken}: protectedPaths kept: {}",
+                out.stdout
+            );
+            assert!(
+                out.stderr
+                    .contains("config.json is not valid guard configuration")
+                    && out.stderr.contains("as they last parsed"),
+                "{}",
+                out.stderr
+            );
+            // failClosed kept too: unreadable input is refused.
+            let out = env.raw(b"not json");
+            assert_eq!(out.code, 2, "{broken}: {}", out.stderr);
+            // `cm doctor` names the file.
+            let out = env.cm(&["doctor", "--json"]);
+            let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            let checks = v["data"]["checks"].as_array().unwrap();
+            let guard = checks
+                .iter()
+                .find(|c| c["name"] == "guard config")
+                .expect("a guard config check");
+            assert_eq!(guard["status"], "fail", "{guard}");
+            assert!(
+                guard["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&env.data().join("config.json").display().to_string()),
+                "{guard}"
+            );
+        }
+        // Fixed: the new settings apply (and are kept in turn).
+        env.write("data/config.json", r#"{"guard": {"protectedPaths": []}}"#);
+        let out = env.pretool(&claude_write(".env", &cwd));
+        assert_eq!(out.stdout, "", "{}", out.stderr);
+    }
+}
+
+mod payloads {
+    use super::*;
+
+    fn claude(tool_input: &str, cwd: &str) -> String {
+        format!(
+            r#"{{"session_id":"abc123","transcript_path":"/t.jsonl","cwd":{cwd},"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{tool_input},"tool_use_id":"toolu_01ABC"}}"#
+        )
+    }
+
+    #[test]
+    fn every_value_of_a_duplicated_key_is_decided_on() {
+        let env = Env::new();
+        let cwd = json_str(&env.project().display().to_string());
+        for payload in [
+            claude(r#"{"command":"ls","command":"rm -rf ~"}"#, &cwd),
+            claude(r#"{"command":"rm -rf ~","command":"ls"}"#, &cwd),
+            claude(
+                r#"{"command":"ls"},"tool_input":{"command":"git reset --hard"}"#,
+                &cwd,
+            ),
+            format!(
+                r#"{{"hook_event_name":"PreToolUse","tool_name":"Read","tool_name":"Bash","cwd":{cwd},"tool_input":{{"command":"rm -rf ~"}}}}"#
+            ),
+            format!(
+                r#"{{"hook_event_name":"beforeShellExecution","conversation_id":"c","command":"ls","command":"rm -rf ~","cwd":{cwd}}}"#
+            ),
+        ] {
+            let out = env.pretool(&payload);
+            assert!(denies(&out), "{payload}\n{}{}", out.stdout, out.stderr);
+        }
+    }
+
+    #[test]
+    fn a_command_past_one_mebibyte_is_read_whole() {
+        let env = Env::new();
+        let cwd = env.project();
+        let mut cmd = String::from("cat > notes.txt <<'EOF'\n");
+        while cmd.len() < 1 << 20 {
+            cmd.push_str("lorem ipsum dolor sit amet, consectetur adipiscing elit\n");
+        }
+        cmd.push_str("EOF\nrm -rf ~\n");
+        let out = env.pretool(&claude_bash(&cmd, &cwd));
+        assert!(denies(&out), "{}", out.stderr);
+        let cmd = cmd.replace("rm -rf ~", "ls");
+        let out = env.pretool(&claude_bash(&cmd, &cwd));
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    }
+
+    #[test]
+    fn a_payload_past_the_cap_is_denied_with_a_reason() {
+        let env = Env::new();
+        let cwd = env.project();
+        let body = "x".repeat((64 << 20) + 10);
+        let out = env.pretool(&claude_bash(&format!("echo {body}"), &cwd));
+        assert!(denies(&out), "{}", out.stderr);
+        assert!(
+            out.stdout.contains("larger than 64 MiB"),
+            "{}",
+            &out.stdout[..200.min(out.stdout.len())]
+        );
+    }
+
+    #[test]
+    fn odd_values_do_not_hide_the_command() {
+        let env = Env::new();
+        let cwd = json_str(&env.project().display().to_string());
+        let payloads: Vec<Vec<u8>> = vec![
+            // A cwd of the wrong type.
+            claude(r#"{"command":"rm -rf ~"}"#, "5").into_bytes(),
+            claude(r#"{"command":"rm -rf ~"}"#, r#"["/x"]"#).into_bytes(),
+            // A lone surrogate.
+            claude(r#"{"command":"rm -rf ~ # \ud800"}"#, &cwd).into_bytes(),
+            // A NUL: escaped, raw inside the string, after the object.
+            claude(r#"{"command":"rm -rf ~\u0000"}"#, &cwd).into_bytes(),
+            claude("{\"command\":\"rm -rf ~\0\"}", &cwd).into_bytes(),
+            [claude(r#"{"command":"rm -rf ~"}"#, &cwd).as_bytes(), b"\0"].concat(),
+            // An escaped key name, an argv list.
+            claude(r#"{"comm\u0061nd":"rm -rf ~"}"#, &cwd).into_bytes(),
+            claude(r#"{"command":["bash","-lc","rm -rf ~"]}"#, &cwd).into_bytes(),
+            // No agent shape at all: exit 2 blocks in every agent's protocol.
+            br#"{"tool_input":{"command":"rm -rf ~"}}"#.to_vec(),
+        ];
+        for p in payloads {
+            let out = env.raw(&p);
+            assert!(
+                denies(&out) || (out.code == 2 && out.stderr.contains("rm-root-home")),
+                "{}\n{}{}",
+                String::from_utf8_lossy(&p),
+                out.stdout,
+                out.stderr
+            );
+        }
+        // The same shapes with a harmless command are allowed.
+        let out = env.raw(claude(r#"{"command":"ls # \ud800"}"#, "5").as_bytes());
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+        assert!(out.stderr.contains("ignored \"cwd\""), "{}", out.stderr);
+    }
+
+    #[test]
+    fn a_shell_call_without_a_readable_command_follows_fail_closed() {
+        let env = Env::new();
+        let cwd = json_str(&env.project().display().to_string());
+        let p = claude(r#"{"command":7}"#, &cwd);
+        let out = env.pretool(&p);
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+        assert!(out.stderr.contains("without a command"), "{}", out.stderr);
+        env.write("data/config.json", r#"{"guard": {"failClosed": true}}"#);
+        assert_eq!(env.pretool(&p).code, 2);
+    }
+}
