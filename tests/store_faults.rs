@@ -163,6 +163,18 @@ fn pages_corrupted_where_the_run_does_not_read_still_fail_the_index() {
         bytes,
         "the corrupt file is left untouched"
     );
+    // A search that reads the damaged pages says so too (it used to be an INTERNAL error).
+    let out = env
+        .cm(&[
+            "history",
+            "search",
+            "parser offset lorem",
+            "--exhaustive",
+            "--json",
+        ])
+        .run();
+    let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(v["error"]["code"], "STORE_CORRUPT", "{v}");
     let out = env.cm(&["doctor", "--json"]).run();
     let d: Value = serde_json::from_str(out.stdout.trim()).unwrap();
     let store = d["data"]["checks"]

@@ -94,7 +94,14 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<Vec<Hit>> {
 }
 
 pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outcome> {
-    let err = |e: rusqlite::Error| CmError::internal(format!("session search failed: {e}"));
+    // A corrupt, locked or vanished store is reported as such (with the store's path and a
+    // hint), like every other store error; anything else is an internal failure of the search.
+    let err = |e: rusqlite::Error| match conn.path().filter(|p| !p.is_empty()) {
+        Some(path) if e.sqlite_error_code().is_some() => {
+            crate::store::map_err(e, std::path::Path::new(path))
+        }
+        _ => CmError::internal(format!("session search failed: {e}")),
+    };
     let mut terms = super::query::terms(&query.query);
     terms.truncate(MAX_PROBED);
     let mut out = Outcome::default();
