@@ -16,7 +16,7 @@
 mod patterns;
 
 use once_cell::sync::{Lazy, OnceCell};
-use patterns::{Hint, SOURCES};
+use patterns::{Hint, SOURCES, Then};
 use regex::Regex;
 
 /// One kind of secret: a name for reports and the regex that finds it.
@@ -55,17 +55,27 @@ struct Prefilter {
     exact: Vec<(memchr::memmem::Finder<'static>, usize)>,
     /// Searched in the lowercased text.
     lower: Vec<(memchr::memmem::Finder<'static>, usize)>,
+    /// Searched in the lowercased text, each occurrence checked for what must follow it.
+    lower_then: Vec<(memchr::memmem::Finder<'static>, usize, Then)>,
 }
 
 static PREFILTER: Lazy<Prefilter> = Lazy::new(|| {
     let mut p = Prefilter {
         exact: Vec::new(),
         lower: Vec::new(),
+        lower_then: Vec::new(),
     };
     for (i, src) in SOURCES.iter().enumerate() {
         let (words, into) = match src.hint {
             Hint::Exact(w) => (w, &mut p.exact),
             Hint::Lower(w) => (w, &mut p.lower),
+            Hint::LowerThen(w, then) => {
+                p.lower_then.extend(
+                    w.iter()
+                        .map(|w| (memchr::memmem::Finder::new(w.as_bytes()), i, then)),
+                );
+                continue;
+            }
         };
         into.extend(
             words
@@ -91,7 +101,43 @@ pub fn hinted(text: &str) -> Vec<bool> {
             on[*i] = true;
         }
     }
+    for (f, i, then) in &p.lower_then {
+        if !on[*i]
+            && f.find_iter(lower.as_bytes())
+                .any(|at| followed_by(&lower, at + f.needle().len(), *then))
+        {
+            on[*i] = true;
+        }
+    }
     on
+}
+
+/// Whether `lower[from..]` starts with what `then` asks for (a necessary condition of the
+/// pattern's regex: never false where the regex could match).
+fn followed_by(lower: &str, from: usize, then: Then) -> bool {
+    let Some(rest) = lower.get(from..) else {
+        return false;
+    };
+    match then {
+        Then::Assignment => {
+            let rest = rest
+                .trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let rest = rest.strip_prefix('\\').unwrap_or(rest);
+            let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+            rest.trim_start().starts_with(['=', ':'])
+        }
+        Then::SpaceThenToken(min) => {
+            let token = rest.trim_start();
+            token.len() < rest.len()
+                && token
+                    .chars()
+                    .take_while(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '=' | '/' | '+')
+                    })
+                    .count()
+                    >= min
+        }
+    }
 }
 
 /// The hint table as (kind, hints, case-insensitive), for benchmarks and tests.
@@ -100,7 +146,7 @@ pub fn hint_table() -> Vec<(&'static str, &'static [&'static str], bool)> {
         .iter()
         .map(|s| match s.hint {
             Hint::Exact(w) => (s.kind, w, false),
-            Hint::Lower(w) => (s.kind, w, true),
+            Hint::Lower(w) | Hint::LowerThen(w, _) => (s.kind, w, true),
         })
         .collect()
 }
@@ -308,6 +354,75 @@ pub fn redact(text: &str) -> (String, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The follow-up checks only ever skip text the patterns cannot match: wherever a regex of a
+    /// `LowerThen` pattern matches, its hint is on; everyday text stays off.
+    #[test]
+    fn words_followed_by_nothing_secret_compile_nothing() {
+        let gated: Vec<usize> = SOURCES
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s.hint, Hint::LowerThen(..)))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(gated.len(), 2);
+        for calm in [
+            "the oauth token refresh timeout in CI",
+            "auth middleware and the token bucket",
+            "Token refresh fails; see the Authorization header docs",
+        ] {
+            let on = hinted(calm);
+            assert!(gated.iter().all(|&i| !on[i]), "{calm}");
+        }
+        let mut seed: u64 = 3;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let parts = [
+            "token",
+            "Token",
+            "TOKEN",
+            "bearer",
+            "auth",
+            "password",
+            "api_key",
+            "secret",
+            "x",
+            "=",
+            ":",
+            " ",
+            "  ",
+            "\\",
+            "\"",
+            "'",
+            "=>",
+            "\u{a0}",
+            "abcdefghijklmnop",
+            "0123456789abcdef0123",
+            "-",
+            "_",
+            ".",
+            "/",
+            "+",
+            "\n",
+            "é",
+            "AUTH_TOKEN",
+        ];
+        for _ in 0..20_000 {
+            let text: String = (0..1 + next() % 8)
+                .map(|_| parts[next() % parts.len()])
+                .collect();
+            let on = hinted(&text);
+            for &i in &gated {
+                if compiled(i).is_match(&text) {
+                    assert!(on[i], "{} skipped {text:?}", SOURCES[i].kind);
+                }
+            }
+        }
+    }
 
     #[test]
     fn finds_the_common_secrets() {

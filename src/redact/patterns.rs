@@ -12,6 +12,21 @@ pub enum Hint {
     Exact(&'static [&'static str]),
     /// Case-insensitive substrings (for `(?i)` patterns); given in lowercase.
     Lower(&'static [&'static str]),
+    /// Case-insensitive substrings that the pattern also needs followed by something: for the
+    /// two patterns whose words are everyday words ("token", "auth"), whose regexes cost
+    /// milliseconds to compile. Checking what follows keeps a hook from compiling them for
+    /// text like "the token refresh timeout".
+    LowerThen(&'static [&'static str], Then),
+}
+
+/// What must follow a [`Hint::LowerThen`] word for its pattern to be able to match.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Then {
+    /// More key characters (`[A-Za-z0-9_-]`), an optional backslash and quote, spaces, then
+    /// `=` or `:` (an assignment).
+    Assignment,
+    /// Whitespace, then at least this many token characters (`[A-Za-z0-9_.=/+-]`).
+    SpaceThenToken(usize),
 }
 
 pub struct Source {
@@ -33,6 +48,19 @@ const fn lower(kind: &'static str, regex: &'static str, hints: &'static [&'stati
         kind,
         regex,
         hint: Hint::Lower(hints),
+    }
+}
+
+const fn lower_then(
+    kind: &'static str,
+    regex: &'static str,
+    hints: &'static [&'static str],
+    then: Then,
+) -> Source {
+    Source {
+        kind,
+        regex,
+        hint: Hint::LowerThen(hints, then),
     }
 }
 
@@ -217,10 +245,11 @@ pub const SOURCES: &[Source] = &[
         r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         &["eyJ"],
     ),
-    lower(
+    lower_then(
         "bearer-token",
         r"(?i)\b(?:bearer|token)\s+(?P<secret>[A-Za-z0-9_\-\.=/+]{16,})",
         &["bearer", "token"],
+        Then::SpaceThenToken(16),
     ),
     lower(
         "basic-auth",
@@ -232,7 +261,7 @@ pub const SOURCES: &[Source] = &[
         r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s@/]{3,})@",
         &["://"],
     ),
-    lower(
+    lower_then(
         "password-assignment",
         r#"(?i)\b(?P<key>[A-Za-z0-9_\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|auth|credential)[A-Za-z0-9_\-]*)\\?["']?(?P<op>\s*(?:=|:|=>)\s*)(?:\\?"(?P<dq>[^"\\\n]{6,200})\\?"|'(?P<sq>[^'\n]{6,200})'|(?P<secret>[^\s"',;}{]{8,}))"#,
         &[
@@ -250,5 +279,6 @@ pub const SOURCES: &[Source] = &[
             "auth",
             "credential",
         ],
+        Then::Assignment,
     ),
 ];

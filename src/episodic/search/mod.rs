@@ -206,7 +206,7 @@ fn rank(
         (false, false) => "bounded",
     };
     let mut scorer = Scorer::new(&stats, span);
-    let stages = stages(q, &plan, terms);
+    let stages = stages(q, &plan, terms, want);
     for (s, phrase_terms) in stages {
         // The newest messages holding every common term are looked for further back only when
         // the recent ones did not already give enough of them.
@@ -229,7 +229,12 @@ fn rank(
 
 /// The statements to run for `plan`, each with the term index of every phrase of its MATCH
 /// expression (in the order FTS5 numbers them; `None` for a phrase repeated for structure).
-fn stages(q: &SearchQuery, plan: &Plan, terms: &[String]) -> Vec<(Statement, Vec<Option<usize>>)> {
+fn stages(
+    q: &SearchQuery,
+    plan: &Plan,
+    terms: &[String],
+    want: usize,
+) -> Vec<(Statement, Vec<Option<usize>>)> {
     let words = |ix: &[usize]| -> Vec<&str> { ix.iter().map(|&i| terms[i].as_str()).collect() };
     let rare = expression(&words(&plan.rare), " OR ");
     let common_or = expression(&words(&plan.common), " OR ");
@@ -271,7 +276,7 @@ fn stages(q: &SearchQuery, plan: &Plan, terms: &[String]) -> Vec<(Statement, Vec
                     q,
                     expression(&words(&plan.common), " AND "),
                     plan.all_floor,
-                    plan::ALL_ROWS as i64,
+                    plan::ALL_ROWS.min(want) as i64,
                 ),
                 map,
             ));

@@ -41,7 +41,8 @@ pub const EXHAUSTIVE: Budget = Budget {
 pub const PROBE: u64 = 2_048;
 /// Newest messages holding any common term that are scored.
 pub const RECENT_ROWS: usize = 600;
-/// Newest messages holding every common term (when there are several) that are scored.
+/// Newest messages holding every common term (when there are several) that are scored, at
+/// most (and no more than the hits need candidates).
 pub const ALL_ROWS: usize = 300;
 
 /// What a probe measured about one term.
