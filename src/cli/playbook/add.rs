@@ -75,8 +75,8 @@ struct Curated {
 
 /// Batches larger than this compare against every rule of the playbook through a topic index
 /// built once; smaller ones (a single add) read each rule's closest neighbours from the context
-/// term index instead, which costs less than loading the playbook (unless that index is stale
-/// after a bulk change nobody has queried since).
+/// term index instead, which costs less than loading the playbook (`add` brings that index up
+/// to date first when a bulk change left it stale).
 const INDEX_THE_PLAYBOOK_FROM: usize = 20;
 
 /// Compare each new rule with the playbook's closest rules (and the batch's earlier ones):
@@ -97,22 +97,20 @@ fn curate_batch(
     // The playbook as one index (large batches), else neighbours per rule. Both indexes order
     // terms by how many of all these rules hold them.
     let new_topics: Vec<Topic> = candidates.iter().map(|b| Topic::of(&b.content)).collect();
-    let (playbook, rarity): (Option<(Vec<Bullet>, TopicIndex)>, Rarity) = if candidates.len()
-        > INDEX_THE_PLAYBOOK_FROM
-        || crate::context::index::pending(conn)? > crate::context::index::MAX_DIRTY_IN_MEMORY
-    {
-        let mut all = rows::load_all(conn)?;
-        all.extend(repo.iter().cloned());
-        let topics: Vec<Topic> = all.iter().map(|b| Topic::of(&b.content)).collect();
-        let rarity = Rarity::of(topics.iter().chain(&new_topics));
-        let mut index = TopicIndex::new(threshold, rarity.clone());
-        for t in topics {
-            index.insert(t);
-        }
-        (Some((all, index)), rarity)
-    } else {
-        (None, Rarity::of(&new_topics))
-    };
+    let (playbook, rarity): (Option<(Vec<Bullet>, TopicIndex)>, Rarity) =
+        if candidates.len() > INDEX_THE_PLAYBOOK_FROM {
+            let mut all = rows::load_all(conn)?;
+            all.extend(repo.iter().cloned());
+            let topics: Vec<Topic> = all.iter().map(|b| Topic::of(&b.content)).collect();
+            let rarity = Rarity::of(topics.iter().chain(&new_topics));
+            let mut index = TopicIndex::new(threshold, rarity.clone());
+            for t in topics {
+                index.insert(t);
+            }
+            (Some((all, index)), rarity)
+        } else {
+            (None, Rarity::of(&new_topics))
+        };
     let mut batch = TopicIndex::new(threshold, rarity);
     for (mut b, topic) in candidates.into_iter().zip(new_topics) {
         let exact = match repo
@@ -267,6 +265,13 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
     }
 
     let store = ctx.store()?;
+    if candidates.len() <= INDEX_THE_PLAYBOOK_FROM
+        && crate::context::index::pending(&store.conn)? > crate::context::index::MAX_DIRTY_IN_MEMORY
+    {
+        // Neighbours come from the term index: make it current once (a bulk change or an older
+        // version left it stale), so every later add reads a few postings.
+        crate::context::index::refresh(store)?;
+    }
     let playbook = Playbook::open(store, &ctx.cwd);
     let repo_rules: Vec<Bullet> = playbook.readable_repo_rules();
     let curated = curate_batch(
@@ -289,6 +294,15 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
     } else {
         playbook.add(&fresh, repo_dir.as_deref())?
     };
+    // A batch is a bulk change: index its rules for context now (best effort, they are stored).
+    if fresh.len() > INDEX_THE_PLAYBOOK_FROM
+        && let Err(e) = crate::context::index::refresh(store)
+    {
+        eprintln!(
+            "cm: warning: context term index not refreshed: {}",
+            e.message
+        );
+    }
     // The rules a new one contradicts are flagged too (each change undoable on its own).
     for (new_id, other) in &curated.flag {
         playbook.change(other, "contradiction", |b| {

@@ -88,6 +88,16 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     for w in &warnings {
         eprintln!("cm: warning: {w}");
     }
+    // A bulk change: bring the context term index up to date now (the next add, context or
+    // hook would otherwise meet thousands of stale rules). Best effort: the rules are stored.
+    if added > 0
+        && let Err(e) = crate::context::index::refresh(store)
+    {
+        eprintln!(
+            "cm: warning: context term index not refreshed: {}",
+            e.message
+        );
+    }
     let mut human = String::new();
     if let Some(path) = &backup {
         human.push_str(&format!(
