@@ -901,6 +901,18 @@ const EPISODIC_TABLES: &str = "
       agent TEXT NOT NULL, session_id TEXT NOT NULL, line_number INTEGER NOT NULL, role TEXT NOT NULL,
       kind TEXT NOT NULL, text TEXT, created_at TEXT, is_error INTEGER NOT NULL DEFAULT 0);";
 
+/// The term index empty and every rule listed as changed since it was refreshed, as a bulk
+/// import by an older version (which did not refresh it) leaves a store.
+fn make_term_index_stale(env: &Env) {
+    rusqlite::Connection::open(env.data.join("cm.db"))
+        .unwrap()
+        .execute_batch(
+            "DELETE FROM context_terms; DELETE FROM context_docs;
+             INSERT OR IGNORE INTO context_dirty (bullet_id) SELECT id FROM bullets",
+        )
+        .unwrap();
+}
+
 fn fake_episodic(env: &Env, indexed_at: &str) {
     let conn = rusqlite::Connection::open(env.data.join("cm.db")).unwrap();
     conn.execute_batch(EPISODIC_TABLES).unwrap();
@@ -977,6 +989,11 @@ fn hooks_stay_cheap_after_a_bulk_import_until_the_cli_refreshes_the_index() {
     std::fs::write(&file, serde_json::to_string(&rules).unwrap()).unwrap();
     env.ok(&["playbook", "add", "--file", file.to_str().unwrap()]);
     let payload = serde_json::json!({"cwd": env.ws, "source": "startup"});
+    // A batch add indexes its rules for the hooks at once.
+    let out = env.hook("session-start", &payload);
+    assert!(out.contains("Login timeout rule"), "{out}");
+    // A store whose term index a bulk change left stale (an older version's import).
+    make_term_index_stale(&env);
     let out = env.run(&["hook", "session-start"], &payload.to_string());
     assert!(out.status.success());
     assert!(
@@ -1095,6 +1112,7 @@ fn indexing_refreshes_the_term_index_the_hooks_read() {
     let file = env.home.join("rules.json");
     std::fs::write(&file, Value::Array(rules).to_string()).unwrap();
     env.ok(&["playbook", "add", "--file", file.to_str().unwrap()]);
+    make_term_index_stale(&env);
     let payload = serde_json::json!({"session_id": "s1", "transcript_path": "/x.jsonl",
         "cwd": env.ws.display().to_string(), "hook_event_name": "SessionStart", "source": "startup"});
     let before = env.run(&["hook", "session-start"], &payload.to_string());
