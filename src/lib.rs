@@ -4,6 +4,7 @@
 //! matching), `memory` (playbook and scoring), `episodic` (session logs and their index),
 //! `context` (retrieval for a task), `store` (the only module that opens SQLite), `cli`.
 
+pub mod app;
 pub mod cli;
 pub mod clock;
 pub mod config;

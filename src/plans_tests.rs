@@ -3,11 +3,13 @@
 //! of everything, then grew (the way a post-session hook grows it). The search's own statements
 //! are held to this in `episodic::search::tests`; these are the others.
 
-use crate::context::{history, index, reinforce};
+use crate::context::{index, reinforce};
 use crate::episodic::search::statements::explain;
+use crate::episodic::sessions;
 use crate::episodic::testing;
 use crate::memory::bullet::{Bullet, FeedbackEvent, FeedbackSource, FeedbackType};
-use crate::store::{Store, bullets};
+use crate::memory::tables::bullets;
+use crate::store::Store;
 use rusqlite::types::Value;
 
 fn bullet(i: usize) -> Bullet {
@@ -105,22 +107,22 @@ fn hot_statements_never_scan_what_they_look_up() {
         (index::DOC_LEN_SQL, vec![text("b-000000000001")], &[]),
         (index::DIRTY_SQL, vec![], &["context_dirty"]),
         (index::TOTALS_SQL, vec![], &["context_docs"]),
-        (history::LAST_INDEXED_SQL, vec![], &[]),
+        (sessions::LAST_INDEXED_SQL, vec![], &[]),
         (index::DELETE_TERMS_SQL, vec![1.into()], &[]),
         (bullets::DOC_SQL, vec![text("b-000000000001")], &[]),
         (bullets::EVENTS_SQL, vec![text("b-000000000001")], &[]),
         (
-            history::SESSION_FILE_SQL,
+            sessions::SESSION_FILE_SQL,
             vec![text("tiny"), text("s1")],
             &[],
         ),
         (
-            history::SESSION_HEAD_SQL,
+            sessions::SESSION_HEAD_SQL,
             vec![1.into(), text("s1"), 100.into()],
             &[],
         ),
         (
-            history::RECENT_SESSIONS_SQL,
+            sessions::RECENT_SESSIONS_SQL,
             vec![text("/home/u/proj"), 3.into()],
             &[],
         ),
@@ -152,7 +154,7 @@ fn hot_statements_never_scan_what_they_look_up() {
         .unwrap()
         .unwrap();
     assert_eq!(b.feedback_events.len(), 1);
-    let recent = history::recent_sessions(&store.conn, "/home/u/proj", 3);
+    let recent = sessions::recent(&store, "/home/u/proj", 3).unwrap();
     assert_eq!(recent.len(), 3);
     let uses = reinforce::uses(&store.conn, &["b-000000000000"]);
     assert_eq!(

@@ -86,7 +86,7 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
     {
         Ok(store) => {
             crate::store::integrity::record(store, true);
-            let count = crate::store::bullets::count(&store.conn).unwrap_or(-1);
+            let count = crate::memory::tables::bullets::count(store).unwrap_or(-1);
             checks.push(check(
                 "store",
                 Status::Ok,
@@ -106,7 +106,7 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
         )),
     }
     if let Ok(store) = ctx.store() {
-        checks.push(check_index(&store.conn));
+        checks.push(check_index(store));
     }
     checks.push(check_hooks(&ctx.cwd));
     let healthy = checks.iter().all(|c| c.status != Status::Fail);
@@ -198,7 +198,7 @@ fn check_link(exe: &Path, name: &'static str) -> Check {
 
 /// The session index: present, and refreshed within the last two days.
 fn check_index(conn: &rusqlite::Connection) -> Check {
-    let st = crate::episodic::search::status(conn);
+    let st = crate::episodic::sessions::status(conn);
     if st.messages == 0 {
         return check(
             "session index",

@@ -10,9 +10,9 @@ use crate::config::{self, Config};
 use crate::error::{CmError, Result};
 use crate::memory::formats::{self, Format};
 use crate::memory::playbook::Playbook;
+use crate::memory::tables::bullets as rows;
 use crate::output::Report;
 use crate::paths;
-use crate::store::bullets as rows;
 use serde_json::json;
 
 /// Starter playbooks shipped in the binary: (name, YAML).
@@ -84,7 +84,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         let mut bullets = formats::parse(yaml, Format::Yaml).map_err(CmError::internal)?;
         let mut added = Vec::new();
         for b in &mut bullets {
-            if rows::find_by_content(&store.conn, &b.content)?.is_some() {
+            if rows::find_by_content(store, &b.content)?.is_some() {
                 continue;
             }
             b.id = crate::memory::bullet::new_bullet_id();
@@ -98,7 +98,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         seeded = json!({"name": name, "added": added.len(), "alreadyPresent": bullets.len() - added.len()});
     }
 
-    let count = rows::count(&store.conn)?;
+    let count = rows::count(store)?;
     let mut human = if created.is_empty() {
         format!("cm is already initialised in {}.\n", dir.display())
     } else {

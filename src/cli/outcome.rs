@@ -11,8 +11,8 @@ use crate::error::{CmError, Result};
 use crate::memory::bullet::{FeedbackSource, FeedbackType};
 use crate::memory::feedback::{self, FeedbackInput};
 use crate::memory::playbook::Playbook;
+use crate::memory::tables::outcomes::{self, Outcome};
 use crate::output::Report;
-use crate::store::outcomes::{self, Outcome};
 use serde_json::json;
 
 #[derive(clap::Args, Debug)]
@@ -86,7 +86,7 @@ pub fn apply(_args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
-    let pending = outcomes::pending(&store.conn)?;
+    let pending = outcomes::pending(store)?;
     let mut applied = Vec::new();
     let mut missing = Vec::new();
     let mut inverted = Vec::new();

@@ -8,8 +8,8 @@ use crate::error::Result;
 use crate::memory::bullet::{feedback_source_name, feedback_type_name};
 use crate::memory::playbook::Playbook;
 use crate::memory::scoring::trajectory;
+use crate::memory::tables::bullets as rows;
 use crate::output::Report;
-use crate::store::bullets as rows;
 use serde_json::json;
 
 #[derive(clap::Args, Debug)]
@@ -27,7 +27,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         .get(&args.id)?;
     let b = &entry.bullet;
     let traj = trajectory(b, &cfg.scoring, now);
-    let history: Vec<_> = rows::revisions(&store.conn, &b.id)?
+    let history: Vec<_> = rows::revisions(store, &b.id)?
         .into_iter()
         .map(|(action, at)| json!({"action": action.trim_start_matches("repo:"), "at": at}))
         .collect();

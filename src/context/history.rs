@@ -18,7 +18,7 @@ pub const RECENCY_FLOOR: f64 = 0.3;
 /// An index not refreshed for this long is reported as stale.
 pub const STALE_AFTER_HOURS: i64 = 48;
 /// Messages of a session read to judge its arousal.
-const AROUSAL_SAMPLE: i64 = 100;
+const AROUSAL_SAMPLE: usize = 100;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Snippet {
@@ -57,10 +57,7 @@ pub fn index_issue(conn: &Connection, now: chrono::DateTime<chrono::Utc>) -> Opt
     if !table_exists(conn, "episodic_files") {
         return None;
     }
-    let last: Option<String> = conn
-        .query_row(LAST_INDEXED_SQL, [], |r| r.get(0))
-        .ok()
-        .flatten();
+    let last = crate::episodic::sessions::last_indexed(conn).ok().flatten();
     match last.as_deref().and_then(crate::clock::parse) {
         None => Some(Issue::new(
             "EMPTY_INDEX",
@@ -182,43 +179,10 @@ pub fn rerank(
     out
 }
 
-/// When the index was last refreshed: one seek in the (indexed_at) index, named outright (a
-/// pass over the files table, whose rows are large, cost a hook up to a few milliseconds).
-pub const LAST_INDEXED_SQL: &str =
-    "SELECT max(indexed_at) FROM episodic_files INDEXED BY episodic_files_indexed";
-/// A session's source file, by its unique key.
-pub const SESSION_FILE_SQL: &str =
-    "SELECT file_id FROM episodic_sessions WHERE agent = ?1 AND session_id = ?2";
-/// A session's first messages, through the (file, line) index named outright.
-pub const SESSION_HEAD_SQL: &str = "SELECT role, is_error, substr(coalesce(text, ''), 1, 600)
-     FROM episodic_messages INDEXED BY episodic_messages_file_line
-     WHERE file_id = ?1 AND session_id = ?2 ORDER BY line_number LIMIT ?3";
-/// A workspace's newest top-level sessions, through the (workspace, ended_at) index.
-pub const RECENT_SESSIONS_SQL: &str = "SELECT agent, session_id, title, ended_at, git_branch
-     FROM episodic_sessions INDEXED BY episodic_sessions_workspace
-     WHERE workspace = ?1 AND parent_session_id IS NULL ORDER BY ended_at DESC LIMIT ?2";
-
 /// Arousal of a hit's whole session from its first messages; `None` without message rows.
-/// Two one-table statements, by unique key and by named index: no join for the planner to
-/// order from statistics.
 fn session_arousal(conn: &Connection, hit: &Hit) -> Option<f64> {
-    if !table_exists(conn, "episodic_messages") || !table_exists(conn, "episodic_sessions") {
-        return None;
-    }
-    let file_id: i64 = conn
-        .prepare_cached(SESSION_FILE_SQL)
-        .ok()?
-        .query_row(rusqlite::params![hit.agent, hit.session_id], |r| r.get(0))
-        .ok()?;
-    let mut stmt = conn.prepare_cached(SESSION_HEAD_SQL).ok()?;
-    let rows: Vec<(String, bool, String)> = stmt
-        .query_map(
-            rusqlite::params![file_id, hit.session_id, AROUSAL_SAMPLE],
-            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? != 0, r.get(2)?)),
-        )
-        .ok()?
-        .filter_map(|r| r.ok())
-        .collect();
+    let rows =
+        crate::episodic::sessions::head(conn, &hit.agent, &hit.session_id, AROUSAL_SAMPLE).ok()?;
     if rows.is_empty() {
         return None;
     }
@@ -229,36 +193,6 @@ fn session_arousal(conn: &Connection, hit: &Hit) -> Option<f64> {
             is_error: *err,
         }
     })))
-}
-
-/// A recent session of a workspace, for the session-start hook's task guess and pointers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecentSession {
-    pub agent: String,
-    pub session_id: String,
-    pub title: Option<String>,
-    pub ended_at: Option<String>,
-    pub git_branch: Option<String>,
-}
-
-pub fn recent_sessions(conn: &Connection, workspace: &str, limit: usize) -> Vec<RecentSession> {
-    if !table_exists(conn, "episodic_sessions") {
-        return Vec::new();
-    }
-    let Ok(mut stmt) = conn.prepare_cached(RECENT_SESSIONS_SQL) else {
-        return Vec::new();
-    };
-    stmt.query_map(rusqlite::params![workspace, limit as i64], |r| {
-        Ok(RecentSession {
-            agent: r.get(0)?,
-            session_id: r.get(1)?,
-            title: r.get(2)?,
-            ended_at: r.get(3)?,
-            git_branch: r.get(4)?,
-        })
-    })
-    .map(|rows| rows.filter_map(|r| r.ok()).collect())
-    .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -420,5 +420,5 @@ impl<'c> Corpus<'c> {
 /// One stored bullet with its feedback events (the store's own reader: cached statements, and
 /// the event table is the record).
 pub fn load_bullet(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
-    crate::store::bullets::get(conn, id)
+    crate::memory::tables::bullets::get(conn, id)
 }

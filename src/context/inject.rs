@@ -20,12 +20,13 @@ pub struct Payload {
     pub event: Option<String>,
 }
 
-pub fn parse_payload(bytes: &[u8]) -> Result<Payload, String> {
+pub fn parse_payload(bytes: &[u8]) -> crate::error::Result<Payload> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Payload::default());
     }
-    let v: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("payload is not JSON: {e}"))?;
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| {
+        crate::error::CmError::usage("INVALID_PAYLOAD", format!("payload is not JSON: {e}"))
+    })?;
     let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     let cwd = s("cwd")
         .or_else(|| {

@@ -8,6 +8,7 @@ pub mod query;
 pub mod remote;
 pub mod replay;
 pub mod search;
+pub mod sessions;
 pub mod snippet;
 #[cfg(test)]
 pub mod testing;

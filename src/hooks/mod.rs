@@ -30,26 +30,23 @@ pub fn deadline(start: Instant) -> Instant {
     start + Duration::from_millis(ms)
 }
 
-/// What a context hook prints (nothing when `None`), and what its deadline cut.
-#[derive(Debug, Default)]
-pub struct HookAnswer {
-    pub stdout: Option<String>,
-    pub cut: Vec<&'static str>,
-}
-
-/// The store for a context hook, opened under its deadline: `Err(answer)` when there is nothing
-/// to read (no store yet, or one locked past the deadline, which the answer names as cut).
-pub fn open_store(deadline: Instant) -> Result<crate::store::Store, Result<HookAnswer, String>> {
-    match crate::store::Store::open_readonly_until(&crate::paths::db_path(), deadline) {
-        Ok(Some(store)) => Ok(store),
-        Ok(None) => Err(Ok(HookAnswer::default())),
-        Err(e) if e.code == crate::store::INTERRUPTED || e.code == "STORE_BUSY" => {
-            Err(Ok(HookAnswer {
-                stdout: None,
-                cut: vec!["store (locked)"],
-            }))
+/// Print a context hook's answer: the protocol JSON on stdout, what the deadline cut on stderr;
+/// an error is one line on stderr and nothing on stdout.
+pub fn print_answer(
+    hook: &str,
+    start: Instant,
+    answer: crate::error::Result<crate::app::inject::HookAnswer>,
+) {
+    match answer {
+        Ok(answer) => {
+            if let Some(out) = answer.stdout {
+                println!("{out}");
+            }
+            if let Some(note) = cut_note(hook, start, &answer.cut) {
+                eprintln!("{note}");
+            }
         }
-        Err(e) => Err(Err(e.message)),
+        Err(e) => eprintln!("cm hook {hook}: {}; nothing injected", e.message),
     }
 }
 

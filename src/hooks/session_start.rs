@@ -1,126 +1,20 @@
-//! `cm hook session-start` (SessionStart; also Codex and Gemini CLI session-start payloads).
-//!
-//! Guesses what the session is about from the workspace (its name, the git branch read from
-//! `.git/HEAD`, the titles of its recent sessions), and injects the matching rules, pitfalls and
-//! a few pointers to past sessions, at most [`BUDGET`] characters, written as facts. Prints
-//! nothing when nothing is relevant, when there is no store, or on any error (which goes to
-//! stderr). Read-only: the store is opened with `Store::open_readonly`, no config is parsed
-//! (scoring uses the documented defaults).
+//! `cm hook session-start` (SessionStart; Codex and Gemini CLI session-start payloads): reads the
+//! payload, asks [`crate::app::session_start`] what the session should know, prints it in the
+//! agent's protocol, and names on stderr what its deadline cut. Never fails the agent.
 
-use super::HookAnswer;
-use crate::context::engine::{self, Request};
-use crate::context::{history, inject};
-use std::path::PathBuf;
+use crate::app::session_start::{self, SessionStartRequest};
+use crate::context::inject;
 use std::time::Instant;
-
-pub const BUDGET: usize = 4_000;
-const RULES: usize = 5;
-const POINTERS: usize = 3;
 
 pub fn run(_args: &[String]) -> i32 {
     let start = Instant::now();
     let payload = super::read_stdin();
-    match build(&payload.bytes, super::deadline(start)) {
-        Ok(answer) => {
-            if let Some(out) = answer.stdout {
-                println!("{out}");
-            }
-            if let Some(note) = super::cut_note("session-start", start, &answer.cut) {
-                eprintln!("{note}");
-            }
-        }
-        Err(e) => eprintln!("cm hook session-start: {e}; nothing injected"),
-    }
+    let answer = inject::parse_payload(&payload.bytes).and_then(|p| {
+        session_start::inject(&SessionStartRequest {
+            cwd: p.cwd.unwrap_or_else(crate::paths::cwd),
+            deadline: super::deadline(start),
+        })
+    });
+    super::print_answer("session-start", start, answer);
     0
-}
-
-/// The hook's stdout for `payload` (`None` when there is nothing to say), and what the deadline
-/// cut.
-pub fn build(payload: &[u8], deadline: Instant) -> Result<HookAnswer, String> {
-    let p = inject::parse_payload(payload)?;
-    let cwd = p.cwd.unwrap_or_else(crate::paths::cwd);
-    let store = match super::open_store(deadline) {
-        Ok(store) => store,
-        Err(answer) => return answer,
-    };
-    let root: PathBuf = crate::paths::git_root(&cwd).unwrap_or_else(|| cwd.clone());
-    let workspace = root.display().to_string();
-    let branch = inject::git_branch(&root);
-    let recent = history::recent_sessions(&store.conn, &workspace, POINTERS);
-    let mut guess = Vec::new();
-    if let Some(name) = root.file_name().and_then(|n| n.to_str()) {
-        guess.push(name.to_string());
-    }
-    if let Some(b) = &branch
-        && !matches!(b.as_str(), "main" | "master" | "trunk" | "develop")
-    {
-        guess.push(b.replace(['/', '-', '_'], " "));
-    }
-    for s in &recent {
-        if let Some(t) = &s.title {
-            guess.push(t.chars().take(200).collect());
-        }
-    }
-    let task = guess.join(" ");
-    let repo = crate::memory::repo_file::readable_in(&cwd, "cm hook session-start");
-    let scoring = crate::config::Scoring::default();
-    let req = Request {
-        task: &task,
-        limit: RULES,
-        min_relevance: 0.15,
-        history: 0,
-        days: None,
-        history_workspace: None,
-        workspace: Some(workspace.clone()),
-        gaps: false,
-        now: crate::clock::now(),
-        scoring: &scoring,
-        semantic: None,
-        db_path: None,
-        deadline: Some(deadline),
-    };
-    let answer = engine::answer(Some(&store.conn), repo, &req).map_err(|e| e.message)?;
-    let cut = answer.cut.clone();
-    if answer.ranked.rules.is_empty() && answer.ranked.anti_patterns.is_empty() && recent.is_empty()
-    {
-        return Ok(HookAnswer { stdout: None, cut });
-    }
-    let mut lines = vec![match &branch {
-        Some(b) => format!("cm memory for {workspace} (branch {b}):"),
-        None => format!("cm memory for {workspace}:"),
-    }];
-    if !answer.ranked.rules.is_empty() {
-        lines.push("Rules that applied to similar work:".into());
-        for r in &answer.ranked.rules {
-            lines.push(inject::rule_item(&format!("[{}] ", r.id), r, 400));
-        }
-    }
-    if !answer.ranked.anti_patterns.is_empty() {
-        lines.push("Known pitfalls (these caused problems before):".into());
-        for r in &answer.ranked.anti_patterns {
-            lines.push(inject::rule_item(&format!("[{}] ", r.id), r, 400));
-        }
-    }
-    if !recent.is_empty() {
-        lines.push("Recent sessions in this workspace:".into());
-        for s in &recent {
-            let when = s
-                .ended_at
-                .as_deref()
-                .map(|t| &t[..t.len().min(10)])
-                .unwrap_or("?");
-            let title = s.title.as_deref().unwrap_or("(untitled)");
-            lines.push(inject::item(
-                &format!("{when} {} session {}: ", s.agent, s.session_id),
-                title,
-                200,
-            ));
-        }
-    }
-    lines.push("Rule ids cited in replies (\"following b-...\") count as uses; `cm context \"<task>\"` gives task-specific detail.".into());
-    let text = inject::within(&lines, BUDGET);
-    Ok(HookAnswer {
-        stdout: Some(inject::envelope("SessionStart", &text)),
-        cut,
-    })
 }

@@ -8,4 +8,5 @@ pub mod new_rule;
 pub mod playbook;
 pub mod repo_file;
 pub mod scoring;
+pub mod tables;
 pub mod topic_index;

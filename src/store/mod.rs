@@ -9,12 +9,10 @@
 //! A file that is not a database, or a database that is not ours (its `application_id` differs),
 //! is refused with an error and left untouched.
 
-pub mod bullets;
 pub mod deadline;
 pub mod disk;
 pub mod integrity;
 pub mod migrations;
-pub mod outcomes;
 pub mod statistics;
 
 use crate::error::{CmError, ExitCode, Result};
@@ -159,6 +157,15 @@ impl Store {
 
     pub fn map_err(&self, e: rusqlite::Error) -> CmError {
         map_err(e, &self.path)
+    }
+}
+
+/// A store is used where a connection is expected: domain functions take `&Connection`, so an
+/// adapter passes its `&Store` and a writer its transaction, and neither reaches for the field.
+impl std::ops::Deref for Store {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
     }
 }
 

@@ -2,64 +2,25 @@
 
 use super::{SessionsArgs, ShowArgs, agent_filter, selected};
 use crate::cli::Ctx;
+use crate::episodic::sessions;
 use crate::error::{CmError, Result};
 use crate::output::{Report, table, truncate};
-use rusqlite::{OptionalExtension, ToSql, params};
 use serde_json::{Value, json};
 
-fn db_err(e: rusqlite::Error) -> CmError {
-    CmError::internal(format!("reading the session index failed: {e}"))
-}
-
 pub fn sessions(args: &SessionsArgs, ctx: &Ctx) -> Result<Report> {
-    let conn = &ctx.store()?.conn;
-    let mut sql = String::from(
-        "SELECT s.agent, s.session_id, s.parent_session_id, s.workspace, s.git_branch, s.title,
-                s.started_at, s.ended_at, s.message_count, f.path
-         FROM episodic_sessions s LEFT JOIN episodic_files f ON f.id = s.file_id WHERE 1",
-    );
-    let mut p: Vec<Box<dyn ToSql>> = Vec::new();
-    if let Some(a) = agent_filter(&args.agent)? {
-        p.push(Box::new(a));
-        sql.push_str(&format!(" AND s.agent = ?{}", p.len()));
-    }
-    if let Some(w) = args.workspace.as_ref().filter(|w| !w.is_empty()) {
-        p.push(Box::new(w.clone()));
-        sql.push_str(&format!(
-            " AND substr(s.workspace, 1, length(?{n})) = ?{n}",
-            n = p.len()
-        ));
-    }
-    if let Some(d) = args.days {
-        let since = crate::clock::now() - chrono::Duration::days(d as i64);
-        p.push(Box::new(crate::clock::to_rfc3339(since)));
-        sql.push_str(&format!(" AND s.ended_at >= ?{}", p.len()));
-    }
-    p.push(Box::new(args.limit as i64));
-    sql.push_str(&format!(
-        " ORDER BY s.ended_at DESC NULLS LAST LIMIT ?{}",
-        p.len()
-    ));
-    let refs: Vec<&dyn ToSql> = p.iter().map(|b| b.as_ref()).collect();
-    let mut stmt = conn.prepare(&sql).map_err(db_err)?;
-    let rows: Vec<Value> = stmt
-        .query_map(refs.as_slice(), |r| {
-            Ok(json!({
-                "agent": r.get::<_, String>(0)?,
-                "sessionId": r.get::<_, String>(1)?,
-                "parentSessionId": r.get::<_, Option<String>>(2)?,
-                "workspace": r.get::<_, Option<String>>(3)?,
-                "gitBranch": r.get::<_, Option<String>>(4)?,
-                "title": r.get::<_, Option<String>>(5)?,
-                "startedAt": r.get::<_, Option<String>>(6)?,
-                "endedAt": r.get::<_, Option<String>>(7)?,
-                "messageCount": r.get::<_, i64>(8)?,
-                "sourcePath": r.get::<_, Option<String>>(9)?,
-            }))
-        })
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_err)?;
+    let store = ctx.store()?;
+    let filter = sessions::Filter {
+        agent: agent_filter(&args.agent)?,
+        workspace: args.workspace.clone(),
+        ended_since: args.days.map(|d| {
+            crate::clock::to_rfc3339(crate::clock::now() - chrono::Duration::days(d as i64))
+        }),
+        limit: args.limit,
+    };
+    let rows: Vec<Value> = sessions::list(store, &filter)?
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap_or_default())
+        .collect();
     let s = |v: &Value| v.as_str().unwrap_or("").to_string();
     let human_rows: Vec<Vec<String>> = rows
         .iter()
@@ -75,9 +36,7 @@ pub fn sessions(args: &SessionsArgs, ctx: &Ctx) -> Result<Report> {
         })
         .collect();
     let human = if rows.is_empty() {
-        let indexed: i64 = conn
-            .query_row("SELECT count(*) FROM episodic_sessions", [], |r| r.get(0))
-            .map_err(db_err)?;
+        let indexed = sessions::count(store)?;
         if indexed == 0 {
             "No sessions indexed (run `cm history index`).".to_string()
         } else if args.limit == 0 {
@@ -102,64 +61,29 @@ pub fn sessions(args: &SessionsArgs, ctx: &Ctx) -> Result<Report> {
 }
 
 pub fn show(args: &ShowArgs, ctx: &Ctx) -> Result<Report> {
-    let conn = &ctx.store()?.conn;
-    let (agent, session_id) = resolve_session(conn, &args.session)?;
-    let session: Value = conn
-        .query_row(
-            "SELECT s.title, s.workspace, s.git_branch, s.started_at, s.ended_at, s.message_count,
-                    s.parent_session_id, f.path
-             FROM episodic_sessions s LEFT JOIN episodic_files f ON f.id = s.file_id
-             WHERE s.agent = ?1 AND s.session_id = ?2",
-            params![agent, session_id],
-            |r| {
-                Ok(json!({
-                    "agent": agent, "sessionId": session_id,
-                    "title": r.get::<_, Option<String>>(0)?,
-                    "workspace": r.get::<_, Option<String>>(1)?,
-                    "gitBranch": r.get::<_, Option<String>>(2)?,
-                    "startedAt": r.get::<_, Option<String>>(3)?,
-                    "endedAt": r.get::<_, Option<String>>(4)?,
-                    "messageCount": r.get::<_, i64>(5)?,
-                    "parentSessionId": r.get::<_, Option<String>>(6)?,
-                    "sourcePath": r.get::<_, Option<String>>(7)?,
-                }))
-            },
+    let store = ctx.store()?;
+    let (agent, session_id) = sessions::resolve(store, &args.session)?;
+    let session = sessions::get(store, &agent, &session_id)?.ok_or_else(|| {
+        CmError::usage(
+            "SESSION_NOT_FOUND",
+            format!("no indexed session matches \"{}\"", args.session),
         )
-        .map_err(db_err)?;
+    })?;
+    let session = json!({
+        "agent": session.agent, "sessionId": session.session_id, "title": session.title,
+        "workspace": session.workspace, "gitBranch": session.git_branch,
+        "startedAt": session.started_at, "endedAt": session.ended_at,
+        "messageCount": session.message_count, "parentSessionId": session.parent_session_id,
+        "sourcePath": session.source_path,
+    });
     let (lo, hi) = match args.around {
         None => (0i64, i64::MAX),
-        Some(line) => window(conn, &agent, &session_id, line, args.context)?,
+        Some(line) => sessions::window(store, &agent, &session_id, line, args.context)?,
     };
-    let mut stmt = conn
-        .prepare(
-            "SELECT m.line_number, m.role, m.kind, m.created_at,
-                    coalesce(m.text, m.tool_text, m.hidden_text, ''), m.tool_name, m.tool_args,
-                    m.is_error, m.model, f.path
-             FROM episodic_messages m JOIN episodic_files f ON f.id = m.file_id
-             WHERE m.file_id = (SELECT file_id FROM episodic_sessions
-                                WHERE agent = ?1 AND session_id = ?2)
-               AND m.agent = ?1 AND m.session_id = ?2 AND m.line_number BETWEEN ?3 AND ?4
-             ORDER BY m.line_number, m.id",
-        )
-        .map_err(db_err)?;
-    let messages: Vec<Value> = stmt
-        .query_map(params![agent, session_id, lo, hi], |r| {
-            Ok(json!({
-                "lineNumber": r.get::<_, i64>(0)?,
-                "role": r.get::<_, String>(1)?,
-                "kind": r.get::<_, String>(2)?,
-                "createdAt": r.get::<_, Option<String>>(3)?,
-                "text": r.get::<_, String>(4)?,
-                "toolName": r.get::<_, Option<String>>(5)?,
-                "toolArgs": r.get::<_, Option<String>>(6)?,
-                "isError": r.get::<_, bool>(7)?,
-                "model": r.get::<_, Option<String>>(8)?,
-                "sourcePath": r.get::<_, String>(9)?,
-            }))
-        })
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_err)?;
+    let messages: Vec<Value> = sessions::messages(store, &agent, &session_id, lo, hi)?
+        .iter()
+        .map(|m| serde_json::to_value(m).unwrap_or_default())
+        .collect();
     let mut human = format!(
         "{} {} {}\n{}\n\n",
         agent,
@@ -197,116 +121,13 @@ pub fn show(args: &ShowArgs, ctx: &Ctx) -> Result<Report> {
     Ok(Report::new(json!({"session": session, "messages": messages})).human(human))
 }
 
-/// The line range holding `context` messages either side of `line`.
-fn window(
-    conn: &rusqlite::Connection,
-    agent: &str,
-    session: &str,
-    line: u64,
-    context: u64,
-) -> Result<(i64, i64)> {
-    let edge = |sql: &str| -> Result<Option<i64>> {
-        conn.query_row(
-            sql,
-            params![agent, session, line as i64, context as i64],
-            |r| r.get(0),
-        )
-        .map_err(db_err)
-    };
-    let lo = edge(
-        "SELECT min(line_number) FROM (SELECT line_number FROM episodic_messages
-         WHERE file_id = (SELECT file_id FROM episodic_sessions WHERE agent = ?1 AND session_id = ?2)
-           AND agent = ?1 AND session_id = ?2 AND line_number < ?3
-         ORDER BY line_number DESC LIMIT ?4)",
-    )?
-    .unwrap_or(line as i64);
-    let hi = edge(
-        "SELECT max(line_number) FROM (SELECT line_number FROM episodic_messages
-         WHERE file_id = (SELECT file_id FROM episodic_sessions WHERE agent = ?1 AND session_id = ?2)
-           AND agent = ?1 AND session_id = ?2 AND line_number > ?3
-         ORDER BY line_number LIMIT ?4)",
-    )?
-    .unwrap_or(line as i64);
-    Ok((lo, hi))
-}
-
-/// A session id, a unique prefix of one, or a source file path -> (agent, session id).
-fn resolve_session(conn: &rusqlite::Connection, key: &str) -> Result<(String, String)> {
-    let by_path = std::fs::canonicalize(key)
-        .ok()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_else(|| key.to_string());
-    let from_file: Option<(String, String)> = conn
-        .query_row(
-            "SELECT s.agent, s.session_id FROM episodic_sessions s
-             JOIN episodic_files f ON f.id = s.file_id WHERE f.path = ?1 LIMIT 1",
-            [&by_path],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
-        .map_err(db_err)?;
-    if let Some(found) = from_file {
-        return Ok(found);
-    }
-    let escaped = key
-        .replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_");
-    let mut stmt = conn
-        .prepare(
-            "SELECT agent, session_id FROM episodic_sessions
-             WHERE session_id = ?1 OR session_id LIKE ?2 ESCAPE '\\' ORDER BY session_id = ?1 DESC LIMIT 5",
-        )
-        .map_err(db_err)?;
-    let found: Vec<(String, String)> = stmt
-        .query_map(params![key, format!("{escaped}%")], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_err)?;
-    match found.as_slice() {
-        [] => Err(CmError::usage(
-            "SESSION_NOT_FOUND",
-            format!("no indexed session matches \"{key}\""),
-        )
-        .hint("list sessions with `cm history sessions`, or run `cm history index` first")),
-        [one, ..] if one.1 == key || found.len() == 1 => Ok(one.clone()),
-        _ => Err(CmError::usage(
-            "SESSION_AMBIGUOUS",
-            format!("\"{key}\" matches several sessions"),
-        )
-        .hint("give more characters of the session id")),
-    }
-}
-
 pub fn stats(ctx: &Ctx) -> Result<Report> {
     let store = ctx.store()?;
-    let conn = &store.conn;
-    let status = crate::episodic::search::status(conn);
-    let mut stmt = conn
-        .prepare(
-            "SELECT agent, count(*), sum(messages), sum(skipped), sum(redactions), sum(capped),
-                    sum(last_error IS NOT NULL), max(indexed_at)
-             FROM episodic_files GROUP BY agent ORDER BY agent",
-        )
-        .map_err(db_err)?;
-    let agents: Vec<Value> = stmt
-        .query_map([], |r| {
-            Ok(json!({
-                "agent": r.get::<_, String>(0)?,
-                "files": r.get::<_, i64>(1)?,
-                "messages": r.get::<_, Option<i64>>(2)?.unwrap_or(0),
-                "skippedRecords": r.get::<_, Option<i64>>(3)?.unwrap_or(0),
-                "redactions": r.get::<_, Option<i64>>(4)?.unwrap_or(0),
-                "cappedMessages": r.get::<_, Option<i64>>(5)?.unwrap_or(0),
-                "filesWithErrors": r.get::<_, Option<i64>>(6)?.unwrap_or(0),
-                "lastIndexedAt": r.get::<_, Option<String>>(7)?,
-            }))
-        })
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(db_err)?;
+    let status = sessions::status(store);
+    let agents: Vec<Value> = sessions::stats_by_agent(store)?
+        .iter()
+        .map(|a| serde_json::to_value(a).unwrap_or_default())
+        .collect();
     let db_bytes = std::fs::metadata(&store.path).map(|m| m.len()).unwrap_or(0);
     let rows: Vec<Vec<String>> = agents
         .iter()
@@ -351,16 +172,7 @@ pub fn stats(ctx: &Ctx) -> Result<Report> {
 }
 
 pub fn sources(ctx: &Ctx) -> Result<Report> {
-    let indexed: std::collections::HashMap<String, i64> = {
-        let conn = &ctx.store()?.conn;
-        let mut stmt = conn
-            .prepare("SELECT agent, count(*) FROM episodic_files GROUP BY agent")
-            .map_err(db_err)?;
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(db_err)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db_err)?
-    };
+    let indexed = sessions::files_by_agent(ctx.store()?)?;
     let mut out = Vec::new();
     let mut human = String::new();
     for c in selected(None)? {

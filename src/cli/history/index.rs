@@ -61,7 +61,7 @@ pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
     if report.messages_added > 0 {
         // Upkeep after growth, best effort (the index itself is committed): fewer full-text
         // segments for every later query, and planner statistics that match the tables.
-        if let Err(e) = index::merge::maintain(&store.conn) {
+        if let Err(e) = index::merge::maintain(store) {
             eprintln!("cm: warning: full-text index not merged: {e}");
         }
         if let Err(e) = crate::store::statistics::refresh(store) {

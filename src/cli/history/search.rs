@@ -111,11 +111,11 @@ fn local(
         Some(s) => s,
         None => ctx.store()?,
     };
-    if !search::has_index(&store.conn) {
+    if !crate::episodic::sessions::has_index(store) {
         degraded.history = Some(no_index());
         return Ok(search::Outcome::default());
     }
-    search::run(&store.conn, q, opts)
+    search::run(store, q, opts)
 }
 
 fn no_index() -> Issue {

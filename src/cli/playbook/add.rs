@@ -13,9 +13,9 @@ use crate::memory::bullet::Bullet;
 use crate::memory::curate::{Relation, Topic};
 use crate::memory::new_rule::{self, RuleInput};
 use crate::memory::playbook::{Location, Playbook};
+use crate::memory::tables::bullets as rows;
 use crate::memory::topic_index::{Rarity, TopicIndex};
 use crate::output::Report;
-use crate::store::bullets as rows;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -266,7 +266,7 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
 
     let store = ctx.store()?;
     if candidates.len() <= INDEX_THE_PLAYBOOK_FROM
-        && crate::context::index::pending(&store.conn)? > crate::context::index::MAX_DIRTY_IN_MEMORY
+        && crate::context::index::pending(store)? > crate::context::index::MAX_DIRTY_IN_MEMORY
     {
         // Neighbours come from the term index: make it current once (a bulk change or an older
         // version left it stale), so every later add reads a few postings.
@@ -276,7 +276,7 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
     let repo_rules: Vec<Bullet> = playbook.readable_repo_rules();
     let curated = curate_batch(
         candidates,
-        &store.conn,
+        store,
         &repo_rules,
         cfg.dedup_similarity_threshold,
         args.force,

@@ -14,8 +14,8 @@ use crate::error::{CmError, Result};
 use crate::memory::bullet::Bullet;
 use crate::memory::formats::{self, Format};
 use crate::memory::new_rule;
+use crate::memory::tables::bullets as rows;
 use crate::output::Report;
-use crate::store::bullets as rows;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -25,13 +25,13 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     let (bullets, warnings) = prepare(&name, &text, ctx)?;
     let store = ctx.store()?;
     let existing: Vec<Bullet> = if args.replace {
-        rows::load_all(&store.conn)?
+        rows::load_all(store)?
     } else {
         Vec::new()
     };
     let removed: Vec<&str> = existing.iter().map(|b| b.id.as_str()).collect();
     if args.validate {
-        let (added, skipped) = decide(&store.conn, &bullets, args.replace)?;
+        let (added, skipped) = decide(store, &bullets, args.replace)?;
         let human = format!(
             "{name} is valid: importing it would add {} rule(s), skip {}{}. Nothing was changed.",
             added.len(),

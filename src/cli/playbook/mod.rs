@@ -17,8 +17,8 @@ use crate::clock;
 use crate::error::Result;
 use crate::memory::new_rule;
 use crate::memory::playbook::Playbook;
+use crate::memory::tables::bullets as rows;
 use crate::output::{Report, table};
-use crate::store::bullets as rows;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -248,7 +248,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
         .collect();
     let human = notes
         + &if total == 0 {
-            if category.is_none() && !args.all && rows::count(&store.conn)? == 0 {
+            if category.is_none() && !args.all && rows::count(store)? == 0 {
                 "No rules yet. Add one with `cm playbook add \"...\"` or start from a starter: `cm init --starter general`.".into()
             } else {
                 "No matching rules.".into()

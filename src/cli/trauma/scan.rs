@@ -6,7 +6,7 @@
 use super::store;
 use crate::cli::Ctx;
 use crate::degraded::{Degraded, Issue};
-use crate::episodic::{replay, search};
+use crate::episodic::replay;
 use crate::error::Result;
 use crate::guard::scan;
 use crate::install::command::shell_quote;
@@ -36,8 +36,8 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
         None
     };
     match store_ {
-        Some(st) if replay::available(&st.conn) && search::has_index(&st.conn) => {
-            let (found, n) = scan::scan(&st.conn, since.as_deref()).map_err(|e| st.map_err(e))?;
+        Some(st) if replay::available(st) && crate::episodic::sessions::has_index(st) => {
+            let (found, n) = scan::scan(st, since.as_deref()).map_err(|e| st.map_err(e))?;
             incidents = found;
             examined = n;
         }

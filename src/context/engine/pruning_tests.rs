@@ -64,7 +64,7 @@ fn pruning_never_changes_the_answer() {
                         b.helpful_count += 1
                     }
                 }
-                crate::store::bullets::insert(tx, &b)?;
+                crate::memory::tables::bullets::insert(tx, &b)?;
             }
             Ok(())
         })

@@ -125,7 +125,7 @@ fn run(
     };
     let mut todo: Vec<(String, String, String)> = Vec::new();
     for (id, hash) in missing {
-        if let Ok(Some(b)) = crate::store::bullets::get(conn, &id) {
+        if let Ok(Some(b)) = crate::memory::tables::bullets::get(conn, &id) {
             todo.push((id, hash, embed_text(&b)));
         }
     }

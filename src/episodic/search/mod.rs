@@ -19,11 +19,9 @@ mod hits;
 pub mod plan;
 mod probe;
 pub mod statements;
-mod status;
 pub mod tf;
 
 pub use statements::WEIGHTS;
-pub use status::{IndexStatus, has_index, status};
 
 use super::model::{Hit, SearchQuery};
 use crate::error::{CmError, Result};
