@@ -73,18 +73,6 @@ pub enum Sub {
     },
 }
 
-impl Args {
-    /// The name in the JSON envelope: `guard check`, `guard allow`, or `guard`.
-    pub fn name(&self) -> String {
-        match self.sub {
-            Some(Sub::Check { .. }) => "guard check",
-            Some(Sub::Allow { .. }) => "guard allow",
-            None => "guard",
-        }
-        .into()
-    }
-}
-
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     match &args.sub {
         Some(Sub::Check { command }) => return check(command, ctx),

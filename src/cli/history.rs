@@ -111,20 +111,6 @@ pub struct ShowArgs {
     context: u64,
 }
 
-impl Args {
-    pub fn name(&self) -> String {
-        match &self.cmd {
-            Sub::Index(_) => "index",
-            Sub::Search(_) => "search",
-            Sub::Sessions(_) => "sessions",
-            Sub::Show(_) => "show",
-            Sub::Stats => "stats",
-            Sub::Sources => "sources",
-        }
-        .into()
-    }
-}
-
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     match &args.cmd {
         Sub::Index(a) => index::run(a, ctx),

@@ -49,17 +49,6 @@ pub struct UninstallArgs {
     pub everywhere: bool,
 }
 
-impl Args {
-    pub fn name(&self) -> String {
-        match self.sub {
-            Sub::Install(_) => "install",
-            Sub::Status(_) => "status",
-            Sub::Uninstall(_) => "uninstall",
-        }
-        .into()
-    }
-}
-
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let (action, target) = match &args.sub {
         Sub::Install(t) => (Action::Install, t),

@@ -110,35 +110,25 @@ pub enum Command {
     Hooks(hooks_cmd::Args),
 }
 
-impl Command {
-    /// The name used in the JSON envelope's `command` field.
-    fn name(&self) -> String {
-        match self {
-            Command::Init(_) => "init".into(),
-            Command::Playbook(a) => format!("playbook {}", a.name()),
-            Command::Ls(_) => "playbook list".into(),
-            Command::Add(_) => "playbook add".into(),
-            Command::Rm(_) => "playbook remove".into(),
-            Command::Mark(_) => "mark".into(),
-            Command::Undo(_) => "undo".into(),
-            Command::Forget(_) => "forget".into(),
-            Command::Outcome(_) => "outcome".into(),
-            Command::OutcomeApply(_) => "outcome-apply".into(),
-            Command::OutcomeClear(_) => "outcome-clear".into(),
-            Command::Top(_) => "top".into(),
-            Command::Stale(_) => "stale".into(),
-            Command::Why(_) => "why".into(),
-            Command::Stats(_) => "stats".into(),
-            Command::Doctor(_) => "doctor".into(),
-            Command::Starters => "starters".into(),
-            Command::Hook(_) => "hook".into(),
-            Command::Trauma(a) => format!("trauma {}", a.name()),
-            Command::Guard(a) => a.name(),
-            Command::History(a) => format!("history {}", a.name()),
-            Command::Context(_) => "context".into(),
-            Command::Similar(_) => "similar".into(),
-            Command::Hooks(a) => format!("hooks {}", a.name()),
-        }
+/// Commands that stand for another, and the name their answers carry.
+const ALIASES: &[(&str, &str)] = &[
+    ("ls", "playbook list"),
+    ("add", "playbook add"),
+    ("rm", "playbook remove"),
+];
+
+/// The name in the JSON envelope's `command` field: the path of subcommands clap matched
+/// (`history search`, `guard check`, `guard`), an alias reporting the command it stands for.
+fn command_name(matches: &clap::ArgMatches) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut at = matches;
+    while let Some((name, sub)) = at.subcommand() {
+        parts.push(name);
+        at = sub;
+    }
+    match ALIASES.iter().find(|(alias, _)| parts.first() == Some(alias)) {
+        Some((_, canonical)) => canonical.to_string(),
+        None => parts.join(" "),
     }
 }
 
@@ -180,8 +170,11 @@ pub fn run(args: &[OsString]) -> i32 {
         .skip(1)
         .take_while(|a| *a != "--")
         .any(|a| a == "--json");
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let parsed = <Cli as clap::CommandFactory>::command()
+        .try_get_matches_from(args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => return usage_error(e, wants_json, args),
     };
     let mode = if cli.json {
@@ -191,7 +184,7 @@ pub fn run(args: &[OsString]) -> i32 {
     } else {
         Mode::Human
     };
-    let name = cli.command.name();
+    let name = command_name(&matches);
     let ctx = Ctx::new(mode);
     let result = execute(&cli.command, &ctx);
     output::emit(&name, mode, started, result)
@@ -259,10 +252,13 @@ fn command_path(args: &[String]) -> String {
         .filter(|a| !a.starts_with('-'))
         .map(String::as_str)
         .collect();
+    let has_subcommands = |word: &str| {
+        <Cli as clap::CommandFactory>::command()
+            .find_subcommand(word)
+            .is_some_and(|c| c.has_subcommands())
+    };
     match words.as_slice() {
-        [first, second, ..] if ["playbook", "trauma", "history", "hooks"].contains(first) => {
-            format!("{first} {second}")
-        }
+        [first, second, ..] if has_subcommands(first) => format!("{first} {second}"),
         [first, ..] => first.to_string(),
         [] => String::new(),
     }

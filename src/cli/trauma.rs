@@ -108,21 +108,6 @@ impl From<ScopeArg> for TraumaScope {
     }
 }
 
-impl Args {
-    pub fn name(&self) -> String {
-        match self.sub {
-            Sub::Add(_) => "add",
-            Sub::List => "list",
-            Sub::Heal(_) => "heal",
-            Sub::Unheal { .. } => "unheal",
-            Sub::Remove { .. } => "remove",
-            Sub::Import(_) => "import",
-            Sub::Scan(_) => "scan",
-        }
-        .into()
-    }
-}
-
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     match &args.sub {
         Sub::Add(a) => add(a, ctx),

@@ -28,23 +28,6 @@ pub struct Args {
     pub cmd: Sub,
 }
 
-impl Args {
-    pub fn name(&self) -> &'static str {
-        match self.cmd {
-            Sub::List(_) => "list",
-            Sub::Get(_) => "get",
-            Sub::Add(_) => "add",
-            Sub::Remove(_) => "remove",
-            Sub::Export(_) => "export",
-            Sub::Import(_) => "import",
-            Sub::Pin(_) => "pin",
-            Sub::Unpin(_) => "unpin",
-            Sub::Revive(_) => "revive",
-            Sub::Stats(_) => "stats",
-        }
-    }
-}
-
 #[derive(Subcommand, Debug)]
 pub enum Sub {
     /// List rules (live ones unless --all).
