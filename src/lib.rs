@@ -4,6 +4,7 @@
 //! matching), `memory` (playbook and scoring), `episodic` (session logs and their index),
 //! `context` (retrieval for a task), `store` (the only module that opens SQLite), `cli`.
 
+pub mod agent;
 pub mod app;
 pub mod cli;
 pub mod clock;
@@ -46,11 +47,9 @@ pub fn dispatch(args: &[std::ffi::OsString]) -> i32 {
             .map(|a| a.to_string_lossy().into_owned())
             .collect()
     };
-    match prog {
-        "cm-pretool" => hooks::run("pretool", &lossy(0)),
-        "cm-postsession" => hooks::run("postsession", &lossy(0)),
-        "cm-precommit" => hooks::run("precommit", &lossy(0)),
-        _ => {
+    match hooks::HookKind::from_link(prog) {
+        Some(kind) => hooks::run_kind(kind, &lossy(0)),
+        None => {
             // `cm hook NAME`, also after the global flags (`cm --json hook pretool`).
             let at = rest
                 .iter()

@@ -229,11 +229,11 @@ fn check_index(conn: &rusqlite::Connection) -> Check {
 
 /// Which agents run cm's hooks, and whether every hook command still points at a program.
 fn check_hooks(cwd: &Path) -> Check {
-    use crate::install::{Agent, Scope, project_root, status};
+    use crate::install::{Scope, project_root, status};
     let root = project_root(cwd);
     let mut installed = Vec::new();
     let mut dead = Vec::new();
-    for agent in Agent::ALL {
+    for agent in crate::install::AGENTS {
         for scope in [Scope::User, Scope::Project] {
             let st = status(agent, scope, &root);
             if let Some(e) = st.error {
@@ -250,7 +250,7 @@ fn check_hooks(cwd: &Path) -> Check {
                 } else {
                     "project"
                 };
-                installed.push(format!("{} ({where_})", agent.name()));
+                installed.push(format!("{} ({where_})", agent.slug()));
             }
             dead.extend(
                 st.handlers

@@ -142,7 +142,7 @@ fn plan_from(args: &Args) -> Result<Plan> {
                 .map(|s| vec![s])
                 .unwrap_or_else(|| vec![Scope::User, Scope::Project]);
             if !any_target {
-                agents = Agent::ALL.to_vec();
+                agents = crate::install::AGENTS.to_vec();
             }
             (scopes, !any_target)
         }

@@ -15,8 +15,14 @@ pub fn run(args: &Args, _ctx: &Ctx) -> Result<Report> {
     match &args.name {
         Some(n) => Ok(Report::default().human(format!("run as: cm hook {n} < payload.json"))),
         None => Err(
-            CmError::usage("INVALID_ARGUMENT", "which hook? expected a hook name")
-                .hint(format!("one of: {}", crate::hooks::NAMES.join(", "))),
+            CmError::usage("INVALID_ARGUMENT", "which hook? expected a hook name").hint(format!(
+                "one of: {}",
+                crate::hooks::HookKind::ALL
+                    .iter()
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
         ),
     }
 }

@@ -58,13 +58,11 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     };
     let mut agents: Vec<Agent> = Vec::new();
     for name in &target.agent {
-        let chosen: &[Agent] = match name.as_str() {
-            "claude" => &[Agent::Claude],
-            "codex" => &[Agent::Codex],
-            "gemini" => &[Agent::Gemini],
-            _ => &Agent::ALL,
+        let chosen: Vec<Agent> = match Agent::parse(name) {
+            Some(a) => vec![a],
+            None => crate::install::AGENTS.to_vec(),
         };
-        for a in chosen {
+        for a in &chosen {
             if !agents.contains(a) {
                 agents.push(*a);
             }
@@ -74,7 +72,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         agents = if action == Action::Install {
             vec![Agent::Claude]
         } else {
-            Agent::ALL.to_vec()
+            crate::install::AGENTS.to_vec()
         };
     }
     let scopes = if target.project {
@@ -88,7 +86,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         action,
         agents,
         scopes,
-        kinds: HookKind::ALL.to_vec(),
+        kinds: HookKind::AGENT_HOOKS.to_vec(),
         git: false,
         git_if_repo: false,
     };
@@ -103,17 +101,22 @@ fn everywhere(ctx: &Ctx) -> Result<Report> {
     use crate::install::{project_root, registry, settings::SettingsFile};
     let recorded = registry::projects();
     let (present, missing): (Vec<_>, Vec<_>) = recorded.iter().cloned().partition(|p| p.is_dir());
-    for agent in Agent::ALL {
-        SettingsFile::load(&agent.settings_path(Scope::User, &project_root(&ctx.cwd)))?;
+    for agent in crate::install::AGENTS {
+        if let Some(p) = crate::install::settings_path(agent, Scope::User, &project_root(&ctx.cwd))
+        {
+            SettingsFile::load(&p)?;
+        }
         for root in &present {
-            SettingsFile::load(&agent.settings_path(Scope::Project, root))?;
+            if let Some(p) = crate::install::settings_path(agent, Scope::Project, root) {
+                SettingsFile::load(&p)?;
+            }
         }
     }
     let plan_for = |scope: Scope, git_if_repo: bool| Plan {
         action: Action::Uninstall,
-        agents: Agent::ALL.to_vec(),
+        agents: crate::install::AGENTS.to_vec(),
         scopes: vec![scope],
-        kinds: HookKind::ALL.to_vec(),
+        kinds: HookKind::AGENT_HOOKS.to_vec(),
         git: false,
         git_if_repo,
     };

@@ -126,7 +126,10 @@ fn command_name(matches: &clap::ArgMatches) -> String {
         parts.push(name);
         at = sub;
     }
-    match ALIASES.iter().find(|(alias, _)| parts.first() == Some(alias)) {
+    match ALIASES
+        .iter()
+        .find(|(alias, _)| parts.first() == Some(alias))
+    {
         Some((_, canonical)) => canonical.to_string(),
         None => parts.join(" "),
     }

@@ -6,12 +6,14 @@
 //! and returns the exit code. On an internal error a hook falls back to its safe policy and says
 //! so on stderr, never on stdout.
 
+pub mod kind;
 pub mod postsession;
 pub mod precommit;
 pub mod pretool;
 pub mod prompt;
 pub mod session_start;
 
+pub use kind::HookKind;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
@@ -66,30 +68,30 @@ pub fn cut_note(hook: &str, start: Instant, cut: &[&str]) -> Option<String> {
 /// has its own, larger limit ([`pretool::MAX_PAYLOAD`]).
 pub const MAX_STDIN: usize = 1 << 20;
 
-/// The hook names `cm hook NAME` accepts.
-pub const NAMES: &[&str] = &[
-    "pretool",
-    "postsession",
-    "precommit",
-    "session-start",
-    "prompt",
-];
-
-/// Run hook `name` with the remaining command-line arguments. Returns the exit code.
+/// Run the hook `name` (a name or alias of [`HookKind`]) with the remaining command-line
+/// arguments. Returns the exit code.
 pub fn run(name: &str, args: &[String]) -> i32 {
-    match name {
-        "pretool" | "pre-tool" | "pretooluse" => pretool::run(args),
-        "postsession" | "post-session" | "session-end" | "stop" => postsession::run(args),
-        "precommit" | "pre-commit" => precommit::run(args),
-        "session-start" | "sessionstart" => session_start::run(args),
-        "prompt" | "user-prompt" | "userpromptsubmit" => prompt::run(args),
-        _ => {
+    match HookKind::from_name(name) {
+        Some(kind) => run_kind(kind, args),
+        None => {
+            let names: Vec<&str> = HookKind::ALL.iter().map(|k| k.name()).collect();
             eprintln!(
                 "cm: unknown hook \"{name}\"; expected one of: {}",
-                NAMES.join(", ")
+                names.join(", ")
             );
             2
         }
+    }
+}
+
+/// Run hook `kind` with the remaining command-line arguments. Returns the exit code.
+pub fn run_kind(kind: HookKind, args: &[String]) -> i32 {
+    match kind {
+        HookKind::Pretool => pretool::run(args),
+        HookKind::Postsession => postsession::run(args),
+        HookKind::Precommit => precommit::run(args),
+        HookKind::SessionStart => session_start::run(args),
+        HookKind::Prompt => prompt::run(args),
     }
 }
 

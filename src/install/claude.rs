@@ -20,8 +20,10 @@ pub fn path(scope: Scope, project_root: &Path) -> PathBuf {
     }
 }
 
-pub fn entry(kind: HookKind) -> Entry {
-    match kind {
+/// The settings entry for `kind` (`None` for the pre-commit hook, which is git's).
+pub fn entry(kind: HookKind) -> Option<Entry> {
+    Some(match kind {
+        HookKind::Precommit => return None,
         HookKind::SessionStart => Entry {
             kind,
             event: "SessionStart",
@@ -51,5 +53,5 @@ pub fn entry(kind: HookKind) -> Entry {
             timeout: 10,
             name: None,
         },
-    }
+    })
 }

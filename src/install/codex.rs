@@ -18,18 +18,20 @@ pub fn path(scope: Scope, project_root: &Path) -> PathBuf {
     }
 }
 
-pub fn entry(kind: HookKind) -> Entry {
+/// The settings entry for `kind` (`None` for the pre-commit hook, which is git's).
+pub fn entry(kind: HookKind) -> Option<Entry> {
     let (event, matcher, timeout) = match kind {
         HookKind::SessionStart => ("SessionStart", Some("startup|resume|clear|compact"), 10),
         HookKind::Prompt => ("UserPromptSubmit", None, 5),
         HookKind::Pretool => ("PreToolUse", Some("Bash"), 5),
         HookKind::Postsession => ("Stop", None, 10),
+        HookKind::Precommit => return None,
     };
-    Entry {
+    Some(Entry {
         kind,
         event,
         matcher,
         timeout,
         name: None,
-    }
+    })
 }

@@ -8,53 +8,7 @@
 use std::path::{Path, PathBuf};
 
 /// The hook entry points an agent can be wired to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HookKind {
-    SessionStart,
-    Prompt,
-    Pretool,
-    Postsession,
-}
-
-impl HookKind {
-    pub const ALL: [HookKind; 4] = [
-        HookKind::SessionStart,
-        HookKind::Prompt,
-        HookKind::Pretool,
-        HookKind::Postsession,
-    ];
-
-    /// The name `cm hook NAME` takes.
-    pub fn hook_name(self) -> &'static str {
-        match self {
-            HookKind::SessionStart => "session-start",
-            HookKind::Prompt => "prompt",
-            HookKind::Pretool => "pretool",
-            HookKind::Postsession => "postsession",
-        }
-    }
-
-    /// The link name that reaches this hook without the CLI parser, when there is one.
-    fn link_name(self) -> Option<&'static str> {
-        match self {
-            HookKind::Pretool => Some("cm-pretool"),
-            HookKind::Postsession => Some("cm-postsession"),
-            _ => None,
-        }
-    }
-
-    /// Parse the name a hook command carries (`cm hook NAME` accepts aliases too).
-    fn from_hook_name(name: &str) -> Option<HookKind> {
-        match name {
-            "session-start" | "sessionstart" => Some(HookKind::SessionStart),
-            "prompt" | "user-prompt" | "userpromptsubmit" => Some(HookKind::Prompt),
-            "pretool" | "pre-tool" | "pretooluse" => Some(HookKind::Pretool),
-            "postsession" | "post-session" | "session-end" | "stop" => Some(HookKind::Postsession),
-            _ => None,
-        }
-    }
-}
+pub use crate::hooks::HookKind;
 
 /// Where the running binary lives (symlinks resolved), used to write absolute commands.
 pub fn current_binary() -> PathBuf {
@@ -76,7 +30,7 @@ pub fn command_for(kind: HookKind, binary: &Path) -> String {
     format!(
         "{} hook {}",
         shell_quote(&binary.to_string_lossy()),
-        kind.hook_name()
+        kind.name()
     )
 }
 
@@ -98,7 +52,7 @@ pub fn portable_command_for(kind: HookKind, binary: &Path) -> String {
     }
     let name = binary.file_name().and_then(|n| n.to_str()).unwrap_or("cm");
     if name == "cm" && same("cm", binary) {
-        return format!("cm hook {}", kind.hook_name());
+        return format!("cm hook {}", kind.name());
     }
     command_for(kind, binary)
 }
@@ -135,7 +89,7 @@ pub fn identify(command: &str) -> Option<HookKind> {
         "cm-pretool" => Some(HookKind::Pretool),
         "cm-postsession" => Some(HookKind::Postsession),
         "cm" if words.get(1).map(String::as_str) == Some("hook") => {
-            HookKind::from_hook_name(words.get(2)?)
+            HookKind::from_name(words.get(2)?)
         }
         _ => None,
     }

@@ -16,7 +16,8 @@ pub fn path(scope: Scope, project_root: &Path) -> PathBuf {
     }
 }
 
-pub fn entry(kind: HookKind) -> Entry {
+/// The settings entry for `kind` (`None` for the pre-commit hook, which is git's).
+pub fn entry(kind: HookKind) -> Option<Entry> {
     let (event, matcher, timeout, name) = match kind {
         HookKind::SessionStart => (
             "SessionStart",
@@ -32,12 +33,13 @@ pub fn entry(kind: HookKind) -> Entry {
             "cm-guard",
         ),
         HookKind::Postsession => ("SessionEnd", None, 10_000, "cm-postsession"),
+        HookKind::Precommit => return None,
     };
-    Entry {
+    Some(Entry {
         kind,
         event,
         matcher,
         timeout,
         name: Some(name),
-    }
+    })
 }

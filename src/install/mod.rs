@@ -21,40 +21,38 @@ use serde::Serialize;
 use settings::{Change, Entry, SettingsFile};
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Agent {
-    Claude,
-    Codex,
-    Gemini,
+pub use crate::agent::Agent;
+
+/// The agents cm installs hooks for (Cursor's, Aider's, OpenCode's and Cline's settings are not
+/// written by cm).
+pub const AGENTS: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+
+/// Where `agent` keeps its hook settings at `scope` (`None` for an agent cm installs nothing for).
+pub fn settings_path(agent: Agent, scope: Scope, project_root: &Path) -> Option<PathBuf> {
+    match agent {
+        Agent::Claude => Some(claude::path(scope, project_root)),
+        Agent::Codex => Some(codex::path(scope, project_root)),
+        Agent::Gemini => Some(gemini::path(scope, project_root)),
+        _ => None,
+    }
 }
 
-impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-        }
+/// The settings entry of cm's handler for `kind` in `agent`'s settings.
+pub fn entry(agent: Agent, kind: HookKind) -> Option<Entry> {
+    match agent {
+        Agent::Claude => claude::entry(kind),
+        Agent::Codex => codex::entry(kind),
+        Agent::Gemini => gemini::entry(kind),
+        _ => None,
     }
+}
 
-    pub fn settings_path(self, scope: Scope, project_root: &Path) -> PathBuf {
-        match self {
-            Agent::Claude => claude::path(scope, project_root),
-            Agent::Codex => codex::path(scope, project_root),
-            Agent::Gemini => gemini::path(scope, project_root),
-        }
-    }
-
-    pub fn entry(self, kind: HookKind) -> Entry {
-        match self {
-            Agent::Claude => claude::entry(kind),
-            Agent::Codex => codex::entry(kind),
-            Agent::Gemini => gemini::entry(kind),
-        }
-    }
+fn not_installable(agent: Agent) -> crate::error::CmError {
+    crate::error::CmError::usage(
+        "UNKNOWN_AGENT",
+        format!("cm installs no hooks for {}", agent.title()),
+    )
+    .hint("cm installs hooks for claude, codex and gemini")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -108,12 +106,12 @@ pub fn install(
     kinds: &[HookKind],
     binary: &Path,
 ) -> Result<TargetReport> {
-    let path = agent.settings_path(scope, project_root);
+    let path = settings_path(agent, scope, project_root).ok_or_else(|| not_installable(agent))?;
     let _lock = lock()?;
     let mut file = SettingsFile::load(&path)?;
     let mut changes = Vec::new();
     for &kind in kinds {
-        let entry = agent.entry(kind);
+        let entry = entry(agent, kind).ok_or_else(|| not_installable(agent))?;
         let cmd = match scope {
             Scope::User => command::command_for(kind, binary),
             Scope::Project => command::portable_command_for(kind, binary),
@@ -150,7 +148,7 @@ pub fn uninstall(
     project_root: &Path,
     kinds: &[HookKind],
 ) -> Result<TargetReport> {
-    let path = agent.settings_path(scope, project_root);
+    let path = settings_path(agent, scope, project_root).ok_or_else(|| not_installable(agent))?;
     let _lock = lock()?;
     let mut file = SettingsFile::load(&path)?;
     let removed = settings::remove_handlers(&mut file.value, kinds);
@@ -198,7 +196,16 @@ pub struct TargetStatus {
 }
 
 pub fn status(agent: Agent, scope: Scope, project_root: &Path) -> TargetStatus {
-    let path = agent.settings_path(scope, project_root);
+    let Some(path) = settings_path(agent, scope, project_root) else {
+        return TargetStatus {
+            agent,
+            scope,
+            path: PathBuf::new(),
+            exists: false,
+            handlers: Vec::new(),
+            error: Some(not_installable(agent).message),
+        };
+    };
     match SettingsFile::load(&path) {
         Ok(file) => TargetStatus {
             agent,

@@ -61,7 +61,7 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
                 let _ = write!(
                     human,
                     "{} ({}) {}:",
-                    agent.name(),
+                    agent.slug(),
                     scope_name(scope),
                     display(&st.path)
                 );
@@ -125,7 +125,9 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
     // Read and check every file first: a malformed one stops everything before any write.
     for &agent in &plan.agents {
         for &scope in &plan.scopes {
-            SettingsFile::load(&agent.settings_path(scope, &root))?;
+            if let Some(path) = super::settings_path(agent, scope, &root) {
+                SettingsFile::load(&path)?;
+            }
         }
     }
     if plan.git {
@@ -143,7 +145,7 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
             let _ = write!(
                 human,
                 "{} ({}) {}:",
-                agent.name(),
+                agent.slug(),
                 scope_name(scope),
                 display(&report.path)
             );

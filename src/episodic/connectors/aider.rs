@@ -18,7 +18,7 @@ use crate::episodic::model::{MessageKind, Role};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const SLUG: &str = "aider";
+pub const SLUG: &str = crate::agent::Agent::Aider.slug();
 pub const FILE_NAME: &str = ".aider.chat.history.md";
 const SESSION_START: &str = "# aider chat started at ";
 

@@ -22,7 +22,7 @@ use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub const SLUG: &str = "claude";
+pub const SLUG: &str = crate::agent::Agent::Claude.slug();
 
 /// How many tool calls awaiting their result are remembered across runs (to name results).
 const PENDING_TOOLS: usize = 256;

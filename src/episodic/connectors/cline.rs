@@ -18,7 +18,7 @@ use crate::episodic::model::{MessageKind, Role};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub const SLUG: &str = "cline";
+pub const SLUG: &str = crate::agent::Agent::Cline.slug();
 pub const EXTENSIONS: &[&str] = &["saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline"];
 const CONVERSATION: &str = "api_conversation_history.json";
 

@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
-pub const SLUG: &str = "codex";
+pub const SLUG: &str = crate::agent::Agent::Codex.slug();
 
 /// Unmatched texts remembered for dedupe; the twin copy arrives within a few lines.
 const DEDUPE_WINDOW: usize = 32;

@@ -15,7 +15,7 @@ use super::common;
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SourceFile, SourceKind};
 use std::path::{Path, PathBuf};
 
-pub const SLUG: &str = "cursor";
+pub const SLUG: &str = crate::agent::Agent::Cursor.slug();
 pub const DB_FILE: &str = "state.vscdb";
 
 pub struct Cursor;

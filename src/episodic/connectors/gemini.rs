@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
 
-pub const SLUG: &str = "gemini";
+pub const SLUG: &str = crate::agent::Agent::Gemini.slug();
 
 pub struct Gemini;
 

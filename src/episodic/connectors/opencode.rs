@@ -17,7 +17,7 @@ use crate::episodic::model::{Message, MessageKind, Role};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub const SLUG: &str = "opencode";
+pub const SLUG: &str = crate::agent::Agent::OpenCode.slug();
 pub const DB_FILE: &str = "opencode.db";
 
 pub struct OpenCode;

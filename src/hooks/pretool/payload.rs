@@ -8,24 +8,8 @@ use super::fields::Fields;
 use super::repair;
 use std::borrow::Cow;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    Claude,
-    Codex,
-    Gemini,
-    Cursor,
-}
-
-impl Agent {
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Cursor => "cursor",
-        }
-    }
-}
+/// The agents whose PreToolUse payloads the guard reads: Claude Code, Codex, Gemini CLI, Cursor.
+pub use crate::agent::Agent;
 
 /// What the hook was asked about: every command and every written path the payload holds
 /// (deduplicated), however many times its keys repeat.
@@ -179,7 +163,9 @@ fn variants(command: &str) -> Vec<Cow<'_, str>> {
 pub fn deny_json(agent: Agent, reason: &str, user_message: &str) -> String {
     let reason = json_string(reason);
     match agent {
-        Agent::Claude | Agent::Codex => format!(
+        // The payload never names the others (they have no PreToolUse hook); Claude Code's
+        // shape is the default answer.
+        Agent::Claude | Agent::Codex | Agent::Aider | Agent::OpenCode | Agent::Cline => format!(
             r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":{reason}}}}}"#
         ),
         Agent::Gemini => format!(r#"{{"decision":"deny","reason":{reason}}}"#),

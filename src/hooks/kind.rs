@@ -1,0 +1,100 @@
+//! The hook entry points, named once: what `cm hook NAME` accepts (with its aliases), the link
+//! names that reach a hook without the argument parser, and which hooks the installers write
+//! into agents' settings. Dispatch ([`crate::dispatch`], [`super::run`]) and the installers
+//! ([`crate::install`]) both use this enum.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HookKind {
+    SessionStart,
+    Prompt,
+    Pretool,
+    Postsession,
+    Precommit,
+}
+
+impl HookKind {
+    pub const ALL: [HookKind; 5] = [
+        HookKind::Pretool,
+        HookKind::Postsession,
+        HookKind::Precommit,
+        HookKind::SessionStart,
+        HookKind::Prompt,
+    ];
+
+    /// The hooks an agent's settings run (the pre-commit hook is git's, installed apart).
+    pub const AGENT_HOOKS: [HookKind; 4] = [
+        HookKind::SessionStart,
+        HookKind::Prompt,
+        HookKind::Pretool,
+        HookKind::Postsession,
+    ];
+
+    /// The name `cm hook NAME` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookKind::SessionStart => "session-start",
+            HookKind::Prompt => "prompt",
+            HookKind::Pretool => "pretool",
+            HookKind::Postsession => "postsession",
+            HookKind::Precommit => "precommit",
+        }
+    }
+
+    /// Other names `cm hook NAME` accepts (agents' event names among them).
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            HookKind::SessionStart => &["sessionstart"],
+            HookKind::Prompt => &["user-prompt", "userpromptsubmit"],
+            HookKind::Pretool => &["pre-tool", "pretooluse"],
+            HookKind::Postsession => &["post-session", "session-end", "stop"],
+            HookKind::Precommit => &["pre-commit"],
+        }
+    }
+
+    /// The link name that reaches this hook without the CLI parser, when there is one.
+    pub fn link_name(self) -> Option<&'static str> {
+        match self {
+            HookKind::Pretool => Some("cm-pretool"),
+            HookKind::Postsession => Some("cm-postsession"),
+            HookKind::Precommit => Some("cm-precommit"),
+            _ => None,
+        }
+    }
+
+    /// The hook a name or alias names.
+    pub fn from_name(name: &str) -> Option<HookKind> {
+        HookKind::ALL
+            .into_iter()
+            .find(|k| k.name() == name || k.aliases().contains(&name))
+    }
+
+    /// The hook a program name (argv[0]'s file name) reaches directly.
+    pub fn from_link(program: &str) -> Option<HookKind> {
+        HookKind::ALL
+            .into_iter()
+            .find(|k| k.link_name() == Some(program))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_alias_and_link_finds_its_hook() {
+        for k in HookKind::ALL {
+            assert_eq!(HookKind::from_name(k.name()), Some(k));
+            for a in k.aliases() {
+                assert_eq!(HookKind::from_name(a), Some(k), "{a}");
+            }
+            if let Some(link) = k.link_name() {
+                assert_eq!(HookKind::from_link(link), Some(k));
+            }
+        }
+        assert_eq!(HookKind::from_name("nosuch"), None);
+        assert_eq!(HookKind::from_link("cm"), None);
+    }
+}
