@@ -25,6 +25,8 @@ pub mod store;
 pub mod untrusted;
 
 #[cfg(test)]
+mod layers_tests;
+#[cfg(test)]
 mod plans_tests;
 
 /// Decide from argv[0] (then argv[1] for `cm hook NAME`) what runs. Returns the exit code.

@@ -6,8 +6,16 @@
 //! - [`session_start`]: what a new session should know about its workspace (the session-start
 //!   hook).
 //! - [`prompt_flashback`]: related past records for a prompt (the prompt hook).
+//! - [`add_rules`]: rules added, one or a batch, curated against the playbook.
+//! - [`import_rules`]: a file of rules imported, optionally replacing the personal ones.
+//! - [`index_sessions`]: agents' sessions indexed, with the upkeep the hooks rely on.
+//! - [`outcomes`]: session outcomes recorded and turned into feedback.
 
+pub mod add_rules;
+pub mod import_rules;
+pub mod index_sessions;
 pub mod inject;
+pub mod outcomes;
 pub mod prompt_flashback;
 pub mod session_start;
 pub mod task_context;

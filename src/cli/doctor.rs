@@ -80,12 +80,8 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
         )),
     }
     checks.push(check_guard_config());
-    match ctx
-        .store()
-        .and_then(|s| crate::store::integrity::check(s).map(|_| s))
-    {
+    match ctx.store().and_then(|s| s.check_integrity().map(|_| s)) {
         Ok(store) => {
-            crate::store::integrity::record(store, true);
             let count = crate::memory::tables::bullets::count(store).unwrap_or(-1);
             checks.push(check(
                 "store",
@@ -93,7 +89,7 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
                 format!(
                     "{} (schema v{}, {count} rules)",
                     store.path.display(),
-                    crate::store::migrations::latest_version()
+                    store.schema_version()
                 ),
                 None,
             ));
@@ -197,8 +193,8 @@ fn check_link(exe: &Path, name: &'static str) -> Check {
 }
 
 /// The session index: present, and refreshed within the last two days.
-fn check_index(conn: &rusqlite::Connection) -> Check {
-    let st = crate::episodic::sessions::status(conn);
+fn check_index(store: &crate::store::Store) -> Check {
+    let st = crate::episodic::sessions::status(store);
     if st.messages == 0 {
         return check(
             "session index",

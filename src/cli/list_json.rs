@@ -101,8 +101,8 @@ fn scan(
         .filter(|e| filter.all || e.bullet.is_live())
         .filter(|e| filter.category.is_none_or(|c| e.bullet.category == c))
         .collect();
-    let conn = &playbook.store.conn;
-    let raw = rows::load_all_raw(conn)?;
+    let store = playbook.store;
+    let raw = rows::load_all_raw(store)?;
     let mut personal: Vec<(RawBullet, f64)> = Vec::with_capacity(raw.len());
     let mut events = 0i64;
     for r in raw {
@@ -142,7 +142,7 @@ fn scan(
         drop(slim);
         personal.push((r, score));
     }
-    if events != rows::event_count(conn)? {
+    if events != rows::event_count(store)? {
         return Ok(Scan::Fallback);
     }
     let total = repo.len() + personal.len();

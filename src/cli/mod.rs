@@ -135,7 +135,7 @@ fn command_name(matches: &clap::ArgMatches) -> String {
     }
 }
 
-fn execute(cmd: &Command, ctx: &Ctx) -> Result<Report> {
+fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
     match cmd {
         Command::Init(a) => init::run(a, ctx),
         Command::Playbook(a) => playbook::run(a, ctx),
@@ -189,7 +189,7 @@ pub fn run(args: &[OsString]) -> i32 {
     };
     let name = command_name(&matches);
     let ctx = Ctx::new(mode);
-    let result = execute(&cli.command, &ctx);
+    let result = dispatch(&cli.command, &ctx);
     output::emit(&name, mode, started, result)
 }
 

@@ -6,12 +6,11 @@
 //! says nothing about any one rule.
 
 use super::Ctx;
+use crate::app::outcomes;
 use crate::clock;
 use crate::error::{CmError, Result};
-use crate::memory::bullet::{FeedbackSource, FeedbackType};
-use crate::memory::feedback::{self, FeedbackInput};
 use crate::memory::playbook::Playbook;
-use crate::memory::tables::outcomes::{self, Outcome};
+use crate::memory::tables::outcomes::Outcome;
 use crate::output::Report;
 use serde_json::json;
 
@@ -73,7 +72,7 @@ pub fn record(args: &Args, ctx: &Ctx) -> Result<Report> {
         applied: false,
         applied_at: None,
     };
-    store.write(|tx| outcomes::insert(tx, &o))?;
+    outcomes::record(store, &o)?;
     Ok(Report::new(json!({"outcome": o}))
         .human(format!(
             "Recorded {status} for {}; `cm outcome-apply` applies it.",
@@ -86,32 +85,13 @@ pub fn apply(_args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
-    let pending = outcomes::pending(store)?;
-    let mut applied = Vec::new();
-    let mut missing = Vec::new();
-    let mut inverted = Vec::new();
-    for o in &pending {
-        // Claim and apply in one transaction: another `cm outcome-apply` running now finds the
-        // outcome taken and skips it, and a crash part-way leaves it pending with nothing
-        // applied, so every outcome is applied exactly once.
-        let now = clock::now_rfc3339();
-        let done = store.write(|tx| {
-            if !outcomes::claim(tx, &o.id, &now)? {
-                return Ok(None);
-            }
-            let mut effects = Effects::default();
-            if let Some(kind) = feedback_kind(&o.status) {
-                for id in &o.rules_used {
-                    apply_one(&playbook, tx, o, id, kind, &now, &cfg.scoring, &mut effects)?;
-                }
-            }
-            Ok(Some(effects))
-        })?;
-        let Some(effects) = done else { continue };
-        missing.extend(effects.missing);
-        inverted.extend(effects.inverted);
-        applied.push(json!({"id": o.id, "status": o.status, "rules": o.rules_used}));
-    }
+    let done = outcomes::apply_pending(store, &playbook, &cfg.scoring, clock::now_rfc3339)?;
+    let applied: Vec<_> = done
+        .applied
+        .iter()
+        .map(|o| json!({"id": o.id, "status": o.status, "rules": o.rules}))
+        .collect();
+    let (missing, inverted) = (done.missing, done.inverted);
     let count = applied.len();
     let human = if count == 0 {
         "No recorded outcomes to apply.".to_string()
@@ -133,75 +113,9 @@ pub fn apply(_args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
         .quiet(count.to_string()))
 }
 
-#[derive(Default)]
-struct Effects {
-    missing: Vec<String>,
-    inverted: Vec<String>,
-}
-
-fn feedback_kind(status: &str) -> Option<FeedbackType> {
-    match status {
-        "success" => Some(FeedbackType::Helpful),
-        "failure" => Some(FeedbackType::Harmful),
-        _ => None,
-    }
-}
-
-/// The feedback event outcome `outcome` gives rule `rule`: its id is derived from both, so an
-/// outcome already applied to a rule (a repository rule whose file was written just before a
-/// crash, while the claim rolled back) is recognised and not applied again.
-fn event_id(outcome: &str, rule: &str) -> String {
-    let h = crate::episodic::index::files::fnv1a(format!("{outcome}\0{rule}").as_bytes());
-    format!("fb-{:012x}", h & 0xffff_ffff_ffff)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn apply_one(
-    playbook: &Playbook,
-    tx: &rusqlite::Connection,
-    o: &Outcome,
-    rule: &str,
-    kind: FeedbackType,
-    now: &str,
-    scoring: &crate::config::Scoring,
-    effects: &mut Effects,
-) -> Result<()> {
-    let reason = o
-        .summary
-        .clone()
-        .unwrap_or_else(|| format!("session outcome: {}", o.status));
-    let event = event_id(&o.id, rule);
-    let result = playbook.change_in(tx, rule, "outcome", |b| {
-        if b.feedback_events.iter().any(|e| e.id == event) {
-            return Ok(Vec::new());
-        }
-        let effect = feedback::apply(
-            b,
-            FeedbackInput {
-                kind,
-                source: FeedbackSource::Outcome,
-                reason: Some(&reason),
-                session_path: o.session_path.as_deref(),
-                now,
-            },
-            scoring,
-        );
-        if let Some(e) = b.feedback_events.last_mut() {
-            e.id = event.clone();
-        }
-        Ok(effect.inverted_to.into_iter().collect())
-    });
-    match result {
-        Ok((_, created, _)) => effects.inverted.extend(created.into_iter().map(|c| c.id)),
-        Err(e) if e.code == "RULE_NOT_FOUND" => effects.missing.push(rule.to_string()),
-        Err(e) => return Err(e),
-    }
-    Ok(())
-}
-
 pub fn clear(_args: &ClearArgs, ctx: &Ctx) -> Result<Report> {
     let store = ctx.store()?;
-    let n = store.write(|tx| outcomes::clear_pending(tx))?;
+    let n = outcomes::clear_pending(store)?;
     Ok(Report::new(json!({"cleared": n}))
         .human(format!("Discarded {n} recorded outcome(s)."))
         .quiet(n.to_string()))

@@ -70,7 +70,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     } else {
         None
     };
-    let corpus = Corpus::load(Some(&store.conn), repo)?;
+    let corpus = Corpus::load(Some(store), repo)?;
     let fused = sem
         .as_ref()
         .filter(|o| o.issue.is_none())

@@ -122,3 +122,18 @@ pub fn check(store: &Store) -> Result<()> {
     }
     Err(corrupt(lines.join("; ").replace('\n', "; ")))
 }
+
+impl Store {
+    /// A full structural check ([`check`]); when it passes, the store is stamped as checked so
+    /// later opens skip the check until the file changes.
+    pub fn check_integrity(&self) -> Result<()> {
+        check(self)?;
+        record(self, true);
+        Ok(())
+    }
+
+    /// The schema version this build migrates stores to.
+    pub fn schema_version(&self) -> i64 {
+        super::migrations::latest_version()
+    }
+}

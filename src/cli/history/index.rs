@@ -1,93 +1,37 @@
-//! `cm history index`: discover every agent's session files and index what is new.
-//!
-//! Runs under a lock in the data directory so two full runs never work at once; `--file`
-//! (the post-session hook's detached job) takes a lock per file instead, so two sessions ending
-//! together never index the same transcript at once. Even without the locks, the indexer's
-//! per-file check keeps a file from being indexed twice.
+//! `cm history index`: discover every agent's session files and index what is new
+//! ([`crate::app::index_sessions`] does the work, locks and upkeep included); this adapter reads
+//! the options, shows progress on a terminal and renders the report.
 
 use super::{IndexArgs, selected};
+use crate::app::index_sessions::{self, IndexRequest, Indexed};
 use crate::cli::Ctx;
-use crate::episodic::connectors::{Connector, Discovery, SourceFile, SourceKind};
-use crate::episodic::index::{self, IndexReport, Options, Progress, prepare::Limits};
-use crate::error::{CmError, Result};
-use crate::fsutil::FileLock;
+use crate::episodic::connectors::{Connector, Discovery};
+use crate::episodic::index::{IndexReport, Progress, prepare::Limits};
+use crate::error::Result;
 use crate::output::Report;
 use serde_json::json;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
     let connectors = selected(args.agent.as_deref())?;
     let refs: Vec<&dyn Connector> = connectors.iter().map(|c| c.as_ref()).collect();
-    let limits = limits(ctx)?;
-    let locks = crate::paths::data_dir().join("locks");
-    let (sources, discovery, _lock) = match &args.file {
-        Some(file) => {
-            let source = source_for(file, &refs, args.agent.as_deref())?;
-            let lock = FileLock::acquire(&locks.join(format!(
-                "index-{:016x}.lock",
-                index::files::fnv1a(source.path.to_string_lossy().as_bytes())
-            )))?;
-            (vec![source], Vec::new(), lock)
-        }
-        None => {
-            let lock = FileLock::acquire(&locks.join("history-index.lock"))?;
-            let discovery: Vec<(&str, Discovery)> =
-                refs.iter().map(|c| (c.slug(), c.discover())).collect();
-            let sources = discovery
-                .iter()
-                .flat_map(|(_, d)| d.files.iter().cloned())
-                .collect();
-            (sources, discovery, lock)
-        }
-    };
-    let store = ctx.store()?;
     let show_progress =
         !ctx.json() && ctx.mode != crate::output::Mode::Quiet && std::io::stderr().is_terminal();
     let mut meter = Meter::new();
     let mut cb = |p: &Progress| meter.show(p);
-    let opts = Options {
-        limits,
+    let request = IndexRequest {
+        connectors: &refs,
+        file: args.file.as_deref(),
+        agent: args.agent.as_deref(),
         full: args.full,
         threads: args.threads,
+        limits: limits(ctx)?,
         progress: if show_progress { Some(&mut cb) } else { None },
-        chunk_bytes: 0,
     };
-    let report = index::run(store, &refs, sources, opts)?;
+    let Indexed { report, discovery } = index_sessions::run(request, || ctx.store())?;
     if show_progress {
         eprint!("\r\x1b[2K");
-    }
-    if report.messages_added > 0 {
-        // Upkeep after growth, best effort (the index itself is committed): fewer full-text
-        // segments for every later query, and planner statistics that match the tables.
-        if let Err(e) = index::merge::maintain(store) {
-            eprintln!("cm: warning: full-text index not merged: {e}");
-        }
-        if let Err(e) = crate::store::statistics::refresh(store) {
-            eprintln!(
-                "cm: warning: planner statistics not refreshed: {}",
-                e.message
-            );
-        }
-    }
-    // The read-only hooks rely on what only a writer can keep current: the rules' term index
-    // (stale after a bulk import) and recall reinforcement from newly indexed messages that
-    // cite rule ids. The post-session job runs this command, so both stay fresh without a
-    // `cm context` run. Best effort: the index itself is already committed.
-    if let Err(e) = crate::context::index::refresh(store) {
-        eprintln!(
-            "cm: warning: context term index not refreshed: {}",
-            e.message
-        );
-    }
-    if report.messages_added > 0
-        && let Err(e) = crate::context::reinforce::scan(store, &crate::clock::now_rfc3339())
-    {
-        eprintln!(
-            "cm: warning: recall reinforcement not updated: {}",
-            e.message
-        );
     }
     let sources_json: Vec<_> = discovery
         .iter()
@@ -127,52 +71,6 @@ fn limits_redact(ctx: &Ctx) -> bool {
         .flatten()
         .and_then(|v| v.get("history")?.get("redact")?.as_bool())
         .unwrap_or(true)
-}
-
-/// The source for `--file`: as a connector discovered it (to keep subagent links), else as a
-/// line file of `--agent` (default: the agent whose discovery root holds it, else claude).
-fn source_for(
-    file: &Path,
-    connectors: &[&dyn Connector],
-    agent: Option<&str>,
-) -> Result<SourceFile> {
-    let path = std::fs::canonicalize(file).map_err(|e| {
-        CmError::io(file, "read session file", &e)
-            .hint("pass the transcript path the agent reported")
-    })?;
-    for c in connectors {
-        if let Some(f) = c
-            .discover()
-            .files
-            .into_iter()
-            .find(|f| f.path == path || std::fs::canonicalize(&f.path).is_ok_and(|p| p == path))
-        {
-            return Ok(f);
-        }
-    }
-    let slug = match agent {
-        Some(a) => connectors.iter().find(|c| c.slug() == a).map(|c| c.slug()),
-        None => connectors
-            .iter()
-            .find(|c| {
-                c.discover()
-                    .looked_in
-                    .iter()
-                    .any(|root| path.starts_with(root))
-            })
-            .or_else(|| connectors.iter().find(|c| c.slug() == "claude"))
-            .map(|c| c.slug()),
-    }
-    .ok_or_else(|| {
-        CmError::usage("UNKNOWN_AGENT", "cannot tell which agent wrote this file")
-            .hint("pass --agent")
-    })?;
-    Ok(SourceFile {
-        agent: slug,
-        path,
-        kind: SourceKind::Lines,
-        parent_session_id: None,
-    })
 }
 
 /// Progress on stderr, at most ten times a second.

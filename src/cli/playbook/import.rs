@@ -8,33 +8,32 @@
 
 use super::ImportArgs;
 use super::add::read_input;
+use crate::app::import_rules;
 use crate::cli::Ctx;
 use crate::clock;
 use crate::error::{CmError, Result};
 use crate::memory::bullet::Bullet;
 use crate::memory::formats::{self, Format};
 use crate::memory::new_rule;
-use crate::memory::tables::bullets as rows;
 use crate::output::Report;
-use rusqlite::Connection;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::PathBuf;
 
 pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     let (name, text) = read_input(&args.file)?;
-    let (bullets, warnings) = prepare(&name, &text, ctx)?;
+    let (bullets, warnings) = parse_rules(&name, &text, ctx)?;
     let store = ctx.store()?;
     let existing: Vec<Bullet> = if args.replace {
-        rows::load_all(store)?
+        import_rules::personal_rules(store)?
     } else {
         Vec::new()
     };
     let removed: Vec<&str> = existing.iter().map(|b| b.id.as_str()).collect();
     if args.validate {
-        let (added, skipped) = decide(store, &bullets, args.replace)?;
+        let (added, skipped) = import_rules::preview(store, &bullets, args.replace)?;
         let human = format!(
             "{name} is valid: importing it would add {} rule(s), skip {}{}. Nothing was changed.",
-            added.len(),
+            added,
             skipped.len(),
             if removed.is_empty() {
                 String::new()
@@ -46,11 +45,11 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
             }
         );
         return Ok(Report::new(json!({
-            "file": name, "dryRun": true, "added": added.len(), "skipped": skipped,
+            "file": name, "dryRun": true, "added": added, "skipped": skipped,
             "replaced": args.replace, "removed": removed, "backup": null, "warnings": warnings,
         }))
         .human(human)
-        .quiet(added.len().to_string()));
+        .quiet(added.to_string()));
     }
     if !removed.is_empty() && !args.yes {
         return Err(CmError::usage(
@@ -70,33 +69,10 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     } else {
         Some(write_backup(&existing)?)
     };
-    let (added, skipped) = store.write(|tx| {
-        if args.replace {
-            // Each replaced rule can also come back with `cm undo ID`, exactly as it was.
-            for old in &existing {
-                rows::record_revision(tx, &old.id, "import --replace", Some(old), &[])?;
-            }
-            rows::delete_all(tx)?;
-        }
-        let (add, skipped) = decide(tx, &bullets, false)?;
-        for b in bullets.iter().filter(|b| add.contains(&b.id.as_str())) {
-            rows::insert(tx, b)?;
-            rows::record_revision(tx, &b.id, "import", None, &[])?;
-        }
-        Ok((add.len(), skipped))
-    })?;
+    let replacing = args.replace.then_some(existing.as_slice());
+    let (added, skipped) = import_rules::import(store, &bullets, replacing)?;
     for w in &warnings {
         eprintln!("cm: warning: {w}");
-    }
-    // A bulk change: bring the context term index up to date now (the next add, context or
-    // hook would otherwise meet thousands of stale rules). Best effort: the rules are stored.
-    if added > 0
-        && let Err(e) = crate::context::index::refresh(store)
-    {
-        eprintln!(
-            "cm: warning: context term index not refreshed: {}",
-            e.message
-        );
     }
     let mut human = String::new();
     if let Some(path) = &backup {
@@ -119,7 +95,7 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
 }
 
 /// Parse and clean the file's bullets. Any bad bullet refuses the whole file.
-fn prepare(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<String>)> {
+fn parse_rules(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<String>)> {
     let format = Format::detect(name, text);
     let mut bullets = formats::parse(text, format).map_err(|msg| {
         CmError::usage("INVALID_INPUT", format!("{name}: {msg}"))
@@ -164,40 +140,6 @@ fn prepare(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<String
         }
     }
     Ok((bullets, warnings))
-}
-
-/// Which bullets an import adds (their ids) and which it skips, and why: an id already present,
-/// or the same text as a rule already there (or earlier in the file). With `ignore_store` the
-/// store's rules do not count (they are about to be replaced).
-fn decide<'b>(
-    conn: &Connection,
-    bullets: &'b [Bullet],
-    ignore_store: bool,
-) -> Result<(Vec<&'b str>, Vec<Value>)> {
-    let mut add: Vec<&str> = Vec::new();
-    let mut texts: Vec<(String, &str)> = Vec::new();
-    let mut skipped = Vec::new();
-    for b in bullets {
-        let lower = b.content.to_lowercase();
-        let reason =
-            if add.contains(&b.id.as_str()) || (!ignore_store && rows::exists(conn, &b.id)?) {
-                Some("id already present".to_string())
-            } else if let Some((_, id)) = texts.iter().find(|(t, _)| *t == lower) {
-                Some(format!("same text as {id}"))
-            } else if ignore_store {
-                None
-            } else {
-                rows::find_by_content(conn, &b.content)?.map(|dup| format!("same text as {dup}"))
-            };
-        match reason {
-            Some(r) => skipped.push(json!({"id": b.id, "reason": r})),
-            None => {
-                add.push(&b.id);
-                texts.push((lower, &b.id));
-            }
-        }
-    }
-    Ok((add, skipped))
 }
 
 /// The personal rules as a JSON export in `<data dir>/backups/`, before a replace removes them.

@@ -5,17 +5,20 @@
 //! Built on reqwest's blocking client with rustls, so TLS needs no system library. Only
 //! `cm context` / `cm similar` with `semanticSearchEnabled` reach this code; the hooks never do.
 
+use super::unavailable::Unavailable;
 use std::time::Duration;
 
 /// Check that `url` is an absolute http(s) URL with a host, before any connection is tried.
-pub fn check_url(url: &str) -> Result<(), String> {
+pub fn check_url(url: &str) -> Result<(), Unavailable> {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))
-        .ok_or_else(|| format!("{url}: expected an http:// or https:// URL"))?;
+        .ok_or_else(|| {
+            Unavailable::BadUrl(format!("{url}: expected an http:// or https:// URL"))
+        })?;
     let authority = rest.split('/').next().unwrap_or("");
     if authority.is_empty() || authority.starts_with(':') {
-        return Err(format!("{url}: no host"));
+        return Err(Unavailable::BadUrl(format!("{url}: no host")));
     }
     Ok(())
 }
@@ -27,14 +30,14 @@ pub fn post_json(
     body: &str,
     bearer: Option<&str>,
     timeout: Duration,
-) -> Result<(u16, String), String> {
+) -> Result<(u16, String), Unavailable> {
     check_url(url)?;
     let client = reqwest::blocking::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout)
         .user_agent(concat!("cm/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
+        .map_err(|e| Unavailable::Endpoint(format!("cannot set up the HTTP client: {e}")))?;
     let mut req = client
         .post(url)
         .header("Content-Type", "application/json")
@@ -43,11 +46,13 @@ pub fn post_json(
     if let Some(token) = bearer {
         req = req.bearer_auth(token);
     }
-    let resp = req.send().map_err(|e| describe(url, &e))?;
+    let resp = req
+        .send()
+        .map_err(|e| Unavailable::Endpoint(describe(url, &e)))?;
     let status = resp.status().as_u16();
     let text = resp
         .text()
-        .map_err(|e| format!("no complete answer from {url}: {e}"))?;
+        .map_err(|e| Unavailable::Endpoint(format!("no complete answer from {url}: {e}")))?;
     Ok((status, text))
 }
 
@@ -73,7 +78,7 @@ mod tests {
     fn urls() {
         assert!(check_url("http://localhost:11434/api/embed").is_ok());
         assert!(check_url("https://api.example.com/v1/embeddings").is_ok());
-        assert!(check_url("ftp://x").is_err());
+        assert!(matches!(check_url("ftp://x"), Err(Unavailable::BadUrl(_))));
         assert!(check_url("http://").is_err());
         assert!(check_url("localhost:11434").is_err());
     }
@@ -93,6 +98,9 @@ mod tests {
             Duration::from_secs(2),
         )
         .unwrap_err();
-        assert!(err.contains("cannot reach"), "{err}");
+        assert!(
+            matches!(&err, Unavailable::Endpoint(m) if m.contains("cannot reach")),
+            "{err}"
+        );
     }
 }

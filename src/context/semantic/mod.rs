@@ -10,6 +10,7 @@
 
 pub mod http;
 pub mod provider;
+pub mod unavailable;
 
 use super::degraded::Issue;
 use crate::error::Result;
@@ -18,6 +19,7 @@ use crate::store::{Store, map_err};
 use provider::Provider;
 use rusqlite::params;
 use std::collections::HashMap;
+use unavailable::Unavailable;
 
 /// Bullets embedded per request.
 const BATCH: usize = 32;
@@ -96,7 +98,7 @@ pub fn similarities(
     };
     match run(store, p, query, repo) {
         Ok(o) => o,
-        Err(msg) => unavailable(&msg),
+        Err(why) => unavailable(&why.to_string()),
     }
 }
 
@@ -105,21 +107,18 @@ fn run(
     p: &Provider,
     query: &str,
     repo: &[Bullet],
-) -> std::result::Result<Outcome, String> {
+) -> std::result::Result<Outcome, Unavailable> {
     let conn = &store.conn;
     let model = p.model_key();
     // Personal bullets whose stored embedding is missing or out of date.
     let missing: Vec<(String, String)> = {
-        let mut stmt = conn
-            .prepare(
-                "SELECT d.bullet_id, d.content_hash FROM context_docs d
+        let mut stmt = conn.prepare(
+            "SELECT d.bullet_id, d.content_hash FROM context_docs d
                  LEFT JOIN bullet_embeddings e ON e.bullet_id = d.bullet_id
                    AND e.content_hash = d.content_hash AND e.model = ?1
                  WHERE e.bullet_id IS NULL",
-            )
-            .map_err(|e| e.to_string())?;
-        stmt.query_map([&model], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| e.to_string())?
+        )?;
+        stmt.query_map([&model], |r| Ok((r.get(0)?, r.get(1)?)))?
             .filter_map(|r| r.ok())
             .collect()
     };
@@ -147,17 +146,17 @@ fn run(
     let qv = p
         .embed(&[query.to_string()])?
         .pop()
-        .ok_or("empty answer for the query")?;
+        .ok_or_else(|| Unavailable::Endpoint("empty answer for the query".into()))?;
     let mut embedded = 0;
     for chunk in todo.chunks(BATCH) {
         let texts: Vec<String> = chunk.iter().map(|t| t.2.clone()).collect();
         let vecs = p.embed(&texts)?;
         if vecs.len() != chunk.len() {
-            return Err(format!(
+            return Err(Unavailable::Endpoint(format!(
                 "asked for {} embeddings, got {}",
                 chunk.len(),
                 vecs.len()
-            ));
+            )));
         }
         let now = crate::clock::now_rfc3339();
         store
@@ -173,27 +172,22 @@ fn run(
                         .map_err(|e| map_err(e, &store.path))?;
                 }
                 Ok(())
-            })
-            .map_err(|e| e.message)?;
+            })?;
         embedded += chunk.len();
     }
     let mut similarity = HashMap::new();
-    let mut stmt = conn
-        .prepare(
-            "SELECT e.bullet_id, e.content_hash, e.vector, d.content_hash FROM bullet_embeddings e
+    let mut stmt = conn.prepare(
+        "SELECT e.bullet_id, e.content_hash, e.vector, d.content_hash FROM bullet_embeddings e
              LEFT JOIN context_docs d ON d.bullet_id = e.bullet_id WHERE e.model = ?1",
-        )
-        .map_err(|e| e.to_string())?;
-    let rows = stmt
-        .query_map([&model], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, Vec<u8>>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })
-        .map_err(|e| e.to_string())?;
+    )?;
+    let rows = stmt.query_map([&model], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Vec<u8>>(2)?,
+            r.get::<_, Option<String>>(3)?,
+        ))
+    })?;
     for row in rows.flatten() {
         let (id, hash, blob, personal_hash) = row;
         let current = personal_hash.as_deref() == Some(hash.as_str())

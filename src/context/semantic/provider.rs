@@ -8,6 +8,7 @@
 //! with `Authorization: Bearer $<apiKeyEnv>` when that variable is set.
 
 use super::http;
+use super::unavailable::Unavailable;
 use crate::error::Result;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -53,7 +54,7 @@ impl Provider {
     }
 
     /// One vector per text, in order.
-    pub fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, String> {
+    pub fn embed(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, Unavailable> {
         let body = json!({"model": self.model(), "input": texts}).to_string();
         let key = self
             .api_key_env
@@ -66,9 +67,12 @@ impl Provider {
         if !(200..300).contains(&status) {
             let mut msg: String = text.chars().take(200).collect();
             msg = crate::redact::redact(&msg).0;
-            return Err(format!("{url} answered HTTP {status}: {msg}"));
+            return Err(Unavailable::Endpoint(format!(
+                "{url} answered HTTP {status}: {msg}"
+            )));
         }
-        parse_answer(&text).ok_or_else(|| format!("{url} answered without embeddings"))
+        parse_answer(&text)
+            .ok_or_else(|| Unavailable::Endpoint(format!("{url} answered without embeddings")))
     }
 }
 

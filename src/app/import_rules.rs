@@ -1,0 +1,98 @@
+//! Importing a file of rules into the personal store: which rules an import adds and which it
+//! skips (an id already present, or the same text as a rule already there or earlier in the
+//! file), and the import itself in one transaction, optionally replacing every personal rule
+//! (each replaced rule stays recoverable with `cm undo ID`).
+
+use crate::error::Result;
+use crate::memory::bullet::Bullet;
+use crate::memory::tables::bullets as rows;
+use crate::store::Store;
+use serde::Serialize;
+
+/// A rule of the file an import leaves out, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    pub id: String,
+    pub reason: String,
+}
+
+/// Every rule of the personal store (what `--replace` would remove).
+pub fn personal_rules(store: &Store) -> Result<Vec<Bullet>> {
+    rows::load_all(store)
+}
+
+/// What importing `bullets` would do, writing nothing: how many it adds and which it skips.
+/// With `replace` the store's rules do not count (they are about to be removed).
+pub fn preview(store: &Store, bullets: &[Bullet], replace: bool) -> Result<(usize, Vec<Skipped>)> {
+    let (add, skipped) = decide(store, bullets, replace)?;
+    Ok((add.len(), skipped))
+}
+
+/// Import `bullets`; with `replacing`, those personal rules are removed first (each revision
+/// recorded). Then the context term index is brought up to date (a bulk change; best effort,
+/// the rules are stored).
+pub fn import(
+    store: &Store,
+    bullets: &[Bullet],
+    replacing: Option<&[Bullet]>,
+) -> Result<(usize, Vec<Skipped>)> {
+    let (added, skipped) = store.write(|tx| {
+        if let Some(existing) = replacing {
+            for old in existing {
+                rows::record_revision(tx, &old.id, "import --replace", Some(old), &[])?;
+            }
+            rows::delete_all(tx)?;
+        }
+        let (add, skipped) = decide(tx, bullets, false)?;
+        for b in bullets.iter().filter(|b| add.contains(&b.id.as_str())) {
+            rows::insert(tx, b)?;
+            rows::record_revision(tx, &b.id, "import", None, &[])?;
+        }
+        Ok((add.len(), skipped))
+    })?;
+    if added > 0
+        && let Err(e) = crate::context::index::refresh(store)
+    {
+        eprintln!(
+            "cm: warning: context term index not refreshed: {}",
+            e.message
+        );
+    }
+    Ok((added, skipped))
+}
+
+/// Which bullets an import adds (their ids) and which it skips. With `ignore_store` the
+/// store's rules do not count.
+fn decide<'b>(
+    conn: &rusqlite::Connection,
+    bullets: &'b [Bullet],
+    ignore_store: bool,
+) -> Result<(Vec<&'b str>, Vec<Skipped>)> {
+    let mut add: Vec<&str> = Vec::new();
+    let mut texts: Vec<(String, &str)> = Vec::new();
+    let mut skipped = Vec::new();
+    for b in bullets {
+        let lower = b.content.to_lowercase();
+        let reason =
+            if add.contains(&b.id.as_str()) || (!ignore_store && rows::exists(conn, &b.id)?) {
+                Some("id already present".to_string())
+            } else if let Some((_, id)) = texts.iter().find(|(t, _)| *t == lower) {
+                Some(format!("same text as {id}"))
+            } else if ignore_store {
+                None
+            } else {
+                rows::find_by_content(conn, &b.content)?.map(|dup| format!("same text as {dup}"))
+            };
+        match reason {
+            Some(reason) => skipped.push(Skipped {
+                id: b.id.clone(),
+                reason,
+            }),
+            None => {
+                add.push(&b.id);
+                texts.push((lower, &b.id));
+            }
+        }
+    }
+    Ok((add, skipped))
+}

@@ -1,0 +1,153 @@
+//! Indexing agents' sessions: discover every connector's files (or take the one file the
+//! post-session job names), index what is new, then the upkeep only a writer can do: merge
+//! full-text segments, refresh planner statistics after growth, bring the rules' term index up
+//! to date and scan new messages for recall reinforcement. The read-only hooks rely on that
+//! upkeep, and the post-session job runs it, so no cron is needed.
+//!
+//! A full run holds one lock in the data directory so two never work at once; a single file
+//! takes a lock of its own, so two sessions ending together never index one transcript twice
+//! at once (the indexer's per-file check would catch it anyway).
+
+use crate::episodic::connectors::{Connector, Discovery, SourceFile, SourceKind};
+use crate::episodic::index::{self, IndexReport, Options, Progress, prepare::Limits};
+use crate::error::{CmError, Result};
+use crate::fsutil::FileLock;
+use crate::store::Store;
+use std::path::Path;
+
+/// What to index.
+pub struct IndexRequest<'a> {
+    pub connectors: &'a [&'a dyn Connector],
+    /// Just this session file (the post-session job), else everything discovered.
+    pub file: Option<&'a Path>,
+    /// The agent `file` belongs to, when the caller knows.
+    pub agent: Option<&'a str>,
+    /// Re-read every file from the start.
+    pub full: bool,
+    /// Parser threads (0: cores - 1).
+    pub threads: usize,
+    pub limits: Limits,
+    pub progress: Option<&'a mut dyn FnMut(&Progress)>,
+}
+
+/// What indexing did, with where each connector looked (empty for a single file).
+pub struct Indexed {
+    pub report: IndexReport,
+    pub discovery: Vec<(&'static str, Discovery)>,
+}
+
+/// Index what `req` names into the store `open` gives (opened once the lock is held).
+pub fn run<'s>(req: IndexRequest<'_>, open: impl FnOnce() -> Result<&'s Store>) -> Result<Indexed> {
+    let locks = crate::paths::data_dir().join("locks");
+    let (sources, discovery, _lock) = match req.file {
+        Some(file) => {
+            let source = source_for(file, req.connectors, req.agent)?;
+            let lock = FileLock::acquire(&locks.join(format!(
+                "index-{:016x}.lock",
+                index::files::fnv1a(source.path.to_string_lossy().as_bytes())
+            )))?;
+            (vec![source], Vec::new(), lock)
+        }
+        None => {
+            let lock = FileLock::acquire(&locks.join("history-index.lock"))?;
+            let discovery: Vec<(&'static str, Discovery)> = req
+                .connectors
+                .iter()
+                .map(|c| (c.slug(), c.discover()))
+                .collect();
+            let sources = discovery
+                .iter()
+                .flat_map(|(_, d)| d.files.iter().cloned())
+                .collect();
+            (sources, discovery, lock)
+        }
+    };
+    let store = open()?;
+    let opts = Options {
+        limits: req.limits,
+        full: req.full,
+        threads: req.threads,
+        progress: req.progress,
+        chunk_bytes: 0,
+    };
+    let report = index::run(store, req.connectors, sources, opts)?;
+    upkeep(store, report.messages_added > 0);
+    Ok(Indexed { report, discovery })
+}
+
+/// Upkeep after indexing, best effort (the index itself is committed); each failure is a
+/// warning on stderr.
+fn upkeep(store: &Store, grew: bool) {
+    if grew {
+        // Fewer full-text segments for every later query, and planner statistics that match
+        // the tables.
+        if let Err(e) = index::merge::maintain(store) {
+            eprintln!("cm: warning: full-text index not merged: {e}");
+        }
+        if let Err(e) = crate::store::statistics::refresh(store) {
+            eprintln!(
+                "cm: warning: planner statistics not refreshed: {}",
+                e.message
+            );
+        }
+    }
+    if let Err(e) = crate::context::index::refresh(store) {
+        eprintln!(
+            "cm: warning: context term index not refreshed: {}",
+            e.message
+        );
+    }
+    if grew && let Err(e) = crate::context::reinforce::scan(store, &crate::clock::now_rfc3339()) {
+        eprintln!(
+            "cm: warning: recall reinforcement not updated: {}",
+            e.message
+        );
+    }
+}
+
+/// The source for a single file: as a connector discovered it (to keep subagent links), else
+/// as a line file of `agent` (default: the agent whose discovery root holds it, else claude).
+fn source_for(
+    file: &Path,
+    connectors: &[&dyn Connector],
+    agent: Option<&str>,
+) -> Result<SourceFile> {
+    let path = std::fs::canonicalize(file).map_err(|e| {
+        CmError::io(file, "read session file", &e)
+            .hint("pass the transcript path the agent reported")
+    })?;
+    for c in connectors {
+        if let Some(f) = c
+            .discover()
+            .files
+            .into_iter()
+            .find(|f| f.path == path || std::fs::canonicalize(&f.path).is_ok_and(|p| p == path))
+        {
+            return Ok(f);
+        }
+    }
+    let claude = crate::agent::Agent::Claude.slug();
+    let slug = match agent {
+        Some(a) => connectors.iter().find(|c| c.slug() == a).map(|c| c.slug()),
+        None => connectors
+            .iter()
+            .find(|c| {
+                c.discover()
+                    .looked_in
+                    .iter()
+                    .any(|root| path.starts_with(root))
+            })
+            .or_else(|| connectors.iter().find(|c| c.slug() == claude))
+            .map(|c| c.slug()),
+    }
+    .ok_or_else(|| {
+        CmError::usage("UNKNOWN_AGENT", "cannot tell which agent wrote this file")
+            .hint("pass --agent")
+    })?;
+    Ok(SourceFile {
+        agent: slug,
+        path,
+        kind: SourceKind::Lines,
+        parent_session_id: None,
+    })
+}

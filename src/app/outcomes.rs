@@ -1,0 +1,149 @@
+//! Session outcomes turned into feedback: `cm outcome-apply` today, the post-session reflection
+//! later. Each pending outcome is claimed and applied in one transaction, so two runs at once
+//! or a crash part-way never apply an outcome twice or half.
+
+use crate::config::Scoring;
+use crate::error::Result;
+use crate::memory::bullet::{FeedbackSource, FeedbackType};
+use crate::memory::feedback::{self, FeedbackInput};
+use crate::memory::playbook::Playbook;
+use crate::memory::tables::outcomes::{self, Outcome};
+use crate::store::Store;
+
+/// One outcome applied by [`apply_pending`].
+#[derive(Debug)]
+pub struct Applied {
+    pub id: String,
+    pub status: String,
+    pub rules: Vec<String>,
+}
+
+/// What [`apply_pending`] did.
+#[derive(Debug, Default)]
+pub struct Applying {
+    pub applied: Vec<Applied>,
+    /// Rules named by an outcome that no longer exist.
+    pub missing: Vec<String>,
+    /// Anti-patterns created because a rule crossed the inversion threshold.
+    pub inverted: Vec<String>,
+}
+
+/// Apply every pending outcome: `success` becomes helpful feedback and `failure` harmful
+/// feedback (source `outcome`) on each rule it used; `mixed` is marked applied and changes no
+/// score.
+pub fn apply_pending(
+    store: &Store,
+    playbook: &Playbook,
+    scoring: &Scoring,
+    now: impl Fn() -> String,
+) -> Result<Applying> {
+    let mut out = Applying::default();
+    for o in &outcomes::pending(store)? {
+        let now = now();
+        let done = store.write(|tx| {
+            if !outcomes::claim(tx, &o.id, &now)? {
+                return Ok(None);
+            }
+            let mut effects = Applying::default();
+            if let Some(kind) = feedback_kind(&o.status) {
+                for rule in &o.rules_used {
+                    let one = OneRule {
+                        outcome: o,
+                        rule,
+                        kind,
+                        now: &now,
+                        scoring,
+                    };
+                    one.apply(playbook, tx, &mut effects)?;
+                }
+            }
+            Ok(Some(effects))
+        })?;
+        let Some(effects) = done else { continue };
+        out.missing.extend(effects.missing);
+        out.inverted.extend(effects.inverted);
+        out.applied.push(Applied {
+            id: o.id.clone(),
+            status: o.status.clone(),
+            rules: o.rules_used.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// Record an outcome for later application.
+pub fn record(store: &Store, outcome: &Outcome) -> Result<()> {
+    store.write(|tx| outcomes::insert(tx, outcome))
+}
+
+/// Discard every pending outcome; returns how many.
+pub fn clear_pending(store: &Store) -> Result<usize> {
+    store.write(|tx| outcomes::clear_pending(tx))
+}
+
+fn feedback_kind(status: &str) -> Option<FeedbackType> {
+    match status {
+        "success" => Some(FeedbackType::Helpful),
+        "failure" => Some(FeedbackType::Harmful),
+        _ => None,
+    }
+}
+
+/// The feedback event outcome `outcome` gives rule `rule`: its id is derived from both, so an
+/// outcome already applied to a rule (a repository rule whose file was written just before a
+/// crash, while the claim rolled back) is recognised and not applied again.
+fn event_id(outcome: &str, rule: &str) -> String {
+    let h = crate::episodic::index::files::fnv1a(format!("{outcome}\0{rule}").as_bytes());
+    format!("fb-{:012x}", h & 0xffff_ffff_ffff)
+}
+
+/// One outcome's feedback on one rule.
+struct OneRule<'a> {
+    outcome: &'a Outcome,
+    rule: &'a str,
+    kind: FeedbackType,
+    now: &'a str,
+    scoring: &'a Scoring,
+}
+
+impl OneRule<'_> {
+    fn apply(
+        &self,
+        playbook: &Playbook,
+        tx: &rusqlite::Connection,
+        effects: &mut Applying,
+    ) -> Result<()> {
+        let o = self.outcome;
+        let reason = o
+            .summary
+            .clone()
+            .unwrap_or_else(|| format!("session outcome: {}", o.status));
+        let event = event_id(&o.id, self.rule);
+        let result = playbook.change_in(tx, self.rule, "outcome", |b| {
+            if b.feedback_events.iter().any(|e| e.id == event) {
+                return Ok(Vec::new());
+            }
+            let effect = feedback::apply(
+                b,
+                FeedbackInput {
+                    kind: self.kind,
+                    source: FeedbackSource::Outcome,
+                    reason: Some(&reason),
+                    session_path: o.session_path.as_deref(),
+                    now: self.now,
+                },
+                self.scoring,
+            );
+            if let Some(e) = b.feedback_events.last_mut() {
+                e.id = event.clone();
+            }
+            Ok(effect.inverted_to.into_iter().collect())
+        });
+        match result {
+            Ok((_, created, _)) => effects.inverted.extend(created.into_iter().map(|c| c.id)),
+            Err(e) if e.code == "RULE_NOT_FOUND" => effects.missing.push(self.rule.to_string()),
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+}
