@@ -127,13 +127,18 @@ fn hot_statements_never_scan_what_they_look_up() {
             &[],
         ),
         (reinforce::WATERMARKS_SQL, vec![], &["recall_scan"]),
-        (reinforce::NEWEST_SQL, vec![], &[]),
+        (crate::episodic::citing::NEWEST_MESSAGE_SQL, vec![], &[]),
         (
-            reinforce::CITING_MESSAGES_SQL,
+            crate::memory::tables::bullets::NEWEST_EVENT_SQL,
+            vec![],
+            &[],
+        ),
+        (
+            crate::episodic::citing::CITING_MESSAGES_SQL,
             vec![0.into(), 10.into()],
             &["episodic_fts"],
         ),
-        (reinforce::MESSAGE_SQL, vec![1.into()], &[]),
+        (crate::episodic::citing::MESSAGE_SQL, vec![1.into()], &[]),
     ];
     for (sql, params, may_scan) in cases {
         let plan = explain(&store.conn, sql, &params).unwrap();

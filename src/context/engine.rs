@@ -359,17 +359,8 @@ fn corpus_conn<'c>(corpus: &Corpus<'c>) -> Option<&'c Connection> {
 fn category_counts(conn: Option<&Connection>, corpus: &Corpus) -> Result<HashMap<String, usize>> {
     let mut counts: HashMap<String, usize> = HashMap::new();
     if let Some(c) = conn {
-        let mut stmt = c
-            .prepare_cached(
-                "SELECT category, count(*) FROM bullets
-                 WHERE deprecated = 0 AND maturity != 'deprecated' GROUP BY category",
-            )
-            .map_err(|e| crate::store::map_err(e, &crate::paths::db_path()))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-            .map_err(|e| crate::store::map_err(e, &crate::paths::db_path()))?;
-        for (cat, n) in rows.flatten() {
-            *counts.entry(cat).or_insert(0) += n as usize;
+        for (cat, n) in crate::memory::tables::bullets::live_per_category(c)? {
+            *counts.entry(cat).or_insert(0) += n;
         }
     }
     for m in corpus

@@ -1,7 +1,7 @@
 //! Past sessions for a task: the episodic search, re-ranked by significance and recency.
 //!
-//! The index belongs to the episodic module (tables `episodic_messages`, `episodic_sessions`,
-//! `episodic_files`); this module only reads it. Its absence is not an error: it is reported as
+//! The index and its SQL belong to the episodic module; this module reads it only through
+//! [`crate::episodic::search`] and [`crate::episodic::sessions`]. Its absence is not an error: it is reported as
 //! degraded with the command that fixes it. Each hit's session gets an arousal (see
 //! [`super::arousal`]) and the snippets are ordered by
 //! `(0.7 x relevance + 0.3 x arousal) x max(0.3, recency)`, where relevance is the search score
@@ -10,7 +10,7 @@
 use super::arousal::{self, Signal};
 use super::degraded::Issue;
 use crate::episodic::model::{Hit, SearchQuery};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde::Serialize;
 
 pub const BASE_HALF_LIFE_DAYS: f64 = 30.0;
@@ -28,34 +28,14 @@ pub struct Snippet {
     pub rank_score: f64,
 }
 
-/// Whether the session index exists in this store.
-pub fn index_present(conn: &Connection) -> bool {
-    table_exists(conn, "episodic_messages") || table_exists(conn, "messages")
-}
-
-pub fn table_exists(conn: &Connection, name: &str) -> bool {
-    conn.query_row(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-        [name],
-        |_| Ok(()),
-    )
-    .optional()
-    .ok()
-    .flatten()
-    .is_some()
-}
-
 /// Check the index before searching it: missing, empty or stale.
 pub fn index_issue(conn: &Connection, now: chrono::DateTime<chrono::Utc>) -> Option<Issue> {
-    if !index_present(conn) {
+    if !crate::episodic::sessions::tables_present(conn) {
         return Some(Issue::new(
             "NO_INDEX",
             "no session index yet: history snippets are unavailable",
             "run `cm history index` to index your agents' sessions",
         ));
-    }
-    if !table_exists(conn, "episodic_files") {
-        return None;
     }
     let last = crate::episodic::sessions::last_indexed(conn).ok().flatten();
     match last.as_deref().and_then(crate::clock::parse) {
@@ -92,7 +72,7 @@ pub fn snippets(
     want: usize,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Found {
-    if want == 0 || !index_present(conn) {
+    if want == 0 || !crate::episodic::sessions::tables_present(conn) {
         return Found::default();
     }
     let mut q = query.clone();

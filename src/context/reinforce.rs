@@ -10,9 +10,11 @@
 //! blamed: such a citation never counts, and it withdraws that session's use of the rule for
 //! good (a `harmful:` evidence row remembers it, so a later scan cannot count it again).
 
+use crate::episodic::citing;
 use crate::error::Result;
+use crate::memory::tables::bullets;
 use crate::store::{Store, map_err};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use std::collections::{HashMap, HashSet};
 
 fn sql(e: rusqlite::Error) -> crate::error::CmError {
@@ -88,13 +90,18 @@ pub fn scan(store: &Store, now: &str) -> Result<usize> {
     store.write(|tx| {
         let (last_msg, _) = watermarks(tx)?;
         let (event, msg) = newest(tx)?;
-        let mut added = tx
-            .execute(
-                "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at)
-                 SELECT bullet_id, 'helpful:' || id, timestamp FROM feedback_events WHERE type = 'helpful'",
-                [],
-            )
-            .map_err(sql)?;
+        let mut added = 0;
+        {
+            let mut ins = tx
+                .prepare(
+                    "INSERT OR IGNORE INTO recall_evidence (item_id, evidence, at)
+                     VALUES (?1, 'helpful:' || ?2, ?3)",
+                )
+                .map_err(sql)?;
+            for (rule, event, at) in bullets::helpful_events(tx)? {
+                added += ins.execute(params![rule, event, at]).map_err(sql)?;
+            }
+        }
         added += scan_messages(tx, now, last_msg, msg)?;
         tx.execute(
             "INSERT INTO recall_scan (id, last_msg_id, last_event_seq) VALUES (1, ?1, ?2)
@@ -119,19 +126,6 @@ pub fn scan(store: &Store, now: &str) -> Result<usize> {
 /// How far the last scan got: the newest message rowid and feedback event it counted.
 pub const WATERMARKS_SQL: &str =
     "SELECT coalesce(max(last_msg_id), 0), coalesce(max(last_event_seq), 0) FROM recall_scan";
-/// The newest feedback event and message (primary-key maxima: one seek each).
-pub const NEWEST_SQL: &str = "SELECT (SELECT coalesce(max(seq), 0) FROM feedback_events),
-     (SELECT coalesce(max(id), 0) FROM episodic_messages)";
-/// Messages indexed since the last scan whose conversation text holds the token `b` (a rule id
-/// `b-8f3a...` is tokenized as `b`, `8f3a...`): the full-text index finds them, so the scan never
-/// reads messages that cannot cite a rule. A rowid range over the message table would be planned
-/// from statistics, and with statistics taken at one message SQLite scans the whole table.
-pub const CITING_MESSAGES_SQL: &str = "SELECT rowid FROM episodic_fts
-     WHERE episodic_fts MATCH 'text : \"b\"' AND rowid > ?1 AND rowid <= ?2";
-/// One message's author and text, by rowid.
-pub const MESSAGE_SQL: &str =
-    "SELECT role, agent, session_id, text, created_at FROM episodic_messages WHERE id = ?1";
-
 /// Cheap read-only check, so the common case (nothing new) takes no write lock: two seeks
 /// against the watermarks of the last scan.
 fn has_new_evidence(conn: &Connection) -> Result<bool> {
@@ -145,9 +139,12 @@ fn watermarks(conn: &Connection) -> Result<(i64, i64)> {
         .map_err(sql)
 }
 
+/// The newest feedback event and message.
 fn newest(conn: &Connection) -> Result<(i64, i64)> {
-    conn.query_row(NEWEST_SQL, [], |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(sql)
+    Ok((
+        bullets::newest_event_seq(conn)?,
+        citing::newest_message(conn)?,
+    ))
 }
 
 /// Citations of known rules in messages with rowids in `(last, max_id]`.
@@ -155,41 +152,14 @@ fn scan_messages(tx: &Connection, now: &str, last: i64, max_id: i64) -> Result<u
     if max_id <= last {
         return Ok(0);
     }
-    let known: HashSet<String> = {
-        let mut s = tx.prepare("SELECT id FROM bullets").map_err(sql)?;
-        s.query_map([], |r| r.get(0))
-            .map_err(sql)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(sql)?
-    };
+    let known: HashSet<String> = bullets::all_ids(tx)?;
     // Only the citations of known rules are kept, never the texts.
     let mut found: Vec<(String, String, String)> = Vec::new();
     let mut blamed: Vec<(String, String, String)> = Vec::new();
     if !known.is_empty() {
-        let ids: Vec<i64> = tx
-            .prepare(CITING_MESSAGES_SQL)
-            .and_then(|mut s| s.query_map(params![last, max_id], |r| r.get(0))?.collect())
-            .map_err(sql)?;
-        let mut message = tx.prepare(MESSAGE_SQL).map_err(sql)?;
-        for id in ids {
-            let row = message
-                .query_row([id], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, Option<String>>(3)?,
-                        r.get::<_, Option<String>>(4)?,
-                    ))
-                })
-                .optional()
-                .map_err(sql)?;
-            let Some((role, agent, session, Some(text), at)) = row else {
-                continue;
-            };
-            if role != "assistant" {
-                continue;
-            }
+        for said in citing::assistant_messages_citing(tx, last, max_id)? {
+            let (agent, session, text, at) =
+                (said.agent, said.session_id, said.text, said.created_at);
             let (used, harmful) = citations(&text);
             for (ids, into) in [(used, &mut found), (harmful, &mut blamed)] {
                 for cited in ids.into_iter().filter(|id| known.contains(*id)) {

@@ -444,3 +444,15 @@ pub fn has_index(conn: &Connection) -> bool {
     })
     .unwrap_or(false)
 }
+
+/// Whether this store has the session index's tables at all (a store made by a build without
+/// them, opened read-only before migrating).
+pub fn tables_present(conn: &Connection) -> bool {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table'
+         AND name IN ('episodic_messages', 'episodic_files')",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .is_ok_and(|n| n == 2)
+}

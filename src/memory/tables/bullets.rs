@@ -119,6 +119,51 @@ pub fn load_all_raw(conn: &Connection) -> Result<Vec<RawBullet>> {
 }
 
 /// How many feedback events the store holds.
+/// The newest feedback event's sequence number (a primary-key maximum: one seek).
+pub const NEWEST_EVENT_SQL: &str = "SELECT coalesce(max(seq), 0) FROM feedback_events";
+
+/// The newest feedback event's sequence number, 0 when there is none.
+pub fn newest_event_seq(conn: &Connection) -> Result<i64> {
+    conn.query_row(NEWEST_EVENT_SQL, [], |r| r.get(0))
+        .map_err(sql)
+}
+
+/// Every helpful feedback event as (rule id, event id, timestamp).
+pub fn helpful_events(conn: &Connection) -> Result<Vec<(String, String, String)>> {
+    let mut s = conn
+        .prepare("SELECT bullet_id, id, timestamp FROM feedback_events WHERE type = 'helpful'")
+        .map_err(sql)?;
+    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .map_err(sql)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(sql)
+}
+
+/// How many live (not deprecated) rules each category holds.
+pub fn live_per_category(conn: &Connection) -> Result<Vec<(String, usize)>> {
+    let mut s = conn
+        .prepare_cached(
+            "SELECT category, count(*) FROM bullets
+             WHERE deprecated = 0 AND maturity != 'deprecated' GROUP BY category",
+        )
+        .map_err(sql)?;
+    s.query_map([], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize))
+    })
+    .map_err(sql)?
+    .collect::<rusqlite::Result<_>>()
+    .map_err(sql)
+}
+
+/// The id of every stored rule.
+pub fn all_ids(conn: &Connection) -> Result<std::collections::HashSet<String>> {
+    let mut s = conn.prepare("SELECT id FROM bullets").map_err(sql)?;
+    s.query_map([], |r| r.get(0))
+        .map_err(sql)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(sql)
+}
+
 pub fn event_count(conn: &Connection) -> Result<i64> {
     conn.query_row("SELECT count(*) FROM feedback_events", [], |r| r.get(0))
         .map_err(sql)
