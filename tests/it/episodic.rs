@@ -2,79 +2,32 @@
 //! | sources`, the post-session hook, remote search over a fake `ssh`, bad input, secrets, and a
 //! `kill -9` in the middle of indexing. Every test runs with a temp HOME and data dir.
 
+use crate::harness::{CM, Env, repo_path};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const CM: &str = env!("CARGO_BIN_EXE_cm");
 const SESSION: &str = "3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f";
 
+/// The bytes of `tests/fixtures/episodic/index/NAME`.
 fn fixture(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/episodic/index")
-        .join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    crate::harness::fixture(&format!("episodic/index/{name}"))
 }
 
-struct Env {
-    dir: tempfile::TempDir,
-    path_prefix: Option<PathBuf>,
-}
-
+/// What these tests ask of a world: session files where each agent keeps them, and the
+/// history commands' answers.
 impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        Env {
-            dir,
-            path_prefix: None,
-        }
-    }
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-    fn data(&self) -> PathBuf {
-        self.dir.path().join("data")
-    }
     fn claude_file(&self, project: &str, session: &str) -> PathBuf {
-        let d = self.home().join(".claude/projects").join(project);
+        let d = self.home.join(".claude/projects").join(project);
         std::fs::create_dir_all(&d).unwrap();
         d.join(format!("{session}.jsonl"))
     }
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(CM);
-        c.args(args)
-            .env("HOME", self.home())
-            .env("CASS_MEMORY_HOME", self.data())
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
-            .env("NO_COLOR", "1");
-        if let Some(p) = &self.path_prefix {
-            let path = std::env::var("PATH").unwrap_or_default();
-            c.env("PATH", format!("{}:{path}", p.display()));
-        }
-        c
-    }
     /// Run with --json; return (exit code, envelope).
-    fn json(&self, args: &[&str]) -> (i32, Value) {
-        let mut all = args.to_vec();
-        all.push("--json");
-        let out = self.cmd(&all).output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let v = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
-            panic!(
-                "{args:?}: not JSON ({e}): {text}\nstderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        (out.status.code().unwrap_or(-1), v)
-    }
-    fn data_of(&self, args: &[&str]) -> Value {
-        let (code, v) = self.json(args);
-        assert_eq!(code, 0, "{args:?}: {v}");
-        v["data"].clone()
+    fn envelope(&self, args: &[&str]) -> (i32, Value) {
+        let out = self.cm(args).json().run();
+        (out.code, out.json())
     }
     fn index(&self) -> Value {
         self.data_of(&["history", "index"])
@@ -98,8 +51,7 @@ impl Env {
                 vec!["history", "search", q],
                 vec!["history", "search", q, "--json"],
             ] {
-                let out = self.cmd(&args).output().unwrap();
-                s.push_str(&String::from_utf8_lossy(&out.stdout));
+                s.push_str(&self.cm(&args).run().stdout);
             }
         }
         for args in [
@@ -109,8 +61,7 @@ impl Env {
             vec!["history", "show", SESSION],
             vec!["history", "stats", "--json"],
         ] {
-            let out = self.cmd(&args).output().unwrap();
-            s.push_str(&String::from_utf8_lossy(&out.stdout));
+            s.push_str(&self.cm(&args).run().stdout);
         }
         s
     }
@@ -126,7 +77,7 @@ fn index_search_append_reindex_truncate_reindex() {
     let env = Env::new();
     let file = env.claude_file("-home-u-proj", SESSION);
     std::fs::write(&file, fixture("claude_session.jsonl")).unwrap();
-    let rollout_dir = env.home().join(".codex/sessions/2026/08/10");
+    let rollout_dir = env.home.join(".codex/sessions/2026/08/10");
     std::fs::create_dir_all(&rollout_dir).unwrap();
     std::fs::write(
         rollout_dir.join("rollout-2026-08-10T20-05-50-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"),
@@ -182,7 +133,7 @@ fn index_search_append_reindex_truncate_reindex() {
         env.data_of(&["history", "search", "quaternion", "--role", "user"])["count"],
         0
     );
-    let (code, _) = env.json(&["history", "search", "quaternion", "--role", "robot"]);
+    let (code, _) = env.envelope(&["history", "search", "quaternion", "--role", "robot"]);
     assert_eq!(code, 2);
 
     // Nothing changed: nothing read.
@@ -324,10 +275,10 @@ fn missing_session_dirs_and_no_index_are_reported_not_errors() {
             .iter()
             .all(|s| s["files"] == 0)
     );
-    let (code, v) = env.json(&["history", "index", "--agent", "nosuchagent"]);
+    let (code, v) = env.envelope(&["history", "index", "--agent", "nosuchagent"]);
     assert_eq!(code, 2, "{v}");
     assert_eq!(v["error"]["code"], "UNKNOWN_AGENT");
-    let (code, v) = env.json(&["history", "show", "nope"]);
+    let (code, v) = env.envelope(&["history", "show", "nope"]);
     assert_eq!(code, 2, "{v}");
 }
 
@@ -366,7 +317,7 @@ fn secrets_never_appear_in_any_output() {
 #[test]
 fn redaction_off_needs_the_global_config_not_the_repo() {
     let env = Env::new();
-    let repo = env.dir.path().join("repo");
+    let repo = env.root.join("repo");
     std::fs::create_dir_all(repo.join(".git")).unwrap();
     std::fs::create_dir_all(repo.join(".cass")).unwrap();
     std::fs::write(
@@ -378,7 +329,8 @@ fn redaction_off_needs_the_global_config_not_the_repo() {
     let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
     std::fs::write(&file, format!("{}\n", serde_json::json!({"parentUuid": null, "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": SESSION, "type": "user", "message": {"role": "user", "content": format!("the pelican token {secret}")}, "uuid": "s1", "timestamp": "2026-08-10T12:00:00.000Z"}))).unwrap();
     let out = env
-        .cmd(&["history", "index", "--json"])
+        .command(CM)
+        .args(["history", "index", "--json"])
         .current_dir(&repo)
         .output()
         .unwrap();
@@ -392,10 +344,11 @@ fn post_session_hook_returns_at_once_and_indexes_in_the_background() {
     let env = Env::new();
     let file = env.claude_file("-home-u-proj", SESSION);
     std::fs::write(&file, fixture("claude_session.jsonl")).unwrap();
-    std::fs::create_dir_all(env.data()).unwrap();
+    std::fs::create_dir_all(&env.data).unwrap();
     let payload = serde_json::json!({"session_id": SESSION, "transcript_path": file, "cwd": "/home/u/proj", "hook_event_name": "SessionEnd", "reason": "exit"});
     let mut child = env
-        .cmd(&["hook", "postsession"])
+        .command(CM)
+        .args(["hook", "postsession"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -429,7 +382,8 @@ fn post_session_hook_returns_at_once_and_indexes_in_the_background() {
         r#"{"transcript_path":"/nonexistent/x.jsonl"}"#,
     ] {
         let mut c = env
-            .cmd(&["hook", "postsession"])
+            .command(CM)
+            .args(["hook", "postsession"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -445,14 +399,15 @@ fn post_session_hook_returns_at_once_and_indexes_in_the_background() {
 fn remote_hosts_are_searched_over_ssh_and_failures_degrade() {
     let env = Env::new();
     // The "remote" machine: its own data dir, indexed from its own home.
-    let remote_home = env.dir.path().join("remote-home");
-    let remote_data = env.dir.path().join("remote-data");
+    let remote_home = env.root.join("remote-home");
+    let remote_data = env.root.join("remote-data");
     let rfile = remote_home
         .join(".claude/projects/-srv-app")
         .join(format!("{SESSION}.jsonl"));
     std::fs::create_dir_all(rfile.parent().unwrap()).unwrap();
     std::fs::write(&rfile, fixture("claude_session.jsonl")).unwrap();
-    let st = Command::new(CM)
+    let st = env
+        .command(CM)
         .args(["history", "index", "--quiet"])
         .env("HOME", &remote_home)
         .env("CASS_MEMORY_HOME", &remote_data)
@@ -462,7 +417,7 @@ fn remote_hosts_are_searched_over_ssh_and_failures_degrade() {
     assert!(st.success());
     // A fake ssh first on PATH: drops the options, runs the remote command line in a shell with
     // the remote data dir; host "down" fails the way ssh does.
-    let bin = env.dir.path().join("bin");
+    let bin = env.root.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(CM, bin.join("cm")).unwrap();
     let script = format!(
@@ -472,7 +427,7 @@ fn remote_hosts_are_searched_over_ssh_and_failures_degrade() {
          if [ \"$host\" = slow ]; then sleep 30; fi\n\
          echo \"$host $*\" >> {log}\n\
          HOME={rh} CASS_MEMORY_HOME={rd} exec sh -c \"$*\"\n",
-        log = env.dir.path().join("ssh.log").display(),
+        log = env.root.join("ssh.log").display(),
         rh = remote_home.display(),
         rd = remote_data.display()
     );
@@ -480,19 +435,17 @@ fn remote_hosts_are_searched_over_ssh_and_failures_degrade() {
     std::fs::write(&ssh, script).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::create_dir_all(env.data()).unwrap();
+    std::fs::create_dir_all(&env.data).unwrap();
     std::fs::write(
-        env.data().join("config.json"),
+        env.data.join("config.json"),
         r#"{"remoteCass":{"enabled":true,"timeoutSeconds":2,"hosts":[{"host":"box1","label":"work"},{"host":"down"},{"host":"slow"}]}}"#,
     )
     .unwrap();
     // Local index holds a different session.
     let local = env.claude_file("-home-u-proj", "99999999-2222-4333-8444-555555555555");
     std::fs::write(&local, fixture("claude_append.jsonl")).unwrap();
-    let env = Env {
-        path_prefix: Some(bin),
-        ..env
-    };
+    let path = std::env::var("PATH").unwrap_or_default();
+    let env = env.with_env("PATH", format!("{}:{path}", bin.display()));
     env.index();
     let started = Instant::now();
     let d = env.data_of(&["history", "search", "quaternion zeppelin"]);
@@ -522,7 +475,7 @@ fn remote_hosts_are_searched_over_ssh_and_failures_degrade() {
         "{d}"
     );
     assert!(message.contains("Connection refused"), "{d}");
-    let log = std::fs::read_to_string(env.dir.path().join("ssh.log")).unwrap();
+    let log = std::fs::read_to_string(env.root.join("ssh.log")).unwrap();
     assert!(log.contains("--no-remote"), "{log}");
     // --no-remote stays local.
     let d = env.data_of(&["history", "search", "quaternion zeppelin", "--no-remote"]);
@@ -539,10 +492,11 @@ fn remote_hosts_are_searched_over_ssh_and_failures_degrade() {
 #[test]
 fn kill_9_mid_index_resumes_to_the_same_index_as_a_clean_run() {
     let env = Env::new();
-    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/gen_corpus.py");
-    let st = Command::new("python3")
+    let generator = repo_path("bench/gen_corpus.py");
+    let st = env
+        .command("python3")
         .arg(&generator)
-        .arg(env.home())
+        .arg(&env.home)
         .args(["--records", "60000", "--sessions", "120", "--seed", "3"])
         .stdout(Stdio::null())
         .status();
@@ -552,10 +506,11 @@ fn kill_9_mid_index_resumes_to_the_same_index_as_a_clean_run() {
     };
     assert!(st.success());
     // Clean run in its own data dir.
-    let clean_data = env.dir.path().join("clean");
+    let clean_data = env.root.join("clean");
     let clean = |args: &[&str]| -> Value {
         let out = env
-            .cmd(args)
+            .command(CM)
+            .args(args)
             .env("CASS_MEMORY_HOME", &clean_data)
             .arg("--json")
             .output()
@@ -565,10 +520,11 @@ fn kill_9_mid_index_resumes_to_the_same_index_as_a_clean_run() {
     clean(&["history", "index"]);
     let want = clean(&["history", "stats"]);
     // Interrupted runs: kill -9 after a while, several times, then finish.
-    let db = env.data().join("cm.db");
+    let db = env.data.join("cm.db");
     for delay in [300u64, 700, 1200] {
         let mut child = env
-            .cmd(&["history", "index", "--quiet"])
+            .command(CM)
+            .args(["history", "index", "--quiet"])
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
@@ -618,7 +574,7 @@ fn kill_9_mid_index_resumes_to_the_same_index_as_a_clean_run() {
 fn document_sources_are_replaced_when_they_change() {
     let env = Env::new();
     let dir = env
-        .home()
+        .home
         .join(".gemini/tmp/5d41402abc4b2a76b9719d911017c592d4b6f1a0c3e5b7d9f1a3c5e7b9d1f3a5/chats");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("session-2026-08-12T10-00-6e1f2a3b.json");
@@ -657,9 +613,9 @@ fn document_sources_are_replaced_when_they_change() {
 fn unreadable_session_dirs_are_reported_and_the_rest_is_indexed() {
     let env = Env::new();
     // A path where a directory is expected cannot be read (works even as root, unlike chmod).
-    std::fs::create_dir_all(env.home().join(".claude")).unwrap();
-    std::fs::write(env.home().join(".claude/projects"), "not a directory").unwrap();
-    let rollout_dir = env.home().join(".codex/sessions/2026/08/10");
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(env.home.join(".claude/projects"), "not a directory").unwrap();
+    let rollout_dir = env.home.join(".codex/sessions/2026/08/10");
     std::fs::create_dir_all(&rollout_dir).unwrap();
     std::fs::write(
         rollout_dir.join("rollout-2026-08-10T20-05-50-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"),
@@ -675,7 +631,7 @@ fn unreadable_session_dirs_are_reported_and_the_rest_is_indexed() {
         .find(|s| s["agent"] == "claude")
         .unwrap();
     assert_eq!(claude["errors"].as_array().unwrap().len(), 1, "{r}");
-    let out = env.cmd(&["history", "index"]).output().unwrap();
+    let out = env.command(CM).args(["history", "index"]).output().unwrap();
     assert!(out.status.success());
     let src = env.data_of(&["history", "sources"]);
     let claude = src["sources"]
@@ -744,7 +700,7 @@ impl Env {
 
     /// Put planner statistics back to what they were when the index held one message.
     fn make_statistics_stale(&self) {
-        let conn = rusqlite::Connection::open(self.data().join("cm.db")).unwrap();
+        let conn = rusqlite::Connection::open(self.data.join("cm.db")).unwrap();
         conn.execute_batch(
             "DELETE FROM sqlite_stat1;
              INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
@@ -803,7 +759,7 @@ fn search_answers_and_plans_hold_as_the_index_grows() {
     )
     .unwrap();
     env.index();
-    rusqlite::Connection::open(env.data().join("cm.db"))
+    rusqlite::Connection::open(env.data.join("cm.db"))
         .unwrap()
         .execute_batch("ANALYZE")
         .unwrap();
@@ -882,12 +838,13 @@ fn history_answers_say_what_happened() {
         &["history", "sessions", "--agent", "nosuch", "--limit", "5"],
     ];
     for cmd in unknown {
-        let (code, v) = env.json(cmd);
+        let (code, v) = env.envelope(cmd);
         assert_eq!(code, 2, "{cmd:?}: {v}");
         assert_eq!(v["error"]["code"], "UNKNOWN_AGENT");
     }
     let out = env
-        .cmd(&["history", "sessions", "--agent", "codex"])
+        .command(CM)
+        .args(["history", "sessions", "--agent", "codex"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -895,6 +852,10 @@ fn history_answers_say_what_happened() {
         text.contains("No sessions match these filters; 1 session(s) are indexed."),
         "{text}"
     );
-    let out = env.cmd(&["history", "sessions"]).output().unwrap();
+    let out = env
+        .command(CM)
+        .args(["history", "sessions"])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains(&SESSION[..8]));
 }

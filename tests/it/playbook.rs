@@ -1,12 +1,8 @@
 //! The playbook through the real binary: init, add (text, file, stdin, repo), list, get, remove,
 //! export and import. Feedback, scoring and the views are in `feedback.rs`.
 
-mod common;
-
-use common::{Env, bytes, ids};
+use crate::harness::{Env, bytes, fixture_path, ids};
 use serde_json::Value;
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/playbook");
 
 #[test]
 fn init_creates_store_and_config_and_is_idempotent() {
@@ -269,7 +265,7 @@ fn list_filters_by_category_hides_deprecated_and_honours_limit() {
 #[test]
 fn add_from_a_file_and_from_stdin_with_session_provenance() {
     let env = Env::new();
-    let file = env.tmp.path().join("rules.json");
+    let file = env.root.join("rules.json");
     std::fs::write(
         &file,
         r#"[{"content": "Rule from a file", "category": "workflow", "tags": ["a", "b"]},
@@ -449,7 +445,7 @@ fn export_and_reimport_round_trip_in_every_format() {
         ("p.md", &md_doc),
     ] {
         let other = Env::new();
-        let path = other.tmp.path().join(name);
+        let path = other.root.join(name);
         std::fs::write(&path, doc).unwrap();
         let d = other
             .cm(&["playbook", "import", path.to_str().unwrap()])
@@ -483,7 +479,9 @@ fn export_and_reimport_round_trip_in_every_format() {
 #[test]
 fn import_the_original_playbook_yaml() {
     let env = Env::new();
-    let path = format!("{FIXTURES}/original-playbook.yaml");
+    let path = fixture_path("playbook/original-playbook.yaml")
+        .display()
+        .to_string();
     let d = env
         .cm(&["playbook", "import", &path])
         .json()
@@ -611,7 +609,11 @@ fn import_the_original_playbook_yaml() {
 fn import_markdown_lists_and_reject_bad_files() {
     let env = Env::new();
     let d = env
-        .cm(&["playbook", "import", &format!("{FIXTURES}/rules.md")])
+        .cm(&[
+            "playbook",
+            "import",
+            fixture_path("playbook/rules.md").to_str().unwrap(),
+        ])
         .json()
         .run()
         .ok()
@@ -644,7 +646,7 @@ fn import_markdown_lists_and_reject_bad_files() {
         "security"
     );
 
-    let bad = env.tmp.path().join("bad.yaml");
+    let bad = env.root.join("bad.yaml");
     std::fs::write(&bad, "bullets:\n  - content: [unclosed\n").unwrap();
     let e = env
         .cm(&["playbook", "import", bad.to_str().unwrap()])
@@ -709,7 +711,7 @@ fn repo_rules_live_in_the_repository_and_merge_into_list() {
     assert!(human.contains(&format!("{repo_id} (repo)")), "{human}");
 
     // Outside the repository only the personal rule shows.
-    let elsewhere = env.tmp.path().join("elsewhere");
+    let elsewhere = env.root.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     assert_eq!(
         ids(&env.cm(&["ls"]).cwd(&elsewhere).json().run().ok().data()),

@@ -2,6 +2,7 @@
 //! each agent's real directories, copied into a temp HOME. Resume tests cut files mid-line,
 //! append the rest and check that nothing is lost, duplicated or renumbered.
 
+use crate::harness::{Env, copy_tree, fixture_path};
 use cm::episodic::connectors::{self, Connector, ParseOutput, ResumePoint, SourceFile, SourceKind};
 use cm::episodic::model::{Message, MessageKind, Role};
 use std::path::Path;
@@ -22,46 +23,35 @@ const OVERRIDES: &[&str] = &[
     "CASS_AIDER_DATA_ROOT",
 ];
 
+/// A harness world whose HOME holds every agent's fixture tree, with this process's HOME
+/// pointed at it (the connectors are called in-process) while the value lives.
 struct Home {
-    dir: tempfile::TempDir,
+    env: Env,
     _guard: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Home {
     fn path(&self) -> &Path {
-        self.dir.path()
+        &self.env.home
     }
 }
 
-/// A temp HOME holding every agent's fixture tree, with HOME pointed at it.
 fn home() -> Home {
     let guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/episodic");
-    for agent in std::fs::read_dir(&fixtures).unwrap() {
-        copy_tree(&agent.unwrap().path(), dir.path());
+    let env = Env::new();
+    for agent in std::fs::read_dir(fixture_path("episodic")).unwrap() {
+        copy_tree(&agent.unwrap().path(), &env.home);
     }
-    // SAFETY: every test in this binary holds ENV while it reads or writes the environment.
+    // SAFETY: the tests here hold ENV while they read or write the environment; the rest of
+    // this binary reads it only through std (spawning the binary, which gets its own HOME and
+    // has these overrides removed by the harness; temp dirs), under std's environment lock.
     unsafe {
-        std::env::set_var("HOME", dir.path());
+        std::env::set_var("HOME", &env.home);
         for v in OVERRIDES {
             std::env::remove_var(v);
         }
     }
-    Home { dir, _guard: guard }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+    Home { env, _guard: guard }
 }
 
 fn connector(slug: &str) -> Box<dyn Connector> {

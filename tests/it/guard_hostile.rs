@@ -3,9 +3,7 @@
 //! tricks; a broken global config keeps its last good guard settings; the hook decides on every
 //! command a payload could make the agent run.
 
-mod guard_support;
-
-use guard_support::*;
+use crate::harness::*;
 
 fn denies(out: &Out) -> bool {
     out.stdout.contains("\"deny\"")
@@ -16,8 +14,8 @@ mod repository_config {
 
     #[test]
     fn a_repository_cannot_allow_any_command() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         env.write(
             "project/.cass/config.json",
             r#"{"guard":{"allow":[{"command":"rm -rf ~"},{"command":"git push --force origin main"},{"command":"terraform destroy -auto-approve"}]}}"#,
@@ -37,12 +35,14 @@ mod repository_config {
             );
         }
         // The user's own project-scoped entry still works there.
-        let out = env.cm(&[
-            "guard",
-            "allow",
-            "git push --force origin main",
-            "--project",
-        ]);
+        let out = env
+            .cm(&[
+                "guard",
+                "allow",
+                "git push --force origin main",
+                "--project",
+            ])
+            .run();
         assert_eq!(out.code, 0, "{}", out.stderr);
         let out = env.pretool(&claude_bash("git push --force origin main", &cwd));
         assert_eq!(out.stdout, "", "{}", out.stderr);
@@ -71,8 +71,8 @@ mod repository_files {
     fn links_to_devices_and_fifos_never_hang_the_hook() {
         for name in ["traumas.jsonl", "config.json"] {
             for target in ["/dev/zero", "/dev/urandom", "fifo"] {
-                let env = Env::new();
-                let cwd = env.project();
+                let env = Env::for_guard();
+                let cwd = env.cwd.clone();
                 let cass = cwd.join(".cass");
                 std::fs::create_dir_all(&cass).unwrap();
                 let file = cass.join(name);
@@ -96,7 +96,7 @@ mod repository_files {
                     out.stderr
                 );
                 // The CLI never hangs on them either.
-                let out = env.cm(&["guard", "check", "ls", "--json"]);
+                let out = env.cm(&["guard", "check", "ls", "--json"]).run();
                 assert!(
                     out.code == 0 || out.code == 3,
                     "{name} -> {target}: {}",
@@ -108,9 +108,9 @@ mod repository_files {
 
     #[test]
     fn a_huge_traumas_file_is_read_up_to_a_cap_and_indexed_once() {
-        let env = Env::new();
-        let cwd = env.project();
-        std::fs::create_dir_all(env.data()).unwrap();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
+        std::fs::create_dir_all(&env.data).unwrap();
         let mut text = String::new();
         text.push_str(&trauma_line("t-00000001", r"\bseed-db\s+--reset\b"));
         text.push('\n');
@@ -133,7 +133,7 @@ mod repository_files {
             let out = env.pretool_within(&claude_bash("beyond-the-cap", &cwd), 20);
             assert_eq!(out.stdout, "", "a trauma past the cap is not read");
         }
-        let cached: Vec<_> = std::fs::read_dir(env.data().join("cache"))
+        let cached: Vec<_> = std::fs::read_dir(env.data.join("cache"))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
@@ -147,8 +147,8 @@ mod repository_files {
 
     #[test]
     fn a_repository_gets_only_a_few_traumas_without_keywords() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         let lines: Vec<String> = (0..100)
             .map(|i| trauma_line(&format!("t-{i:08x}"), &format!("^[a-z]{{{}}}$", i + 3)))
             .collect();
@@ -168,17 +168,17 @@ mod protected_paths {
 
     #[test]
     fn path_tricks_and_symlinks_do_not_get_past_protected_paths() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         env.write(
             "data/config.json",
             r#"{"guard": {"protectedPaths": ["~/.ssh/*", ".env"]}}"#,
         );
-        std::fs::create_dir_all(env.home().join(".ssh")).unwrap();
+        std::fs::create_dir_all(env.home.join(".ssh")).unwrap();
         env.write("project/.env", "SECRET=1\n");
         std::os::unix::fs::symlink(".env", cwd.join("notes.txt")).unwrap();
-        std::os::unix::fs::symlink(env.home().join(".ssh"), cwd.join("keys")).unwrap();
-        let home = env.home().display().to_string();
+        std::os::unix::fs::symlink(env.home.join(".ssh"), cwd.join("keys")).unwrap();
+        let home = env.home.display().to_string();
         for path in [
             format!("{home}//.ssh/authorized_keys"),
             format!("{home}/.ssh/./authorized_keys"),
@@ -204,8 +204,8 @@ mod global_config {
 
     #[test]
     fn a_broken_global_config_keeps_the_last_guard_settings_that_parsed() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         env.write(
             "data/config.json",
             r#"{"guard": {"protectedPaths": [".env"], "failClosed": true}}"#,
@@ -232,10 +232,10 @@ mod global_config {
                 out.stderr
             );
             // failClosed kept too: unreadable input is refused.
-            let out = env.raw(b"not json");
+            let out = env.pretool_raw(b"not json");
             assert_eq!(out.code, 2, "{broken}: {}", out.stderr);
             // `cm doctor` names the file.
-            let out = env.cm(&["doctor", "--json"]);
+            let out = env.cm(&["doctor", "--json"]).run();
             let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
             let checks = v["data"]["checks"].as_array().unwrap();
             let guard = checks
@@ -247,7 +247,7 @@ mod global_config {
                 guard["message"]
                     .as_str()
                     .unwrap()
-                    .contains(&env.data().join("config.json").display().to_string()),
+                    .contains(&env.data.join("config.json").display().to_string()),
                 "{guard}"
             );
         }
@@ -269,8 +269,8 @@ mod payloads {
 
     #[test]
     fn every_value_of_a_duplicated_key_is_decided_on() {
-        let env = Env::new();
-        let cwd = json_str(&env.project().display().to_string());
+        let env = Env::for_guard();
+        let cwd = json_str(&env.cwd.display().to_string());
         for payload in [
             claude(r#"{"command":"ls","command":"rm -rf ~"}"#, &cwd),
             claude(r#"{"command":"rm -rf ~","command":"ls"}"#, &cwd),
@@ -292,8 +292,8 @@ mod payloads {
 
     #[test]
     fn a_command_past_one_mebibyte_is_read_whole() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         let mut cmd = String::from("cat > notes.txt <<'EOF'\n");
         while cmd.len() < 1 << 20 {
             cmd.push_str("lorem ipsum dolor sit amet, consectetur adipiscing elit\n");
@@ -308,8 +308,8 @@ mod payloads {
 
     #[test]
     fn a_payload_past_the_cap_is_denied_with_a_reason() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         let body = "x".repeat((64 << 20) + 10);
         let out = env.pretool(&claude_bash(&format!("echo {body}"), &cwd));
         assert!(denies(&out), "{}", out.stderr);
@@ -322,8 +322,8 @@ mod payloads {
 
     #[test]
     fn odd_values_do_not_hide_the_command() {
-        let env = Env::new();
-        let cwd = json_str(&env.project().display().to_string());
+        let env = Env::for_guard();
+        let cwd = json_str(&env.cwd.display().to_string());
         let payloads: Vec<Vec<u8>> = vec![
             // A cwd of the wrong type.
             claude(r#"{"command":"rm -rf ~"}"#, "5").into_bytes(),
@@ -341,7 +341,7 @@ mod payloads {
             br#"{"tool_input":{"command":"rm -rf ~"}}"#.to_vec(),
         ];
         for p in payloads {
-            let out = env.raw(&p);
+            let out = env.pretool_raw(&p);
             assert!(
                 denies(&out) || (out.code == 2 && out.stderr.contains("rm-root-home")),
                 "{}\n{}{}",
@@ -351,15 +351,15 @@ mod payloads {
             );
         }
         // The same shapes with a harmless command are allowed.
-        let out = env.raw(claude(r#"{"command":"ls # \ud800"}"#, "5").as_bytes());
+        let out = env.pretool_raw(claude(r#"{"command":"ls # \ud800"}"#, "5").as_bytes());
         assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
         assert!(out.stderr.contains("ignored \"cwd\""), "{}", out.stderr);
     }
 
     #[test]
     fn a_shell_call_without_a_readable_command_follows_fail_closed() {
-        let env = Env::new();
-        let cwd = json_str(&env.project().display().to_string());
+        let env = Env::for_guard();
+        let cwd = json_str(&env.cwd.display().to_string());
         let p = claude(r#"{"command":7}"#, &cwd);
         let out = env.pretool(&p);
         assert_eq!((out.code, out.stdout.as_str()), (0, ""));

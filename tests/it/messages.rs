@@ -2,9 +2,7 @@
 //! that were missing: `cm top 0`, `cm top --debug`, `cm context --max-chars 10`,
 //! `cm context --depth`/`--verbose`, `cm guard allow` with a mistyped rule id.
 
-mod common;
-
-use common::Env;
+use crate::harness::{Env, repo_path};
 
 #[test]
 fn top_says_what_it_left_out_and_debug_shows_how_scores_are_made() {
@@ -173,10 +171,7 @@ fn the_agents_blurb_names_real_fields() {
     let env = Env::new();
     env.add("Always refresh auth tokens before they expire");
     let v = env.cm(&["context", "auth tokens"]).json().run().ok().json();
-    let blurb = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/agents-blurb.md"),
-    )
-    .unwrap();
+    let blurb = std::fs::read_to_string(repo_path("templates/agents-blurb.md")).unwrap();
     let mut named = 0;
     for path in blurb
         .split('`')

@@ -3,17 +3,14 @@
 //! and the shape of each answer (its keys, and the type of every value; no values, so ids,
 //! paths and times are masked by construction) is compared with `docs/json-output.md`. That
 //! file is the documentation of the shapes: a change to any command's JSON shows up there, in
-//! review. `UPDATE_GOLDEN=1 cargo test --test json_shapes` rewrites it.
+//! review. `UPDATE_GOLDEN=1 cargo test --test it json_shapes` rewrites it.
 //!
 //! Every command the parser knows must appear, so a new command cannot skip the contract.
 
-mod common;
-
+use crate::harness::{Env, copy_fixture, fixture_path, golden, repo_path};
 use clap::CommandFactory;
-use common::Env;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
-use std::path::Path;
 
 const NOW: &str = "2026-12-01T12:00:00Z";
 
@@ -100,13 +97,7 @@ impl World {
     /// Run `cm ARGS --json` (stdin optional), record its shape under `label`, return the data.
     fn record(&mut self, label: &str, args: &[&str], stdin: Option<&str>) -> Value {
         // A plain PATH, so what this machine has installed (`cass`, ...) does not change a shape.
-        let mut run = self
-            .env
-            .cm(args)
-            .now(NOW)
-            .env("PATH", "/usr/bin:/bin")
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME");
+        let mut run = self.env.cm(args).now(NOW).env("PATH", "/usr/bin:/bin");
         if let Some(s) = stdin {
             run = run.stdin(s.to_string());
         }
@@ -179,20 +170,13 @@ fn every_command_name() -> BTreeSet<String> {
 #[test]
 fn every_command_has_its_json_shape_documented() {
     let env = Env::new();
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&env.cwd)
-        .status()
-        .unwrap();
-    assert!(git.success());
+    env.run_program("git", &["init", "-q"]).run().ok();
     let project = env.home.join(".claude/projects/-home-u-shop");
     std::fs::create_dir_all(&project).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/trauma/claude_rm_distress.jsonl"),
-        project.join("7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f.jsonl"),
-    )
-    .unwrap();
+    copy_fixture(
+        "trauma/claude_rm_distress.jsonl",
+        &project.join("7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e5f.jsonl"),
+    );
     let mut w = World {
         env,
         doc: String::new(),
@@ -258,7 +242,7 @@ fn every_command_has_its_json_shape_documented() {
         &["playbook", "export", "--format", "json"],
         None,
     );
-    let export = w.env.tmp.path().join("export.json");
+    let export = w.env.root.join("export.json");
     std::fs::write(
         &export,
         w.quietly(&["playbook", "export", "--format", "json"])["document"]
@@ -399,8 +383,7 @@ fn every_command_has_its_json_shape_documented() {
         None,
     );
     w.record("trauma unheal ID", &["trauma", "unheal", &trauma], None);
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/guard_install/shared-traumas.yaml");
+    let shared = fixture_path("guard_install/shared-traumas.yaml");
     w.record(
         "trauma import shared-traumas.yaml",
         &["trauma", "import", shared.to_str().unwrap()],
@@ -446,24 +429,7 @@ fn every_command_has_its_json_shape_documented() {
         "commands without a documented JSON shape: {missing:?}"
     );
 
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/json-output.md");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, &w.doc).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    if want != w.doc {
-        let at = want
-            .lines()
-            .zip(w.doc.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(want.lines().count().min(w.doc.lines().count()));
-        panic!(
-            "the JSON output differs from docs/json-output.md from line {} on (UPDATE_GOLDEN=1 rewrites it; review the diff):\n  docs:   {:?}\n  binary: {:?}",
-            at + 1,
-            want.lines().nth(at),
-            w.doc.lines().nth(at)
-        );
-    }
+    golden(&repo_path("docs/json-output.md"), &w.doc);
 }
 
 #[test]
@@ -496,9 +462,9 @@ shape of `data` (or `error`) for each command: every key, in order, with the typ
 (`string`, `number`, `bool`, `null`, `[element]`; `a|b` when it varies; the elements of a list are
 merged into one, its keys sorted). Optional keys appear when the example answer has them. `degraded` is `null` or `{area: {code, message, fix}}` everywhere.
 
-It is generated: `tests/json_shapes.rs` runs each command against one realistic world and fails
+It is generated: `tests/it/json_shapes.rs` runs each command against one realistic world and fails
 when an answer's shape differs from this file, so the contract cannot drift from its
-documentation. `UPDATE_GOLDEN=1 cargo test --test json_shapes` rewrites it after a deliberate
+documentation. `UPDATE_GOLDEN=1 cargo test --test it json_shapes` rewrites it after a deliberate
 change.
 
 ";

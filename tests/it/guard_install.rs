@@ -2,74 +2,41 @@
 //! drives the real binary with HOME and CASS_MEMORY_HOME in a temp dir, and the git tests use a
 //! real temporary repository.
 
+use crate::harness::{CM, Env, fixture_path, repo_path};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/guard_install");
-
-struct Env {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    home: PathBuf,
-    data: PathBuf,
-    repo: PathBuf,
+/// The world these tests share: the working dir `repo` (a git repository once `init_repo`
+/// runs) and an existing data dir.
+fn world() -> Env {
+    let env = Env::builder().workdir("repo").build();
+    std::fs::create_dir_all(&env.data).unwrap();
+    env
 }
 
+/// What these tests ask of a world: the raw output of cm, git and the pre-commit hook run in
+/// the repository, and files written there.
 impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let (home, data, repo) = (root.join("home"), root.join("data"), root.join("repo"));
-        for d in [&home, &data, &repo] {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        Env {
-            _dir: dir,
-            root,
-            home,
-            data,
-            repo,
-        }
-    }
-
-    fn command(&self, program: &Path, cwd: &Path) -> Command {
-        let mut c = Command::new(program);
-        c.current_dir(cwd)
-            .env("HOME", &self.home)
-            .env("CASS_MEMORY_HOME", &self.data)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("NO_COLOR", "1");
-        for v in [
-            "CLAUDE_CONFIG_DIR",
-            "CODEX_HOME",
-            "CM_NOW",
-            "GIT_DIR",
-            "GIT_INDEX_FILE",
-            "GIT_WORK_TREE",
-        ] {
-            c.env_remove(v);
-        }
-        c
-    }
-
     /// Run `cm ARGS` in `cwd`.
     fn cm_in(&self, cwd: &Path, args: &[&str]) -> Output {
-        self.command(Path::new(env!("CARGO_BIN_EXE_cm")), cwd)
+        self.command(CM)
+            .current_dir(cwd)
             .args(args)
             .output()
             .unwrap()
     }
 
-    fn cm(&self, args: &[&str]) -> Output {
-        self.cm_in(&self.repo, args)
+    /// Run `cm ARGS` in the repository.
+    fn cm_output(&self, args: &[&str]) -> Output {
+        self.cm_in(&self.cwd, args)
     }
 
-    /// `cm ARGS --json`, asserting success, returning `data`.
-    fn data(&self, args: &[&str]) -> Value {
+    /// `cm ARGS --json` in the repository, asserting success, returning `data`.
+    fn data_ok(&self, args: &[&str]) -> Value {
         let mut a = args.to_vec();
         a.push("--json");
-        let out = self.cm(&a);
+        let out = self.cm_output(&a);
         let v: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
         assert_eq!(v["success"], true, "{args:?}: {v}");
@@ -78,11 +45,7 @@ impl Env {
     }
 
     fn git(&self, args: &[&str]) -> Output {
-        let out = self
-            .command(Path::new("git"), &self.repo)
-            .args(args)
-            .output()
-            .unwrap();
+        let out = self.command("git").args(args).output().unwrap();
         assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
         out
     }
@@ -94,28 +57,14 @@ impl Env {
         self.git(&["config", "commit.gpgsign", "false"]);
     }
 
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.repo.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-        p
+    /// Write `text` to `rel` in the repository (parents created); returns the path.
+    fn write_repo(&self, rel: &str, text: &str) -> PathBuf {
+        self.write(&format!("repo/{rel}"), text)
     }
 
-    /// The binary linked as `cm-precommit`, as install.sh lays it out.
-    fn precommit_link(&self) -> PathBuf {
-        let bin = self.root.join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        let link = bin.join("cm-precommit");
-        if !link.exists() {
-            std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_cm"), &link).unwrap();
-        }
-        link
-    }
-
+    /// The binary linked as `cm-precommit` (as install.sh lays it out), run in the repository.
     fn precommit(&self) -> Output {
-        self.command(&self.precommit_link(), &self.repo)
-            .output()
-            .unwrap()
+        self.command(self.link("cm-precommit")).output().unwrap()
     }
 }
 
@@ -127,8 +76,9 @@ fn read_json(p: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
 }
 
+/// The bytes of `tests/fixtures/guard_install/NAME`.
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(Path::new(FIXTURES).join(name)).unwrap()
+    crate::harness::fixture(&format!("guard_install/{name}"))
 }
 
 fn backups(p: &Path) -> Vec<PathBuf> {
@@ -162,9 +112,9 @@ fn commands(v: &Value, event: &str) -> Vec<String> {
 
 #[test]
 fn trauma_add_list_heal_unheal_remove_round_trip() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
-    let added = env.data(&[
+    let added = env.data_ok(&[
         "trauma",
         "add",
         r"rm\s+-rf\s+fixtures",
@@ -181,11 +131,11 @@ fn trauma_add_list_heal_unheal_remove_round_trip() {
     assert!(std::fs::read_to_string(&global).unwrap().contains(&id));
 
     // Same pattern again: nothing duplicated.
-    let again = env.data(&["trauma", "add", r"rm\s+-rf\s+fixtures"]);
+    let again = env.data_ok(&["trauma", "add", r"rm\s+-rf\s+fixtures"]);
     assert_eq!(again["created"], false);
     assert_eq!(again["trauma"]["id"], id.as_str());
 
-    let project = env.data(&[
+    let project = env.data_ok(&[
         "trauma",
         "add",
         "(?i)drop table",
@@ -197,22 +147,22 @@ fn trauma_add_list_heal_unheal_remove_round_trip() {
     let pid = project["trauma"]["id"].as_str().unwrap().to_string();
     assert_eq!(
         project["trauma"]["path"],
-        env.repo.join(".cass/traumas.jsonl").to_str().unwrap()
+        env.cwd.join(".cass/traumas.jsonl").to_str().unwrap()
     );
 
-    let list = env.data(&["trauma", "list"]);
+    let list = env.data_ok(&["trauma", "list"]);
     assert_eq!(list["count"], 2);
     assert_eq!(list["active"], 2);
 
-    let healed = env.data(&["trauma", "heal", &id, "--for", "2h", "--reason", "cleanup"]);
+    let healed = env.data_ok(&["trauma", "heal", &id, "--for", "2h", "--reason", "cleanup"]);
     assert_eq!(healed["trauma"]["active"], false);
     assert_eq!(healed["trauma"]["healed"]["reason"], "cleanup");
     assert!(healed["trauma"]["healed"]["until"].is_string());
-    assert_eq!(env.data(&["trauma", "list"])["active"], 1);
+    assert_eq!(env.data_ok(&["trauma", "list"])["active"], 1);
 
     // The heal expires: three hours later it is active again.
     let later = env
-        .command(Path::new(env!("CARGO_BIN_EXE_cm")), &env.repo)
+        .command(CM)
         .env(
             "CM_NOW",
             chrono::Utc::now()
@@ -226,13 +176,13 @@ fn trauma_add_list_heal_unheal_remove_round_trip() {
     let later: Value = serde_json::from_slice(&later.stdout).unwrap();
     assert_eq!(later["data"]["active"], 2);
 
-    assert_eq!(env.data(&["trauma", "unheal", &id])["changed"], true);
-    assert_eq!(env.data(&["trauma", "list"])["active"], 2);
-    env.data(&["trauma", "remove", &id]);
-    env.data(&["trauma", "remove", &pid]);
-    assert_eq!(env.data(&["trauma", "list"])["count"], 0);
+    assert_eq!(env.data_ok(&["trauma", "unheal", &id])["changed"], true);
+    assert_eq!(env.data_ok(&["trauma", "list"])["active"], 2);
+    env.data_ok(&["trauma", "remove", &id]);
+    env.data_ok(&["trauma", "remove", &pid]);
+    assert_eq!(env.data_ok(&["trauma", "list"])["count"], 0);
 
-    let quiet = env.cm(&["trauma", "remove", &id, "--json"]);
+    let quiet = env.cm_output(&["trauma", "remove", &id, "--json"]);
     assert_eq!(quiet.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&quiet.stdout).unwrap();
     assert_eq!(v["error"]["code"], "TRAUMA_NOT_FOUND");
@@ -240,41 +190,41 @@ fn trauma_add_list_heal_unheal_remove_round_trip() {
 
 #[test]
 fn trauma_errors_are_clear_and_write_nothing() {
-    let env = Env::new();
-    let out = env.cm(&["trauma", "add", "rm -rf (", "--json"]);
+    let env = world();
+    let out = env.cm_output(&["trauma", "add", "rm -rf (", "--json"]);
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "INVALID_PATTERN");
     assert!(v["error"]["hint"].is_string());
     assert!(!env.data.join("traumas.jsonl").exists());
 
-    let out = env.cm(&["trauma", "add", "x", "--files", "a/{b", "--json"]);
+    let out = env.cm_output(&["trauma", "add", "x", "--files", "a/{b", "--json"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = env.cm(&["trauma", "heal", "t-00000000", "--for", "5y", "--json"]);
+    let out = env.cm_output(&["trauma", "heal", "t-00000000", "--for", "5y", "--json"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = env.cm(&["trauma", "add", "x", "--severity", "mild"]);
+    let out = env.cm_output(&["trauma", "add", "x", "--severity", "mild"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn a_malformed_trauma_line_is_reported_and_kept() {
-    let env = Env::new();
+    let env = world();
     let file = env.data.join("traumas.jsonl");
     std::fs::write(
         &file,
         "{\"id\":\"t-11111111\",\"pattern\":\"a\",\"createdAt\":\"2026-01-01T00:00:00Z\"}\nthis is not json\n",
     )
     .unwrap();
-    let list = env.cm(&["trauma", "list", "--json"]);
+    let list = env.cm_output(&["trauma", "list", "--json"]);
     assert_eq!(list.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&list.stdout).unwrap();
     assert_eq!(v["data"]["count"], 1);
     assert_eq!(v["data"]["warnings"][0]["line"], 2);
     assert!(stderr(&list).contains(&format!("{}:2:", file.display())));
 
-    env.data(&["trauma", "add", "b"]);
-    env.data(&["trauma", "heal", "t-11111111"]);
-    env.data(&["trauma", "remove", "t-11111111"]);
+    env.data_ok(&["trauma", "add", "b"]);
+    env.data_ok(&["trauma", "heal", "t-11111111"]);
+    env.data_ok(&["trauma", "remove", "t-11111111"]);
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("this is not json\n"), "{text}");
     assert!(!text.contains("t-11111111"));
@@ -283,22 +233,22 @@ fn a_malformed_trauma_line_is_reported_and_kept() {
 
 #[test]
 fn trauma_import_plain_and_jsonl_all_or_nothing() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
-    let plain = Path::new(FIXTURES).join("patterns.txt");
-    let first = env.data(&["trauma", "import", plain.to_str().unwrap()]);
+    let plain = fixture_path("guard_install/patterns.txt");
+    let first = env.data_ok(&["trauma", "import", plain.to_str().unwrap()]);
     assert_eq!(first["imported"], 2);
-    let again = env.data(&["trauma", "import", plain.to_str().unwrap()]);
+    let again = env.data_ok(&["trauma", "import", plain.to_str().unwrap()]);
     assert_eq!(again["imported"], 0);
     assert_eq!(again["skipped"], 2);
 
-    let jsonl = Path::new(FIXTURES).join("traumas.jsonl");
-    let imported = env.data(&["trauma", "import", jsonl.to_str().unwrap()]);
+    let jsonl = fixture_path("guard_install/traumas.jsonl");
+    let imported = env.data_ok(&["trauma", "import", jsonl.to_str().unwrap()]);
     assert_eq!(imported["imported"], 2);
     // Records keep their scope and id; the project one went to .cass/traumas.jsonl.
-    let project = std::fs::read_to_string(env.repo.join(".cass/traumas.jsonl")).unwrap();
+    let project = std::fs::read_to_string(env.cwd.join(".cass/traumas.jsonl")).unwrap();
     assert!(project.contains("t-0badc0de"));
-    let list = env.data(&["trauma", "list"]);
+    let list = env.data_ok(&["trauma", "list"]);
     assert_eq!(list["count"], 4);
     let fatal = list["traumas"]
         .as_array()
@@ -310,7 +260,7 @@ fn trauma_import_plain_and_jsonl_all_or_nothing() {
 
     let bad = env.root.join("bad.txt");
     std::fs::write(&bad, "fine\n(unclosed\n").unwrap();
-    let out = env.cm(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
+    let out = env.cm_output(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
@@ -319,16 +269,16 @@ fn trauma_import_plain_and_jsonl_all_or_nothing() {
             .unwrap()
             .contains(&format!("{}:2:", bad.display()))
     );
-    assert_eq!(env.data(&["trauma", "list"])["count"], 4);
+    assert_eq!(env.data_ok(&["trauma", "list"])["count"], 4);
 }
 
 /// The shared YAML list form (`- pattern: "DROP TABLE"` / `description: x`) imports records,
 /// never its literal lines as patterns; a broken one names its file and line.
 #[test]
 fn trauma_import_reads_the_shared_yaml_and_json_forms() {
-    let env = Env::new();
-    let yaml = Path::new(FIXTURES).join("shared-traumas.yaml");
-    let v = env.data(&["trauma", "import", yaml.to_str().unwrap()]);
+    let env = world();
+    let yaml = fixture_path("guard_install/shared-traumas.yaml");
+    let v = env.data_ok(&["trauma", "import", yaml.to_str().unwrap()]);
     assert_eq!(v["imported"], 3, "{v}");
     let patterns: Vec<&str> = v["traumas"]
         .as_array()
@@ -347,7 +297,7 @@ fn trauma_import_reads_the_shared_yaml_and_json_forms() {
     assert_eq!(v["traumas"][0]["message"], "Database table deletion");
     assert_eq!(v["traumas"][1]["severity"], "fatal");
     // The guard now blocks what the file names, with its description.
-    let check = env.data(&["guard", "check", "psql -c 'DROP TABLE users'"]);
+    let check = env.data_ok(&["guard", "check", "psql -c 'DROP TABLE users'"]);
     assert_eq!(check["decision"], "deny", "{check}");
 
     // A JSON array of records, and the same records again: nothing duplicated.
@@ -357,7 +307,7 @@ fn trauma_import_reads_the_shared_yaml_and_json_forms() {
         r#"[{"pattern": "DROP TABLE", "description": "x"}, {"pattern": "git push --force origin main"}]"#,
     )
     .unwrap();
-    let v = env.data(&["trauma", "import", json.to_str().unwrap()]);
+    let v = env.data_ok(&["trauma", "import", json.to_str().unwrap()]);
     assert_eq!(
         (v["imported"].as_u64(), v["skipped"].as_u64()),
         (Some(1), Some(1))
@@ -370,13 +320,13 @@ fn trauma_import_reads_the_shared_yaml_and_json_forms() {
         "- pattern: \"rm -rf /srv\"\n- description: no pattern here\n",
     )
     .unwrap();
-    let out = env.cm(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
+    let out = env.cm_output(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(2));
     let e: Value = serde_json::from_slice(&out.stdout).unwrap();
     let msg = e["error"]["message"].as_str().unwrap();
     assert!(msg.contains(&format!("{}:2:", bad.display())), "{msg}");
     std::fs::write(&bad, "- pattern: [unclosed\n").unwrap();
-    let out = env.cm(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
+    let out = env.cm_output(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(2));
     let e: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
@@ -393,20 +343,20 @@ fn trauma_import_reads_the_shared_yaml_and_json_forms() {
         "- pattern: \"docker system prune\"\n  description: y\n",
     )
     .unwrap();
-    let v = env.data(&["trauma", "import", txt.to_str().unwrap()]);
+    let v = env.data_ok(&["trauma", "import", txt.to_str().unwrap()]);
     assert_eq!(v["traumas"][0]["pattern"], "docker system prune", "{v}");
-    assert_eq!(env.data(&["trauma", "list"])["count"], 5);
+    assert_eq!(env.data_ok(&["trauma", "list"])["count"], 5);
 }
 
 #[test]
 fn trauma_scan_without_an_index_is_degraded_not_failed() {
-    let env = Env::new();
-    let v = env.data(&["trauma", "scan", "--days", "30"]);
+    let env = world();
+    let v = env.data_ok(&["trauma", "scan", "--days", "30"]);
     assert_eq!(v["proposals"], Value::Array(vec![]));
     assert_eq!(v["degraded"]["history"]["code"], "NO_INDEX", "{v}");
     // A store with the index tables but no session in them is degraded the same way.
-    env.data(&["init"]);
-    let v = env.data(&["trauma", "scan"]);
+    env.data_ok(&["init"]);
+    let v = env.data_ok(&["trauma", "scan"]);
     assert_eq!(v["degraded"]["history"]["code"], "NO_INDEX", "{v}");
 }
 
@@ -415,10 +365,10 @@ fn trauma_scan_without_an_index_is_degraded_not_failed() {
 /// said "no session index" after every real indexing).
 #[test]
 fn trauma_scan_proposes_from_indexed_sessions() {
-    let env = Env::new();
+    let env = world();
     let project = env.home.join(".claude/projects/-home-u-shop");
     std::fs::create_dir_all(&project).unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trauma");
+    let fixtures = fixture_path("trauma");
     for (file, session) in [
         (
             "claude_rm_distress.jsonl",
@@ -435,9 +385,9 @@ fn trauma_scan_proposes_from_indexed_sessions() {
         )
         .unwrap();
     }
-    let indexed = env.data(&["history", "index", "--agent", "claude"]);
+    let indexed = env.data_ok(&["history", "index", "--agent", "claude"]);
     assert!(indexed["messagesAdded"].as_u64().unwrap() > 10, "{indexed}");
-    let v = env.data(&["trauma", "scan"]);
+    let v = env.data_ok(&["trauma", "scan"]);
     assert!(v["degraded"].is_null(), "{v}");
     // rm -rf (distress), git reset --hard thanked for, git reset --hard then reflog (recovery).
     assert_eq!(v["examined"], 3, "{v}");
@@ -465,10 +415,10 @@ fn trauma_scan_proposes_from_indexed_sessions() {
     assert!(re.is_match("rm -rf fixtures"));
     assert!(!re.is_match("rm -rf target"));
     // Adding it removes the proposal; --days leaves out older sessions.
-    env.data(&["trauma", "add", p["pattern"].as_str().unwrap()]);
-    let left = env.data(&["trauma", "scan"]);
+    env.data_ok(&["trauma", "add", p["pattern"].as_str().unwrap()]);
+    let left = env.data_ok(&["trauma", "scan"]);
     assert_eq!(left["proposals"].as_array().unwrap().len(), 1);
-    let recent = env.data(&["trauma", "scan", "--days", "1"]);
+    let recent = env.data_ok(&["trauma", "scan", "--days", "1"]);
     assert_eq!(recent["examined"], 0, "{recent}");
 }
 
@@ -476,14 +426,14 @@ fn trauma_scan_proposes_from_indexed_sessions() {
 
 #[test]
 fn claude_install_preserves_everything_and_uninstall_is_exact() {
-    let env = Env::new();
+    let env = world();
     let settings = env.home.join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     let original_bytes = fixture("claude_settings.json");
     std::fs::write(&settings, &original_bytes).unwrap();
     let original: Value = serde_json::from_slice(&original_bytes).unwrap();
 
-    let d = env.data(&["guard", "--install"]);
+    let d = env.data_ok(&["guard", "--install"]);
     assert_eq!(d["targets"][0]["changes"][0]["action"], "added");
     let after = read_json(&settings);
     for key in original.as_object().unwrap().keys() {
@@ -512,14 +462,14 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
     assert_eq!(std::fs::read(&b[0]).unwrap(), original_bytes);
 
     // Idempotent: nothing added, nothing written, no new backup.
-    let d = env.data(&["guard", "--install", "--user"]);
+    let d = env.data_ok(&["guard", "--install", "--user"]);
     assert_eq!(d["targets"][0]["changes"][0]["action"], "present");
     assert_eq!(d["targets"][0]["written"], false);
     assert_eq!(commands(&read_json(&settings), "PreToolUse").len(), 3);
     assert_eq!(backups(&settings).len(), 1);
 
     // Every hook at once; the guard is not duplicated.
-    let d = env.data(&["hooks", "install"]);
+    let d = env.data_ok(&["hooks", "install"]);
     let actions: Vec<&str> = d["targets"][0]["changes"]
         .as_array()
         .unwrap()
@@ -545,25 +495,25 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
     assert!(commands(&all, "UserPromptSubmit")[0].ends_with("hook prompt"));
     assert_eq!(commands(&all, "SessionEnd").len(), 1);
 
-    let st = env.data(&["hooks", "status", "--agent", "claude", "--user"]);
+    let st = env.data_ok(&["hooks", "status", "--agent", "claude", "--user"]);
     assert_eq!(st["targets"][0]["handlers"].as_array().unwrap().len(), 4);
     assert_eq!(st["targets"][0]["handlers"][0]["programFound"], true);
 
     // The guard's uninstall removes only the guard; the rest goes with hooks uninstall.
-    let d = env.data(&["guard", "--uninstall", "--claude", "--user"]);
+    let d = env.data_ok(&["guard", "--uninstall", "--claude", "--user"]);
     assert_eq!(d["targets"][0]["changes"].as_array().unwrap().len(), 1);
     assert_eq!(commands(&read_json(&settings), "SessionEnd").len(), 1);
-    env.data(&["hooks", "uninstall", "--agent", "claude"]);
+    env.data_ok(&["hooks", "uninstall", "--agent", "claude"]);
     assert_eq!(read_json(&settings), original);
-    let st = env.data(&["guard", "--status", "--claude", "--user"]);
+    let st = env.data_ok(&["guard", "--status", "--claude", "--user"]);
     assert_eq!(st["targets"][0]["handlers"], Value::Array(vec![]));
 }
 
 #[test]
 fn codex_and_gemini_install_merge_and_uninstall_exactly() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
-    let codex = env.repo.join(".codex/hooks.json");
+    let codex = env.cwd.join(".codex/hooks.json");
     let gemini = env.home.join(".gemini/settings.json");
     std::fs::create_dir_all(codex.parent().unwrap()).unwrap();
     std::fs::create_dir_all(gemini.parent().unwrap()).unwrap();
@@ -572,14 +522,14 @@ fn codex_and_gemini_install_merge_and_uninstall_exactly() {
     let codex_before = read_json(&codex);
     let gemini_before = read_json(&gemini);
 
-    env.data(&["guard", "--install", "--codex", "--project"]);
+    env.data_ok(&["guard", "--install", "--codex", "--project"]);
     let c = read_json(&codex);
     assert_eq!(c["x-team-note"], codex_before["x-team-note"]);
     assert_eq!(commands(&c, "PreToolUse").len(), 2);
     assert_eq!(commands(&c, "PreToolUse")[0], "/usr/local/bin/audit-shell");
 
-    env.data(&["hooks", "install", "--agent", "gemini"]);
-    env.data(&["hooks", "install", "--agent", "gemini"]);
+    env.data_ok(&["hooks", "install", "--agent", "gemini"]);
+    env.data_ok(&["hooks", "install", "--agent", "gemini"]);
     let g = read_json(&gemini);
     assert_eq!(g["mcpServers"], gemini_before["mcpServers"]);
     assert_eq!(g["general"], gemini_before["general"]);
@@ -593,13 +543,13 @@ fn codex_and_gemini_install_merge_and_uninstall_exactly() {
     assert_eq!(commands(&g, "SessionEnd").len(), 1);
     assert_eq!(commands(&g, "AfterTool"), vec!["log-shell"]);
 
-    env.data(&["hooks", "install", "--agent", "codex", "--project"]);
+    env.data_ok(&["hooks", "install", "--agent", "codex", "--project"]);
     let c = read_json(&codex);
     assert_eq!(commands(&c, "Stop").len(), 2);
     assert_eq!(commands(&c, "PreToolUse").len(), 2);
 
     // Without target flags, uninstall covers every agent and scope.
-    let d = env.data(&["hooks", "uninstall"]);
+    let d = env.data_ok(&["hooks", "uninstall"]);
     assert_eq!(d["targets"].as_array().unwrap().len(), 6);
     assert_eq!(read_json(&codex), codex_before);
     assert_eq!(read_json(&gemini), gemini_before);
@@ -608,7 +558,7 @@ fn codex_and_gemini_install_merge_and_uninstall_exactly() {
 
 #[test]
 fn malformed_settings_are_refused_and_untouched() {
-    let env = Env::new();
+    let env = world();
     let settings = env.home.join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     let bytes = fixture("malformed.json");
@@ -618,7 +568,7 @@ fn malformed_settings_are_refused_and_untouched() {
         &["hooks", "install", "--json"][..],
         &["guard", "--uninstall", "--json"][..],
     ] {
-        let out = env.cm(args);
+        let out = env.cm_output(args);
         assert_eq!(out.status.code(), Some(3), "{args:?}");
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let msg = v["error"]["message"].as_str().unwrap();
@@ -628,11 +578,11 @@ fn malformed_settings_are_refused_and_untouched() {
         assert!(backups(&settings).is_empty());
     }
     // A malformed file for one agent stops a multi-agent install before anything is written.
-    let out = env.cm(&["guard", "--install", "--codex", "--claude"]);
+    let out = env.cm_output(&["guard", "--install", "--codex", "--claude"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(!env.home.join(".codex/hooks.json").exists());
     // Status reports it instead of failing.
-    let st = env.data(&["guard", "--status", "--claude", "--user"]);
+    let st = env.data_ok(&["guard", "--status", "--claude", "--user"]);
     assert!(
         st["targets"][0]["error"]
             .as_str()
@@ -641,7 +591,10 @@ fn malformed_settings_are_refused_and_untouched() {
     );
     // A wrong layout is refused the same way.
     std::fs::write(&settings, r#"{"hooks": ["not", "groups"]}"#).unwrap();
-    assert_eq!(env.cm(&["guard", "--install"]).status.code(), Some(3));
+    assert_eq!(
+        env.cm_output(&["guard", "--install"]).status.code(),
+        Some(3)
+    );
 }
 
 // ---------------------------------------------------------------- pre-commit
@@ -650,27 +603,27 @@ const AWS: &str = "AKIAIOSFODNN7QWERTYU";
 const GH: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
 
 fn plant(env: &Env) {
-    env.write(
+    env.write_repo(
         "config/prod.env",
         &format!("REGION=eu-west-1\nAWS_ACCESS_KEY_ID={AWS}\nDB_PASSWORD=Xk9mQ2vL8pRt7w\n"),
     );
-    env.write(
+    env.write_repo(
         "scripts/deploy.sh",
         &format!("#!/bin/sh\nexport GITHUB_TOKEN={GH}\n"),
     );
-    env.write(
+    env.write_repo(
         "keys/id_rsa",
         "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----\n",
     );
-    env.write("db/002_cleanup.sql", "SELECT 1;\nDROP TABLE ledger;\n");
-    env.write("docs/notes.md", "Never run DROP TABLE ledger by hand.\n");
+    env.write_repo("db/002_cleanup.sql", "SELECT 1;\nDROP TABLE ledger;\n");
+    env.write_repo("docs/notes.md", "Never run DROP TABLE ledger by hand.\n");
 }
 
 #[test]
 fn precommit_reports_secrets_and_file_scoped_traumas_with_file_and_line() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
-    env.data(&[
+    env.data_ok(&[
         "trauma",
         "add",
         r"(?i)drop\s+table",
@@ -703,15 +656,15 @@ fn precommit_reports_secrets_and_file_scoped_traumas_with_file_and_line() {
         "secrets must not be echoed:\n{err}"
     );
     // The same through `cm hook precommit`.
-    let out = env.cm(&["hook", "precommit"]);
+    let out = env.cm_output(&["hook", "precommit"]);
     assert_eq!(out.status.code(), Some(1));
 
     // Healing the trauma lets the SQL through; the secrets still block.
-    let id = env.data(&["trauma", "list"])["traumas"][0]["id"]
+    let id = env.data_ok(&["trauma", "list"])["traumas"][0]["id"]
         .as_str()
         .unwrap()
         .to_string();
-    env.data(&["trauma", "heal", &id, "--for", "1h"]);
+    env.data_ok(&["trauma", "heal", &id, "--for", "1h"]);
     let err = stderr(&env.precommit());
     assert!(!err.contains("db/002_cleanup.sql"), "{err}");
     assert!(err.contains("scripts/deploy.sh:2:"));
@@ -719,9 +672,9 @@ fn precommit_reports_secrets_and_file_scoped_traumas_with_file_and_line() {
 
 #[test]
 fn precommit_is_silent_on_clean_changes_and_outside_a_repository() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
-    env.write(
+    env.write_repo(
         "src/auth.py",
         "def refresh(token_store):\n    token = token_store.get()\n    password = os.environ['DB_PASSWORD']\n    return token\n",
     );
@@ -734,7 +687,8 @@ fn precommit_is_silent_on_clean_changes_and_outside_a_repository() {
     let outside = env.root.join("not-a-repo");
     std::fs::create_dir_all(&outside).unwrap();
     let out = env
-        .command(&env.precommit_link(), &outside)
+        .command(env.link("cm-precommit"))
+        .current_dir(&outside)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -743,13 +697,13 @@ fn precommit_is_silent_on_clean_changes_and_outside_a_repository() {
 
 #[test]
 fn precommit_allow_list_is_never_silent() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
-    env.write(
+    env.write_repo(
         "test/fixtures/fake.env",
         &format!("AWS_ACCESS_KEY_ID={AWS}\n"),
     );
-    env.write("deploy.sh", &format!("export GITHUB_TOKEN={GH}\n"));
+    env.write_repo("deploy.sh", &format!("export GITHUB_TOKEN={GH}\n"));
     env.git(&["add", "-A"]);
     let err = stderr(&env.precommit());
     let fp = err
@@ -772,9 +726,9 @@ fn precommit_allow_list_is_never_silent() {
 
 #[test]
 fn git_hook_install_chains_to_an_existing_hook_and_uninstall_restores_it() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
-    let hooks = env.repo.join(".git/hooks");
+    let hooks = env.cwd.join(".git/hooks");
     std::fs::create_dir_all(&hooks).unwrap();
     let existing = hooks.join("pre-commit");
     let marker = env.root.join("existing-hook-ran");
@@ -786,7 +740,7 @@ fn git_hook_install_chains_to_an_existing_hook_and_uninstall_restores_it() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(0o755)).unwrap();
 
-    let d = env.data(&["guard", "--git"]);
+    let d = env.data_ok(&["guard", "--git"]);
     assert_eq!(d["git"]["action"], "added");
     assert!(
         d["git"]["chained"]
@@ -801,21 +755,21 @@ fn git_hook_install_chains_to_an_existing_hook_and_uninstall_restores_it() {
     let b = backups(&existing);
     assert_eq!(b.len(), 1);
     assert_eq!(std::fs::read_to_string(&b[0]).unwrap(), original);
-    assert_eq!(env.data(&["guard", "--git"])["git"]["action"], "present");
-    let st = env.data(&["guard", "--status", "--git"]);
+    assert_eq!(env.data_ok(&["guard", "--git"])["git"]["action"], "present");
+    let st = env.data_ok(&["guard", "--status", "--git"]);
     assert_eq!(st["git"]["installed"], true);
 
     // A clean commit runs both hooks and succeeds.
-    env.write("README.md", "hello\n");
+    env.write_repo("README.md", "hello\n");
     env.git(&["add", "-A"]);
     env.git(&["commit", "-q", "-m", "clean"]);
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "ran\n");
 
     // A secret blocks the commit, with file:line in git's output.
-    env.write("app.env", &format!("KEY={AWS}\n"));
+    env.write_repo("app.env", &format!("KEY={AWS}\n"));
     env.git(&["add", "-A"]);
     let out = env
-        .command(Path::new("git"), &env.repo)
+        .command("git")
         .args(["commit", "-q", "-m", "leak"])
         .output()
         .unwrap();
@@ -823,17 +777,17 @@ fn git_hook_install_chains_to_an_existing_hook_and_uninstall_restores_it() {
     assert!(stderr(&out).contains("app.env:1: possible secret (aws-access-key)"));
 
     // The existing hook still has its say: when it fails, the commit stops before cm runs.
-    env.write("app.env", "KEY=from-vault\n");
-    env.write("BLOCK", "");
+    env.write_repo("app.env", "KEY=from-vault\n");
+    env.write_repo("BLOCK", "");
     env.git(&["add", "-A"]);
     let out = env
-        .command(Path::new("git"), &env.repo)
+        .command("git")
         .args(["commit", "-q", "-m", "blocked by the old hook"])
         .output()
         .unwrap();
     assert!(!out.status.success());
 
-    let d = env.data(&["guard", "--uninstall", "--git"]);
+    let d = env.data_ok(&["guard", "--uninstall", "--git"]);
     assert_eq!(d["git"]["action"], "removed");
     assert_eq!(std::fs::read_to_string(&existing).unwrap(), original);
     assert!(!hooks.join("pre-commit.cm-chained").exists());
@@ -845,26 +799,26 @@ fn git_hook_install_chains_to_an_existing_hook_and_uninstall_restores_it() {
 
 #[test]
 fn git_hook_without_an_existing_one_installs_and_removes_cleanly() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
     // core.hooksPath is honoured.
     env.git(&["config", "core.hooksPath", ".githooks"]);
-    let d = env.data(&["guard", "--install", "--git"]);
+    let d = env.data_ok(&["guard", "--install", "--git"]);
     assert_eq!(d["git"]["action"], "added");
     assert_eq!(
         d["targets"][0]["agent"], "claude",
         "--install --git installs both"
     );
-    let hook = env.repo.join(".githooks/pre-commit");
+    let hook = env.cwd.join(".githooks/pre-commit");
     assert!(
         std::fs::read_to_string(&hook)
             .unwrap()
             .contains("cm-managed")
     );
-    env.write("k.txt", &format!("{GH}\n"));
+    env.write_repo("k.txt", &format!("{GH}\n"));
     env.git(&["add", "-A"]);
     let out = env
-        .command(Path::new("git"), &env.repo)
+        .command("git")
         .args(["commit", "-q", "-m", "x"])
         .output()
         .unwrap();
@@ -884,13 +838,13 @@ fn git_hook_without_an_existing_one_installs_and_removes_cleanly() {
         .join("\n");
     std::fs::write(&hook, broken + "\n").unwrap();
     let out = env
-        .command(Path::new("git"), &env.repo)
+        .command("git")
         .args(["commit", "-q", "-m", "x"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("NOT scanned"));
-    env.data(&["guard", "--uninstall"]);
+    env.data_ok(&["guard", "--uninstall"]);
     assert!(!hook.exists());
     let outside = env.root.join("elsewhere");
     std::fs::create_dir_all(&outside).unwrap();
@@ -900,11 +854,11 @@ fn git_hook_without_an_existing_one_installs_and_removes_cleanly() {
 
 #[test]
 fn project_settings_get_portable_commands_when_cm_is_on_path() {
-    let env = Env::new();
+    let env = world();
     env.init_repo();
     let bin = env.root.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_cm"), bin.join("cm")).unwrap();
+    std::os::unix::fs::symlink(CM, bin.join("cm")).unwrap();
     let path = format!(
         "{}:{}",
         bin.display(),
@@ -912,7 +866,7 @@ fn project_settings_get_portable_commands_when_cm_is_on_path() {
     );
     let run = |args: &[&str]| {
         let out = env
-            .command(Path::new(env!("CARGO_BIN_EXE_cm")), &env.repo)
+            .command(CM)
             .env("PATH", &path)
             .args(args)
             .output()
@@ -920,7 +874,7 @@ fn project_settings_get_portable_commands_when_cm_is_on_path() {
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
     };
     run(&["hooks", "install", "--project"]);
-    let settings = env.repo.join(".claude/settings.json");
+    let settings = env.cwd.join(".claude/settings.json");
     let v = read_json(&settings);
     assert_eq!(commands(&v, "PreToolUse"), vec!["cm hook pretool"]);
     assert_eq!(commands(&v, "SessionStart"), vec!["cm hook session-start"]);
@@ -934,10 +888,10 @@ fn project_settings_get_portable_commands_when_cm_is_on_path() {
 
 #[test]
 fn concurrent_trauma_adds_lose_nothing() {
-    let env = Env::new();
+    let env = world();
     let children: Vec<_> = (0..8)
         .map(|i| {
-            env.command(Path::new(env!("CARGO_BIN_EXE_cm")), &env.repo)
+            env.command(CM)
                 .args(["trauma", "add", &format!("danger-{i}"), "--json"])
                 .stdout(std::process::Stdio::null())
                 .spawn()
@@ -947,14 +901,14 @@ fn concurrent_trauma_adds_lose_nothing() {
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
-    let list = env.data(&["trauma", "list"]);
+    let list = env.data_ok(&["trauma", "list"]);
     assert_eq!(list["count"], 8);
     assert_eq!(list["warnings"], Value::Array(vec![]));
 }
 
 #[test]
 fn concurrent_installs_add_each_handler_once() {
-    let env = Env::new();
+    let env = world();
     let children: Vec<_> = (0..6)
         .map(|i| {
             let args: &[&str] = if i % 2 == 0 {
@@ -962,7 +916,7 @@ fn concurrent_installs_add_each_handler_once() {
             } else {
                 &["hooks", "install"]
             };
-            env.command(Path::new(env!("CARGO_BIN_EXE_cm")), &env.repo)
+            env.command(CM)
                 .args(args)
                 .stdout(std::process::Stdio::null())
                 .spawn()
@@ -986,10 +940,10 @@ fn concurrent_installs_add_each_handler_once() {
 #[test]
 fn hook_snippets_match_what_the_installer_writes() {
     // The files in hooks/ are documentation of the installer's output: keep them in step.
-    let env = Env::new();
+    let env = world();
     let bin = env.root.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_cm"), bin.join("cm")).unwrap();
+    std::fs::copy(CM, bin.join("cm")).unwrap();
     for link in ["cm-pretool", "cm-postsession", "cm-precommit"] {
         std::os::unix::fs::symlink("cm", bin.join(link)).unwrap();
     }
@@ -999,7 +953,7 @@ fn hook_snippets_match_what_the_installer_writes() {
     let out = (0..50)
         .find_map(|_| {
             match env
-                .command(&bin.join("cm"), &env.repo)
+                .command(bin.join("cm"))
                 .env("PATH", &path)
                 .args(["hooks", "install", "--project", "--agent", "all"])
                 .output()
@@ -1013,14 +967,14 @@ fn hook_snippets_match_what_the_installer_writes() {
         })
         .expect("the copied binary stayed busy");
     assert!(out.status.success(), "{}", stderr(&out));
-    let snippets = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    let snippets = repo_path("hooks");
     for (written, snippet) in [
         (".claude/settings.json", "claude-settings.json"),
         (".codex/hooks.json", "codex-hooks.json"),
         (".gemini/settings.json", "gemini-settings.json"),
     ] {
         assert_eq!(
-            read_json(&env.repo.join(written)),
+            read_json(&env.cwd.join(written)),
             read_json(&snippets.join(snippet)),
             "hooks/{snippet} differs from what `cm hooks install --project` writes"
         );

@@ -3,9 +3,7 @@
 //! codes, configuration precedence and its errors, and a store that is corrupt, foreign,
 //! read-only or on a full disk.
 
-mod common;
-
-use common::{CM, Env, bytes, is_root};
+use crate::harness::{CM, Env, Out, bytes, is_root};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -269,7 +267,7 @@ fn repo_config_cannot_move_data_or_change_consent() {
     let env = Env::new();
     env.git_repo();
     std::fs::create_dir_all(env.cwd.join(".cass")).unwrap();
-    let elsewhere = env.tmp.path().join("stolen");
+    let elsewhere = env.root.join("stolen");
     std::fs::write(
         env.cwd.join(".cass/config.json"),
         format!(
@@ -376,7 +374,7 @@ fn a_foreign_sqlite_database_is_refused_byte_for_byte_untouched() {
 
 /// Runs `cm` as an unprivileged user when the test runs as root (permissions do not bind for
 /// root), or as the current user otherwise.
-fn run_unprivileged(env: &Env, args: &[&str]) -> Option<common::Out> {
+fn run_unprivileged(env: &Env, args: &[&str]) -> Option<Out> {
     if !is_root() {
         return Some(env.cm(args).json().run());
     }
@@ -384,7 +382,7 @@ fn run_unprivileged(env: &Env, args: &[&str]) -> Option<common::Out> {
         .into_iter()
         .find(|p| Path::new(p).exists())?;
     // The binary must be reachable by that user: copy it into the (world-readable) temp dir.
-    let bin = env.tmp.path().join("cm-copy");
+    let bin = env.root.join("cm-copy");
     if !bin.exists() {
         std::fs::copy(CM, &bin).ok()?;
     }
@@ -405,7 +403,7 @@ fn a_read_only_data_dir_gives_a_clear_error_and_loses_nothing() {
     let env = Env::new();
     let id = env.add("Rule that must survive");
     // Make everything world-readable (for the unprivileged user) but not writable.
-    for dir in [env.tmp.path(), env.home.as_path(), env.cwd.as_path()] {
+    for dir in [env.root.as_path(), env.home.as_path(), env.cwd.as_path()] {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     for entry in std::fs::read_dir(&env.data).unwrap() {
@@ -471,7 +469,7 @@ impl Drop for SmallDisk {
 #[test]
 fn a_full_disk_is_reported_as_such_and_loses_nothing() {
     let env = Env::new();
-    let disk = env.tmp.path().join("small");
+    let disk = env.root.join("small");
     let Some(_mounted) = SmallDisk::mount(&disk, "1m") else {
         eprintln!("skipped: cannot mount a small tmpfs (needs root)");
         return;
@@ -589,10 +587,7 @@ fn arguments_that_are_not_utf8_are_a_clear_error_not_a_crash() {
     );
 
     // The hook link: arguments are ignored, never a crash.
-    let bin = env.tmp.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let link = bin.join("cm-pretool");
-    std::os::unix::fs::symlink(CM, &link).unwrap();
+    let link = env.link("cm-pretool");
     let out = env.run_program(&link, &[]).arg_os(bad).run();
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.is_empty());

@@ -1,13 +1,12 @@
 //! Property tests over everything that reads input someone else wrote: hook payloads, command
 //! normalisation, every session connector, config files, playbook imports, trauma files and the
-//! secret scanner. Stable toolchain (proptest); failures are kept in `tests/fuzz.proptest-regressions`
+//! secret scanner. Stable toolchain (proptest); failures are kept in `tests/it/fuzz.proptest-regressions`
 //! and replayed first. `PROPTEST_CASES` sets the cases per property (default 256 here);
 //! `bench/fuzz.sh` runs a long hunt and reports executions and findings.
 
 use cm::guard::{self, Policy};
 use cm::hooks::pretool::payload;
 use proptest::prelude::*;
-use std::path::Path;
 
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
@@ -209,11 +208,9 @@ mod connectors {
     use super::*;
     use cm::episodic::connectors::{self, ResumePoint, SourceFile, SourceKind};
 
+    /// The bytes of `tests/fixtures/episodic/REL`.
     fn fixture(rel: &str) -> Vec<u8> {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/episodic")
-            .join(rel);
-        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        crate::harness::fixture(&format!("episodic/{rel}"))
     }
 
     /// Parse `bytes` as `agent` would (stored under `name`), from the start and again from where

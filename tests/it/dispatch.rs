@@ -2,9 +2,7 @@
 //! runs the hook entry points (as `cm hook NAME` does), without the CLI parser and without
 //! touching the data directory.
 
-mod common;
-
-use common::{CM, Env};
+use crate::harness::{CM, Env, copy_fixture};
 use std::path::PathBuf;
 
 const LINKS: [&str; 3] = ["cm-pretool", "cm-postsession", "cm-precommit"];
@@ -17,16 +15,7 @@ const HOOKS: [&str; 5] = [
 ];
 
 fn links(env: &Env) -> Vec<PathBuf> {
-    let bin = env.tmp.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    LINKS
-        .iter()
-        .map(|name| {
-            let link = bin.join(name);
-            std::os::unix::fs::symlink(CM, &link).unwrap();
-            link
-        })
-        .collect()
+    LINKS.iter().map(|name| env.link(name)).collect()
 }
 
 #[test]
@@ -115,9 +104,7 @@ fn cm_hook_name_reaches_the_same_entry_points() {
 #[test]
 fn a_copy_under_another_name_is_the_cli() {
     let env = Env::new();
-    let other = env.tmp.path().join("bin").join("my-cm");
-    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
-    std::os::unix::fs::symlink(CM, &other).unwrap();
+    let other = env.link("my-cm");
     let out = env.run_program(&other, &["--version"]).run().ok();
     assert!(out.stdout.starts_with("cm "), "{}", out.stdout);
 }
@@ -125,7 +112,7 @@ fn a_copy_under_another_name_is_the_cli() {
 #[test]
 fn doctor_finds_links_beside_the_binary() {
     let env = Env::new();
-    let bin = env.tmp.path().join("bin");
+    let bin = env.root.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let cm = bin.join("cm");
     std::fs::copy(CM, &cm).unwrap();
@@ -164,11 +151,7 @@ fn doctor_finds_links_beside_the_binary() {
         .home
         .join(".claude/projects/-home-u-proj/3f2a6b1c-0c1e-4f8a-9d2b-1a2b3c4d5e6f.jsonl");
     std::fs::create_dir_all(session.parent().unwrap()).unwrap();
-    std::fs::copy(
-        "tests/fixtures/episodic/index/claude_session.jsonl",
-        &session,
-    )
-    .unwrap();
+    copy_fixture("episodic/index/claude_session.jsonl", &session);
     env.run_program(&cm, &["history", "index"]).run().ok();
     env.run_program(&cm, &["hooks", "install"]).run().ok();
     let out = doctor(&env).ok();

@@ -2,12 +2,9 @@
 //! no query of the run reads. Each must give a clear error (exit 4), keep what was committed,
 //! and leave no dead WAL frames behind. Real binary, real SQLite, real session files.
 
-mod common;
-
-use common::{CM, Env};
+use crate::harness::Env;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// A few Claude Code sessions with enough text to need several megabytes of store.
 fn write_sessions(env: &Env, files: usize, lines: usize) {
@@ -34,23 +31,17 @@ fn write_sessions(env: &Env, files: usize, lines: usize) {
 
 /// `cm history index --json` through `sh -c`, with `prefix` run first (a `ulimit`).
 fn index_with(env: &Env, prefix: &str) -> (i32, Value) {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{prefix} exec \"$CM\" history index --json"))
-        .env("CM", CM)
-        .env("HOME", &env.home)
-        .env("CASS_MEMORY_HOME", &env.data)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let out = env
+        .shell(&format!("{prefix} exec \"$CM\" history index --json"))
+        .run();
+    let text = &out.stdout;
     let v: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
         panic!(
-            "not one JSON object ({e}), exit {:?}: {text}\nstderr: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
+            "not one JSON object ({e}), exit {}: {text}\nstderr: {}",
+            out.code, out.stderr
         )
     });
-    (out.status.code().unwrap_or(-1), v)
+    (out.code, v)
 }
 
 fn wal_len(db: &Path) -> u64 {
@@ -90,7 +81,8 @@ fn a_full_disk_is_a_clear_error_and_gives_the_space_back() {
     let env = Env::new();
     write_sessions(&env, 6, 1500);
     // A 3 MiB file system for the data dir, in a private mount namespace.
-    if !Command::new("unshare")
+    if !env
+        .command("unshare")
         .args(["-rm", "true"])
         .status()
         .is_ok_and(|s| s.success())
@@ -107,21 +99,12 @@ fn a_full_disk_is_a_clear_error_and_gives_the_space_back() {
          \"$CM\" history stats --json",
         data = env.data.display()
     );
-    let out = Command::new("unshare")
-        .args(["-rm", "sh", "-c", &script])
-        .env("CM", CM)
-        .env("HOME", &env.home)
-        .env("CASS_MEMORY_HOME", &env.data)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let out = env
+        .run_program("unshare", &["-rm", "sh", "-c", &script])
+        .run();
+    let text = &out.stdout;
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines.len(),
-        5,
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(lines.len(), 5, "{text}\n{}", out.stderr);
     let v: Value = serde_json::from_str(lines[0]).unwrap();
     assert_eq!(
         (lines[1], &v["error"]["code"]),

@@ -1,10 +1,8 @@
 //! Many processes writing one store at once: every mark and every add is stored, and no
 //! "database is locked" reaches the user.
 
-mod common;
-
-use common::{CM, Env};
-use std::process::{Command, Stdio};
+use crate::harness::{CM, Env};
+use std::process::Stdio;
 
 const WORKERS: usize = 8;
 const MARKS_PER_WORKER: usize = 12;
@@ -40,13 +38,9 @@ fn eight_processes_marking_and_adding_lose_nothing() {
     };
     let children: Vec<_> = (0..WORKERS)
         .map(|w| {
-            Command::new("sh")
+            env.command("sh")
                 .arg("-c")
                 .arg(script(w))
-                .env("CM", CM)
-                .env("HOME", &env.home)
-                .env("CASS_MEMORY_HOME", &env.data)
-                .current_dir(&env.cwd)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -118,11 +112,8 @@ fn processes_racing_to_create_a_fresh_store_all_succeed() {
     let env = Env::new();
     let children: Vec<_> = (0..WORKERS)
         .map(|w| {
-            Command::new(CM)
+            env.command(CM)
                 .args(["playbook", "add", &format!("First rule from {w}"), "--json"])
-                .env("HOME", &env.home)
-                .env("CASS_MEMORY_HOME", &env.data)
-                .current_dir(&env.cwd)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -155,13 +146,9 @@ fn concurrent_repo_adds_and_marks_all_land_in_the_repository_file() {
                 "\"$CM\" add 'Repo rule from worker {w}' --repo --json || echo FAILED >&2\n\
                  \"$CM\" mark {shared} --helpful --json || echo FAILED >&2"
             );
-            Command::new("sh")
+            env.command("sh")
                 .arg("-c")
                 .arg(script)
-                .env("CM", CM)
-                .env("HOME", &env.home)
-                .env("CASS_MEMORY_HOME", &env.data)
-                .current_dir(&env.cwd)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -204,16 +191,8 @@ fn record_outcomes(env: &Env, n: usize) {
             )
         })
         .collect();
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(script.join("\n"))
-        .env("CM", CM)
-        .env("HOME", &env.home)
-        .env("CASS_MEMORY_HOME", &env.data)
-        .current_dir(&env.cwd)
-        .output()
-        .unwrap();
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("FAILED"));
+    let out = env.shell(&script.join("\n")).run();
+    assert!(!out.stderr.contains("FAILED"));
 }
 
 /// Exactly one feedback event per rule of each of the `n` outcomes, and no other row.
@@ -239,11 +218,8 @@ fn assert_each_outcome_applied_once(env: &Env, n: usize) {
 }
 
 fn spawn_apply(env: &Env) -> std::process::Child {
-    Command::new(CM)
+    env.command(CM)
         .args(["outcome-apply", "--json"])
-        .env("HOME", &env.home)
-        .env("CASS_MEMORY_HOME", &env.data)
-        .current_dir(&env.cwd)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

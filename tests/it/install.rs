@@ -2,9 +2,7 @@
 //! so no second cargo build), check the links dispatch and `--verify` passes, then uninstall; and
 //! refuse cleanly, touching nothing, when cargo is missing.
 
-mod common;
-
-use common::{CM, Env};
+use crate::harness::{CM, Env, Out};
 use std::path::{Path, PathBuf};
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/install.sh");
@@ -18,7 +16,7 @@ fn bash() -> &'static str {
     }
 }
 
-fn install(env: &Env, dest: &Path, extra: &[&str]) -> common::Out {
+fn install(env: &Env, dest: &Path, extra: &[&str]) -> Out {
     let mut args = vec![SCRIPT, "--dest", dest.to_str().unwrap()];
     args.extend_from_slice(extra);
     env.run_program(bash(), &args)
@@ -30,7 +28,7 @@ fn install(env: &Env, dest: &Path, extra: &[&str]) -> common::Out {
 #[test]
 fn install_verify_and_uninstall() {
     let env = Env::new();
-    let dest = env.tmp.path().join("prefix/bin");
+    let dest = env.root.join("prefix/bin");
     let out = install(&env, &dest, &["--verify", "--easy-mode"]).ok();
     assert!(out.stdout.contains("installed"), "{}", out.stdout);
     assert!(out.stdout.contains("verified"), "{}", out.stdout);
@@ -107,7 +105,7 @@ fn install_verify_and_uninstall() {
 #[test]
 fn uninstall_keeps_foreign_files_and_existing_rc_lines() {
     let env = Env::new();
-    let dest = env.tmp.path().join("bin");
+    let dest = env.root.join("bin");
     std::fs::create_dir_all(&dest).unwrap();
     std::fs::write(dest.join("other-tool"), "#!/bin/sh\n").unwrap();
     std::fs::write(env.home.join(".bashrc"), "alias ll='ls -l'\n").unwrap();
@@ -132,7 +130,7 @@ fn uninstall_keeps_foreign_files_and_existing_rc_lines() {
 }
 
 /// `install.sh --dest DEST --uninstall`, agents' settings at their default places.
-fn uninstall(env: &Env, dest: &Path) -> common::Out {
+fn uninstall(env: &Env, dest: &Path) -> Out {
     env.run_program(
         bash(),
         &[SCRIPT, "--dest", dest.to_str().unwrap(), "--uninstall"],
@@ -148,7 +146,7 @@ fn uninstall(env: &Env, dest: &Path) -> common::Out {
 #[test]
 fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
     let env = Env::new();
-    let dest = env.tmp.path().join("bin");
+    let dest = env.root.join("bin");
     install(&env, &dest, &["--quiet", "--no-init"]).ok();
     let cm = dest.join("cm");
     let claude = env.home.join(".claude/settings.json");
@@ -164,14 +162,12 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
         .run()
         .ok();
     // A project install too (settings in the repository, and its git pre-commit hook).
-    let repo = env.tmp.path().join("repo");
+    let repo = env.root.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .status()
-        .unwrap();
-    assert!(git.success());
+    env.run_program("git", &["init", "-q"])
+        .cwd(&repo)
+        .run()
+        .ok();
     env.run_program(&cm, &["hooks", "install", "--project"])
         .cwd(&repo)
         .run()
@@ -252,7 +248,7 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
 fn refuses_without_cargo_and_creates_nothing() {
     let env = Env::new();
     // A PATH with the basic tools the script needs, and no cargo or compiler.
-    let tools = env.tmp.path().join("tools");
+    let tools = env.root.join("tools");
     std::fs::create_dir_all(&tools).unwrap();
     for tool in [
         "dirname", "basename", "mkdir", "rm", "cp", "mv", "chmod", "ln", "grep", "sed", "cat",
@@ -266,7 +262,7 @@ fn refuses_without_cargo_and_creates_nothing() {
             }
         }
     }
-    let dest = env.tmp.path().join("dest");
+    let dest = env.root.join("dest");
     let out = env
         .run_program(
             bash(),

@@ -2,9 +2,7 @@
 //! feedback as it stands, a person's pin/unpin/revive/forget decide over feedback, a net-harmful
 //! rule is never recommended, and a citation marked harmful is never a use.
 
-mod common;
-
-use common::Env;
+use crate::harness::Env;
 use serde_json::Value;
 
 fn get(env: &Env, id: &str) -> Value {
@@ -72,7 +70,7 @@ fn a_deprecation_by_feedback_wears_off_and_says_why_as_it_stands() {
 #[test]
 fn a_stale_stored_deprecation_is_read_as_the_feedback_stands() {
     let env = Env::new();
-    let file = env.tmp.path().join("old.json");
+    let file = env.root.join("old.json");
     let events: Vec<Value> = (0..42)
         .map(|i| {
             serde_json::json!({"id": format!("fb-{i:03}"), "type": if i == 1 { "harmful" } else { "helpful" },

@@ -2,13 +2,13 @@
 //! docs/*.md names commands and flags the argument parser has, and every command and flag the
 //! parser has is shown in some such line. The parser is the binary's own (`cm::cli::Cli`).
 
+use crate::harness::repo_path;
 use clap::CommandFactory;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// The documents that show commands.
 fn documents() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = repo_path("");
     let mut docs = vec![
         root.join("README.md"),
         root.join("templates/agents-blurb.md"),
@@ -23,7 +23,7 @@ fn documents() -> Vec<(String, String)> {
     docs.into_iter()
         .map(|p| {
             let text = std::fs::read_to_string(&p).unwrap();
-            (p.strip_prefix(root).unwrap().display().to_string(), text)
+            (p.strip_prefix(&root).unwrap().display().to_string(), text)
         })
         .collect()
 }

@@ -9,9 +9,7 @@
 //! view, context, the store's files, and the playbook's list and export of rules that quoted
 //! them. No secret anywhere; every decoy verbatim in the session view and found by search.
 
-mod common;
-
-use common::Env;
+use crate::harness::{Env, fixture_text};
 use serde_json::{Value, json};
 
 struct Case {
@@ -21,9 +19,7 @@ struct Case {
 }
 
 fn load() -> (Vec<Case>, Vec<Case>) {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/secrets/corpus.json");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v: Value = serde_json::from_str(&fixture_text("secrets/corpus.json")).unwrap();
     let read = |key: &str, prefix: &str| -> Vec<Case> {
         v[key]
             .as_array()

@@ -2,10 +2,8 @@
 //! quick-reject soundness (property test), and the real binary as `cm-pretool` and
 //! `cm hook pretool` with documented payloads.
 
-mod guard_support;
-
 mod corpus {
-    use super::guard_support::*;
+    use crate::harness::*;
     use cm::guard::{self, Policy};
 
     #[test]
@@ -25,7 +23,11 @@ mod corpus {
             missed.is_empty(),
             "{} not blocked:\n{}",
             missed.len(),
-            join(&missed)
+            missed
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
         );
     }
 
@@ -58,7 +60,7 @@ mod corpus {
 /// The quick reject (keyword scan + program/needle gates) must never skip a command that the
 /// exhaustive matcher (every rule's regex on every segment) would block.
 mod quick_reject {
-    use super::guard_support::*;
+    use crate::harness::*;
     use cm::guard::user_traumas::Trauma;
     use cm::guard::{self, Policy};
     use proptest::prelude::*;
@@ -327,24 +329,13 @@ mod quick_reject {
 
 /// The real binary, as `cm-pretool` and as `cm hook pretool`, with documented payloads.
 mod hook {
-    use super::guard_support::*;
+    use crate::harness::*;
     use std::path::Path;
-
-    /// Compare with a golden file; `CM_UPDATE_GOLDEN=1` rewrites it.
-    fn golden(name: &str, actual: &str) {
-        let path = fixtures().join("golden").join(name);
-        if std::env::var_os("CM_UPDATE_GOLDEN").is_some() {
-            std::fs::write(&path, actual).unwrap();
-        }
-        let want =
-            std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing golden {name}"));
-        assert_eq!(actual, want, "output differs from golden file {name}");
-    }
 
     #[test]
     fn deny_output_per_agent_matches_golden_files() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         let cases: [(&str, String); 4] = [
             ("claude-deny.json", claude_bash("git reset --hard", &cwd)),
             ("codex-deny.json", codex_bash("git reset --hard", &cwd)),
@@ -357,9 +348,9 @@ mod hook {
         for (name, payload) in &cases {
             let out = env.pretool(payload);
             assert_eq!(out.code, 0, "{name}: {}", out.stderr);
-            golden(name, &out.stdout);
+            golden(&fixture_path(&format!("guard/golden/{name}")), &out.stdout);
             // The same through `cm hook pretool`.
-            let via = env.hook(payload);
+            let via = env.hook("pretool", payload.as_str()).run();
             assert_eq!(
                 (via.code, via.stdout.as_str()),
                 (0, out.stdout.as_str()),
@@ -370,8 +361,8 @@ mod hook {
 
     #[test]
     fn deny_objects_have_exactly_the_documented_shape() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         let keys = |s: &str| -> Vec<String> {
             let v: serde_json::Value = serde_json::from_str(s).unwrap();
             v.as_object().unwrap().keys().cloned().collect()
@@ -417,8 +408,8 @@ mod hook {
 
     #[test]
     fn allow_prints_nothing() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         for payload in [
             claude_bash("npm test", &cwd),
             claude_bash("git status", &cwd),
@@ -438,12 +429,12 @@ mod hook {
 
     #[test]
     fn protected_paths_block_writes_only_there() {
-        let env = Env::new();
+        let env = Env::for_guard();
         env.write(
             "data/config.json",
             r#"{"guard": {"protectedPaths": [".env", "secrets/**"]}}"#,
         );
-        let cwd = env.project();
+        let cwd = env.cwd.clone();
         let out = env.pretool(&claude_write(".env", &cwd));
         assert!(
             out.stdout.contains("\"permissionDecision\":\"deny\""),
@@ -471,15 +462,17 @@ mod hook {
 
     #[test]
     fn allow_list_entries_let_commands_through() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         assert!(
             env.pretool(&claude_bash("git reset --hard", &cwd))
                 .stdout
                 .contains("deny")
         );
         // An exact command, added through the CLI (global config).
-        let out = env.cm(&["guard", "allow", "git reset --hard", "--json"]);
+        let out = env
+            .cm(&["guard", "allow", "git reset --hard", "--json"])
+            .run();
         assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
         assert_eq!(
             env.pretool(&claude_bash("git reset --hard", &cwd)).stdout,
@@ -499,24 +492,28 @@ mod hook {
         );
         // A whole rule, project-scoped: kept in the user's own config with the repository as its
         // scope (a repository's committed config may not relax the guard).
-        let out = env.cm(&["guard", "allow", "git:branch-force-delete", "--project"]);
+        let out = env
+            .cm(&["guard", "allow", "git:branch-force-delete", "--project"])
+            .run();
         assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-        assert!(!env.project().join(".cass/config.json").exists());
-        let global = std::fs::read_to_string(env.dir.path().join("data/config.json")).unwrap();
+        assert!(!env.cwd.join(".cass/config.json").exists());
+        let global = std::fs::read_to_string(env.root.join("data/config.json")).unwrap();
         assert!(global.contains("\"scope\": \"project\""), "{global}");
         assert_eq!(
             env.pretool(&claude_bash("git branch -D old", &cwd)).stdout,
             ""
         );
         // ...which does not apply in another directory.
-        let elsewhere = env.dir.path().join("home");
+        let elsewhere = env.root.join("home");
         assert!(
             env.pretool(&claude_bash("git branch -D old", &elsewhere))
                 .stdout
                 .contains("deny")
         );
         // A pattern.
-        let out = env.cm(&["guard", "allow", "--pattern", r"^rm -rf \./build-cache/\*$"]);
+        let out = env
+            .cm(&["guard", "allow", "--pattern", r"^rm -rf \./build-cache/\*$"])
+            .run();
         assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
         assert!(
             env.pretool(&claude_bash("rm -rf ./*", &cwd))
@@ -527,8 +524,8 @@ mod hook {
 
     #[test]
     fn a_repository_config_cannot_relax_the_guard() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         std::fs::create_dir_all(cwd.join(".cass")).unwrap();
         std::fs::write(
             cwd.join(".cass/config.json"),
@@ -553,7 +550,9 @@ mod hook {
                 .stdout
                 .contains("deny")
         );
-        let out = env.cm(&["guard", "check", "git reset --hard", "--json"]);
+        let out = env
+            .cm(&["guard", "check", "git reset --hard", "--json"])
+            .run();
         assert!(
             out.stdout
                 .contains("only your own config can disable a pack"),
@@ -565,8 +564,8 @@ mod hook {
 
     #[test]
     fn disabled_packs_are_not_enforced_and_enabled_packs_win() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         env.write(
             "data/config.json",
             r#"{"guard": {"disabledPacks": ["containers", "cloud"]}}"#,
@@ -610,8 +609,8 @@ mod hook {
 
     #[test]
     fn user_traumas_are_checked_even_without_keywords_and_healed_ones_are_skipped() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         let lines = [
             trauma_line("t-0001", r"deploy\.sh\s+--prod", "critical", false),
             trauma_line("t-0002", r"^make\s+(nuke|wipe)", "fatal", false),
@@ -643,8 +642,8 @@ mod hook {
         );
         assert_eq!(env.pretool(&claude_bash("make build", &cwd)).stdout, "");
         // Fatal ignores the allow-list; critical does not.
-        env.cm(&["guard", "allow", "make nuke"]);
-        env.cm(&["guard", "allow", "./deploy.sh --prod"]);
+        env.cm(&["guard", "allow", "make nuke"]).run();
+        env.cm(&["guard", "allow", "./deploy.sh --prod"]).run();
         assert!(
             env.pretool(&claude_bash("make nuke", &cwd))
                 .stdout
@@ -655,13 +654,13 @@ mod hook {
             ""
         );
         // An invalid pattern is skipped by the hook and reported by `cm guard check`.
-        let mut text = std::fs::read_to_string(env.data().join("traumas.jsonl")).unwrap();
+        let mut text = std::fs::read_to_string(env.data.join("traumas.jsonl")).unwrap();
         text.push_str(&trauma_line("t-0006", "deploy(", "critical", false));
         text.push('\n');
         env.write("data/traumas.jsonl", &text);
         let out = env.pretool(&claude_bash("./deploy.sh --prod", &cwd));
         assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
-        let out = env.cm(&["guard", "check", "ls", "--json"]);
+        let out = env.cm(&["guard", "check", "ls", "--json"]).run();
         assert!(
             out.stdout.contains("t-0006 has an invalid pattern"),
             "{}",
@@ -681,9 +680,9 @@ mod hook {
 
     #[test]
     fn malformed_input_allows_with_a_note_or_blocks_when_fail_closed() {
-        let env = Env::new();
+        let env = Env::for_guard();
         for bad in [&b"not json"[..], b"", b"{\"tool_name\":", b"[1,2]"] {
-            let out = env.raw(bad);
+            let out = env.pretool_raw(bad);
             assert_eq!(
                 (out.code, out.stdout.as_str()),
                 (0, ""),
@@ -693,12 +692,12 @@ mod hook {
             assert!(out.stderr.contains("cm-pretool"), "{}", out.stderr);
         }
         // Over 1 MiB is read and decided like any other payload (the guard's limit is 64 MiB).
-        let mut big = claude_bash("echo hi", &env.project()).into_bytes();
+        let mut big = claude_bash("echo hi", &env.cwd).into_bytes();
         big.extend(std::iter::repeat_n(b' ', 1 << 20));
-        let out = env.raw(&big);
+        let out = env.pretool_raw(&big);
         assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
         env.write("data/config.json", r#"{"guard": {"failClosed": true}}"#);
-        let out = env.raw(b"not json");
+        let out = env.pretool_raw(b"not json");
         assert_eq!(out.code, 2);
         assert_eq!(out.stdout, "");
         assert!(out.stderr.contains("failClosed"), "{}", out.stderr);
@@ -706,15 +705,15 @@ mod hook {
 
     #[test]
     fn guard_check_reports_what_the_hook_decides() {
-        let env = Env::new();
-        let cwd = env.project();
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
         for cmd in [
             "git reset --hard",
             "npm test",
             "bash -c 'psql -c \"DROP TABLE users\"'",
             "echo 'rm -rf /'",
         ] {
-            let out = env.cm(&["guard", "check", cmd, "--json"]);
+            let out = env.cm(&["guard", "check", cmd, "--json"]).run();
             assert_eq!(out.code, 0, "{}", out.stderr);
             let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
             let data = &v["data"];
@@ -736,17 +735,19 @@ mod hook {
                 assert!(data["hit"]["rule"].is_string() && data["hit"]["segment"].is_string());
             }
         }
-        let out = env.cm(&[
-            "guard",
-            "check",
-            "bash -c 'psql -c \"DROP TABLE users\"'",
-            "--json",
-        ]);
+        let out = env
+            .cm(&[
+                "guard",
+                "check",
+                "bash -c 'psql -c \"DROP TABLE users\"'",
+                "--json",
+            ])
+            .run();
         let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(v["data"]["hit"]["rule"], "database:sql-drop");
         assert_eq!(v["data"]["hit"]["segment"], "DROP TABLE users");
         assert_eq!(v["data"]["hit"]["lang"], "sql");
-        let human = env.cm(&["guard", "check", "git reset --hard"]);
+        let human = env.cm(&["guard", "check", "git reset --hard"]).run();
         assert!(
             human.stdout.contains("DENY") && human.stdout.contains("git:reset-hard"),
             "{}",

@@ -1,9 +1,7 @@
 //! Feedback and scoring through the real binary: mark, undo, forget, outcomes, decay with time
 //! pinned through `CM_NOW`, configured scoring, and the views (top, stale, why, stats).
 
-mod common;
-
-use common::{Env, ids};
+use crate::harness::{Env, ids};
 
 fn score(env: &Env, id: &str, now: &str) -> f64 {
     env.cm(&["playbook", "get", id])

@@ -1,0 +1,25 @@
+//! Every integration test, in one binary: one link step for the whole suite, one harness
+//! (`harness`) that gives each test its own HOME, data dir and working dir and runs the real
+//! binary there, and one module per area. Run one area with `cargo test --test it AREA::`.
+
+mod harness;
+
+mod cli_contract;
+mod concurrency;
+mod connectors;
+mod context;
+mod dispatch;
+mod docs_match;
+mod episodic;
+mod feedback;
+mod fuzz;
+mod guard;
+mod guard_hostile;
+mod guard_install;
+mod install;
+mod json_shapes;
+mod messages;
+mod playbook;
+mod rule_health;
+mod secrets;
+mod store_faults;
