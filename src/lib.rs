@@ -21,6 +21,7 @@ pub mod memory;
 pub mod output;
 pub mod paths;
 pub mod redact;
+pub mod reflect;
 pub mod store;
 pub mod untrusted;
 

@@ -479,7 +479,7 @@ mod tests {
         assert!(!out.contains("Xk9#"));
     }
 
-    /// The corpus the integration tests run through the binary (tests/secrets.rs), checked here
+    /// The corpus the integration tests run through the binary (tests/it/secrets.rs), checked here
     /// against the scanner alone: every secret redacted, every decoy kept.
     #[test]
     fn the_secrets_corpus_is_redacted_and_its_decoys_kept() {

@@ -9,13 +9,16 @@
 //! - [`add_rules`]: rules added, one or a batch, curated against the playbook.
 //! - [`import_rules`]: a file of rules imported, optionally replacing the personal ones.
 //! - [`index_sessions`]: agents' sessions indexed, with the upkeep the hooks rely on.
+//! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
 
 pub mod add_rules;
+pub mod feedback_once;
 pub mod import_rules;
 pub mod index_sessions;
 pub mod inject;
 pub mod outcomes;
 pub mod prompt_flashback;
+pub mod reflect;
 pub mod session_start;
 pub mod task_context;

@@ -2,10 +2,10 @@
 //! later. Each pending outcome is claimed and applied in one transaction, so two runs at once
 //! or a crash part-way never apply an outcome twice or half.
 
+use super::feedback_once::{self, Once};
 use crate::config::Scoring;
 use crate::error::Result;
 use crate::memory::bullet::{FeedbackSource, FeedbackType};
-use crate::memory::feedback::{self, FeedbackInput};
 use crate::memory::playbook::Playbook;
 use crate::memory::tables::outcomes::{self, Outcome};
 use crate::store::Store;
@@ -89,14 +89,6 @@ fn feedback_kind(status: &str) -> Option<FeedbackType> {
     }
 }
 
-/// The feedback event outcome `outcome` gives rule `rule`: its id is derived from both, so an
-/// outcome already applied to a rule (a repository rule whose file was written just before a
-/// crash, while the claim rolled back) is recognised and not applied again.
-fn event_id(outcome: &str, rule: &str) -> String {
-    let h = crate::episodic::index::files::fnv1a(format!("{outcome}\0{rule}").as_bytes());
-    format!("fb-{:012x}", h & 0xffff_ffff_ffff)
-}
-
 /// One outcome's feedback on one rule.
 struct OneRule<'a> {
     outcome: &'a Outcome,
@@ -107,6 +99,9 @@ struct OneRule<'a> {
 }
 
 impl OneRule<'_> {
+    /// The event's id is derived from the outcome and the rule, so an outcome already applied
+    /// to a rule (a repository rule whose file was written just before a crash, while the claim
+    /// rolled back) is recognised and not applied again.
     fn apply(
         &self,
         playbook: &Playbook,
@@ -118,32 +113,25 @@ impl OneRule<'_> {
             .summary
             .clone()
             .unwrap_or_else(|| format!("session outcome: {}", o.status));
-        let event = event_id(&o.id, self.rule);
-        let result = playbook.change_in(tx, self.rule, "outcome", |b| {
-            if b.feedback_events.iter().any(|e| e.id == event) {
-                return Ok(Vec::new());
-            }
-            let effect = feedback::apply(
-                b,
-                FeedbackInput {
-                    kind: self.kind,
-                    source: FeedbackSource::Outcome,
-                    reason: Some(&reason),
-                    session_path: o.session_path.as_deref(),
-                    now: self.now,
-                },
-                self.scoring,
-            );
-            if let Some(e) = b.feedback_events.last_mut() {
-                e.id = event.clone();
-            }
-            Ok(effect.inverted_to.into_iter().collect())
-        });
-        match result {
-            Ok((_, created, _)) => effects.inverted.extend(created.into_iter().map(|c| c.id)),
-            Err(e) if e.code == "RULE_NOT_FOUND" => effects.missing.push(self.rule.to_string()),
-            Err(e) => return Err(e),
+        let given = feedback_once::give(
+            playbook,
+            tx,
+            &Once {
+                rule: self.rule,
+                action: "outcome",
+                given_by: &o.id,
+                kind: self.kind,
+                source: FeedbackSource::Outcome,
+                reason: Some(&reason),
+                session_path: o.session_path.as_deref(),
+                now: self.now,
+                scoring: self.scoring,
+            },
+        )?;
+        if given.missing {
+            effects.missing.push(self.rule.to_string());
         }
+        effects.inverted.extend(given.inverted);
         Ok(())
     }
 }

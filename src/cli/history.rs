@@ -1,7 +1,7 @@
 //! `cm history`: index agents' session logs and search them.
 
 mod browse;
-mod index;
+pub(super) mod index;
 mod search;
 
 use super::Ctx;
@@ -123,7 +123,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
 }
 
 /// The connectors to use: all of them, or the one `--agent` names.
-fn selected(agent: Option<&str>) -> Result<Vec<Box<dyn Connector>>> {
+pub(super) fn selected(agent: Option<&str>) -> Result<Vec<Box<dyn Connector>>> {
     let all = connectors::all();
     let Some(want) = agent else {
         return Ok(all);

@@ -20,6 +20,7 @@ mod list_json;
 mod mark;
 mod outcome;
 mod playbook;
+mod reflect;
 mod similar;
 mod stale;
 pub(crate) mod stats;
@@ -108,6 +109,8 @@ pub enum Command {
     Similar(similar::Args),
     /// Install, inspect or remove every cm hook for an agent.
     Hooks(hooks_cmd::Args),
+    /// Learn from finished sessions: diary entries, new rules, feedback.
+    Reflect(reflect::Args),
 }
 
 /// Commands that stand for another, and the name their answers carry.
@@ -161,6 +164,7 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Context(a) => context::run(a, ctx),
         Command::Similar(a) => similar::run(a, ctx),
         Command::Hooks(a) => hooks_cmd::run(a, ctx),
+        Command::Reflect(a) => reflect::run(a, ctx),
     }
 }
 

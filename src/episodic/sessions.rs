@@ -111,6 +111,19 @@ pub fn list(conn: &Connection, filter: &Filter) -> Result<Vec<Session>> {
     rows.into_iter().map(|r| with_path(conn, r)).collect()
 }
 
+/// The sessions read from one source file (a transcript and, for some agents, its
+/// subagents), by the file's path as indexed.
+pub fn of_file(conn: &Connection, path: &str) -> Result<Vec<Session>> {
+    let rows: Vec<(Session, i64)> = conn
+        .prepare_cached(&format!(
+            "SELECT {SESSION_COLS} FROM episodic_sessions
+             WHERE file_id = (SELECT id FROM episodic_files WHERE path = ?1)"
+        ))
+        .and_then(|mut st| st.query_map([path], session_row)?.collect())
+        .map_err(db_err)?;
+    rows.into_iter().map(|r| with_path(conn, r)).collect()
+}
+
 /// How many sessions are indexed.
 pub fn count(conn: &Connection) -> Result<i64> {
     conn.query_row("SELECT count(*) FROM episodic_sessions", [], |r| r.get(0))

@@ -1,0 +1,540 @@
+//! Reflecting on sessions: `cm reflect` and the post-session job. For each indexed session not
+//! yet reflected on (or grown since), read its transcript from the index, run the deterministic
+//! reflector, validate each proposed rule against the history, let the curator add what is new
+//! ([`super::add_rules`]: duplicates merged, contradictions flagged), apply feedback once
+//! ([`super::feedback_once`]), and store the diary entry.
+//!
+//! Idempotent: a session is reflected once per message count; run again (or with `force`),
+//! every delta finds its work done (the same rule is a duplicate, the same feedback event is
+//! already there), so a second run changes nothing. A lock per session keeps two hooks firing
+//! at once from reflecting one session together.
+
+use super::feedback_once::{self, Once};
+use crate::config::Config;
+use crate::episodic::model::SearchQuery;
+use crate::episodic::sessions::{self, Session};
+use crate::error::Result;
+use crate::fsutil::FileLock;
+use crate::memory::bullet::{Bullet, FeedbackSource, FeedbackType};
+use crate::memory::new_rule::{self, RuleInput};
+use crate::memory::playbook::Playbook;
+use crate::reflect::delta::{Delta, LessonKind};
+use crate::reflect::diary::{self, DiaryEntry, RelatedSession};
+use crate::reflect::fixes;
+use crate::reflect::privacy::Privacy;
+use crate::reflect::tables;
+use crate::reflect::transcript::Transcript;
+use crate::reflect::validate::{self, Evidence, Verdict};
+use crate::store::Store;
+use serde::Serialize;
+use serde_json::json;
+
+/// Which sessions to reflect on.
+#[derive(Debug, Clone, Default)]
+pub struct ReflectRequest {
+    /// Only the sessions of this indexed source file.
+    pub session_file: Option<String>,
+    /// Only sessions that ended at or after this time (RFC 3339).
+    pub since: Option<String>,
+    /// Only sessions whose workspace starts with this path.
+    pub workspace: Option<String>,
+    pub max_sessions: usize,
+    /// Propose and validate, write nothing.
+    pub dry_run: bool,
+    /// Reflect again on sessions already reflected on.
+    pub force: bool,
+    pub now: String,
+}
+
+/// A proposed rule and what the validator and curator made of it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Proposed {
+    #[serde(flatten)]
+    pub delta: Delta,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    pub evidence: Evidence,
+    /// `added` (its new id), `duplicate` (the id it repeats), or why it was not added.
+    pub outcome: String,
+    pub rule: Option<String>,
+}
+
+/// Feedback a session gave.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Feedback {
+    pub rule: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub via: &'static str,
+    /// `applied`, `already-applied`, `unknown-rule`, or `dry-run`.
+    pub outcome: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionReflection {
+    pub agent: String,
+    pub session_id: String,
+    pub source_path: Option<String>,
+    pub workspace: Option<String>,
+    /// Why the session was not reflected on, when it was not.
+    pub skipped: Option<String>,
+    pub diary: Option<DiaryEntry>,
+    pub proposed: Vec<Proposed>,
+    pub feedback: Vec<Feedback>,
+}
+
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reflected {
+    pub sessions: Vec<SessionReflection>,
+    /// Ids of the rules added.
+    pub added: Vec<String>,
+    pub feedback: Vec<Feedback>,
+    /// Sessions waiting beyond `max_sessions`.
+    pub remaining: usize,
+    /// Sessions matched but already reflected on.
+    pub already_reflected: usize,
+}
+
+/// Reflect on the sessions `req` selects.
+pub fn run(
+    store: &Store,
+    playbook: &Playbook,
+    cfg: &Config,
+    req: &ReflectRequest,
+) -> Result<Reflected> {
+    let privacy = Privacy::load()?;
+    let candidates: Vec<Session> = match &req.session_file {
+        Some(path) => sessions::of_file(store, path)?,
+        None => sessions::list(
+            store,
+            &sessions::Filter {
+                workspace: req.workspace.clone(),
+                ended_since: req.since.clone(),
+                limit: 1_000_000,
+                ..Default::default()
+            },
+        )?,
+    };
+    let mut out = Reflected::default();
+    let mut todo: Vec<Session> = Vec::new();
+    for s in candidates {
+        if s.parent_session_id.is_some() {
+            continue; // a subagent's work belongs to its parent session
+        }
+        let done = tables::reflected_at_count(store, &s.agent, &s.session_id)?;
+        if !req.force && done == Some(s.message_count) {
+            out.already_reflected += 1;
+            continue;
+        }
+        todo.push(s);
+    }
+    // Oldest first, so a lesson seen again later finds the earlier session's diary.
+    todo.reverse();
+    if todo.len() > req.max_sessions {
+        out.remaining = todo.len() - req.max_sessions;
+        todo.truncate(req.max_sessions);
+    }
+    let locks = crate::paths::data_dir().join("locks");
+    for s in todo {
+        if !privacy.allows(&s.agent) {
+            out.sessions.push(skipped(
+                &s,
+                if privacy.reflection {
+                    format!("`cm privacy` denies reflection on {} sessions", s.agent)
+                } else {
+                    "reflection is disabled (`cm privacy enable` turns it on)".to_string()
+                },
+            ));
+            continue;
+        }
+        let _lock = if req.dry_run {
+            None
+        } else {
+            let key = format!("{}\0{}", s.agent, s.session_id);
+            Some(FileLock::acquire(&locks.join(format!(
+                "reflect-{:016x}.lock",
+                crate::episodic::index::files::fnv1a(key.as_bytes())
+            )))?)
+        };
+        // Another process may have reflected on it while this one waited for the lock.
+        if !req.force
+            && !req.dry_run
+            && tables::reflected_at_count(store, &s.agent, &s.session_id)? == Some(s.message_count)
+        {
+            out.already_reflected += 1;
+            continue;
+        }
+        let one = session(store, playbook, cfg, req, &s)?;
+        out.added.extend(
+            one.proposed
+                .iter()
+                .filter(|p| p.outcome == "added")
+                .filter_map(|p| p.rule.clone()),
+        );
+        out.feedback.extend(one.feedback.iter().cloned());
+        out.sessions.push(one);
+    }
+    Ok(out)
+}
+
+fn skipped(s: &Session, why: String) -> SessionReflection {
+    SessionReflection {
+        agent: s.agent.clone(),
+        session_id: s.session_id.clone(),
+        source_path: s.source_path.clone(),
+        workspace: s.workspace.clone(),
+        skipped: Some(why),
+        diary: None,
+        proposed: Vec::new(),
+        feedback: Vec::new(),
+    }
+}
+
+/// Other sessions of the workspace whose messages hold `words`, with how they ended.
+fn evidence(
+    store: &Store,
+    s: &Session,
+    words: &[String],
+) -> Result<(Evidence, Vec<(String, String)>)> {
+    let mut ev = Evidence::default();
+    let mut others: Vec<(String, String)> = Vec::new();
+    if words.is_empty() {
+        return Ok((ev, others));
+    }
+    let hits = crate::episodic::search::search(
+        store,
+        &SearchQuery {
+            query: words.iter().take(4).cloned().collect::<Vec<_>>().join(" "),
+            limit: 30,
+            workspace: s.workspace.clone(),
+            ..Default::default()
+        },
+    )
+    .unwrap_or_default();
+    for h in hits {
+        if h.session_id == s.session_id
+            || others
+                .iter()
+                .any(|(a, id)| *a == h.agent && *id == h.session_id)
+        {
+            continue;
+        }
+        others.push((h.agent.clone(), h.session_id.clone()));
+    }
+    ev.sessions = others.len();
+    for (agent, id) in &others {
+        match tables::status_of(store, agent, id)?.as_deref() {
+            Some("success") => ev.succeeded += 1,
+            Some("failure") => ev.failed += 1,
+            _ => {}
+        }
+    }
+    Ok((ev, others))
+}
+
+/// Sessions of the workspace that hit the same errors; for an error this session left
+/// unresolved, a rule naming the fix an earlier session found (from its diary).
+fn recurring(
+    store: &Store,
+    s: &Session,
+    t: &Transcript,
+    deltas: &mut Vec<Delta>,
+) -> Result<Vec<RelatedSession>> {
+    let mut related = Vec::new();
+    let failures: Vec<fixes::Failure> = fixes::failures(t)
+        .into_iter()
+        .filter(|f| !f.trivial)
+        .collect();
+    if failures.is_empty() || s.workspace.is_none() {
+        return Ok(related);
+    }
+    let earlier = tables::entries(store, s.workspace.as_deref(), None, 200)?;
+    for f in failures.iter().take(5) {
+        let words = crate::reflect::lessons::situation_words(&f.error);
+        let (ev, others) = evidence(store, s, &words)?;
+        for (agent, id) in others.iter().take(5) {
+            if !related.iter().any(|r: &RelatedSession| r.session_id == *id) {
+                related.push(RelatedSession {
+                    agent: agent.clone(),
+                    session_id: id.clone(),
+                    why: format!("also hit: {}", f.error),
+                });
+            }
+        }
+        if f.fix.is_some() || ev.sessions == 0 {
+            continue;
+        }
+        let key = fixes::base(&f.command);
+        let known_fix = earlier
+            .iter()
+            .filter(|e| e.session_id != s.session_id)
+            .flat_map(|e| e.failed_commands.iter())
+            .find(|c| fixes::base(&c.command) == key && c.fixed_by.is_some())
+            .and_then(|c| c.fixed_by.clone());
+        let content = match known_fix {
+            Some(fix) => format!(
+                "When `{}` fails with {} (seen in {} sessions of this project), apply the fix that worked before: {fix}.",
+                f.command,
+                fixes::quoted(&f.error),
+                ev.sessions + 1
+            ),
+            None => format!(
+                "`{}` keeps failing with {} in this project ({} sessions); find the cause instead of retrying.",
+                f.command,
+                fixes::quoted(&f.error),
+                ev.sessions + 1
+            ),
+        };
+        deltas.push(Delta::Add {
+            category: "debugging".into(),
+            situation: words,
+            content,
+            lesson: LessonKind::Recurring,
+            reason: None,
+            line: f.line,
+        });
+    }
+    Ok(related)
+}
+
+fn session(
+    store: &Store,
+    playbook: &Playbook,
+    cfg: &Config,
+    req: &ReflectRequest,
+    s: &Session,
+) -> Result<SessionReflection> {
+    let messages = sessions::messages(store, &s.agent, &s.session_id, 0, i64::MAX)?;
+    let t = Transcript::from_messages(&messages);
+    if t.user_texts()
+        .next()
+        .is_some_and(|(_, text)| text.contains(crate::reflect::OWN_CALL_MARKER))
+    {
+        return Ok(skipped(s, "a session of cm's own LLM calls".into()));
+    }
+    let failures = fixes::failures(&t);
+    let status = diary::status_of(&t, &failures);
+    let mut deltas = crate::reflect::lessons::reflect(
+        &t,
+        status == diary::Status::Success,
+        s.workspace.as_deref(),
+    );
+    let related = recurring(store, s, &t, &mut deltas)?;
+    let session_ref = s
+        .source_path
+        .clone()
+        .unwrap_or_else(|| format!("{}/{}", s.agent, s.session_id));
+    let about = diary::About {
+        agent: &s.agent,
+        session_id: &s.session_id,
+        session_path: s.source_path.as_deref(),
+        workspace: s.workspace.as_deref(),
+        git_branch: s.git_branch.as_deref(),
+        title: s.title.as_deref(),
+        now: &req.now,
+    };
+    let entry = diary::write(&t, &about, &deltas, related);
+    let mut proposed: Vec<Proposed> = Vec::new();
+    let mut fresh: Vec<(usize, Bullet)> = Vec::new();
+    let mut feedback: Vec<Feedback> = Vec::new();
+    for d in deltas {
+        match &d {
+            Delta::Add {
+                content,
+                category,
+                lesson,
+                reason,
+                line,
+                situation,
+            } => {
+                let (ev, _) = evidence(store, s, situation)?;
+                let verdict = validate::judge(content, *lesson, &ev);
+                let mut outcome = String::new();
+                if let Verdict::Reject { reason } = &verdict {
+                    outcome = format!("rejected: {reason}");
+                } else {
+                    let mut tags: Vec<String> = vec!["learned".into()];
+                    tags.extend(entry.tags.iter().cloned());
+                    let reasoning =
+                        validate::provenance(*lesson, &session_ref, *line, &ev, reason.as_deref());
+                    let built = new_rule::build(RuleInput {
+                        content,
+                        category: Some(category),
+                        tags: &tags,
+                        scope: s.workspace.as_ref().map(|_| "workspace"),
+                        custom_categories: &cfg.custom_categories,
+                        session: Some(&session_ref),
+                        agent: Some(&s.agent),
+                        reasoning: Some(&reasoning),
+                        workspace: s.workspace.as_deref(),
+                        now: &req.now,
+                    });
+                    match built {
+                        Ok(b) => fresh.push((proposed.len(), b)),
+                        Err(e) => outcome = format!("rejected: {}", e.message),
+                    }
+                }
+                proposed.push(Proposed {
+                    delta: d.clone(),
+                    verdict,
+                    evidence: ev,
+                    outcome,
+                    rule: None,
+                });
+            }
+            Delta::Helpful {
+                rule, reason, via, ..
+            } => {
+                feedback.push(give(
+                    store,
+                    playbook,
+                    cfg,
+                    req,
+                    s,
+                    &session_ref,
+                    rule,
+                    FeedbackType::Helpful,
+                    reason.as_deref(),
+                    via,
+                )?);
+            }
+            Delta::Harmful { rule, reason, .. } => {
+                feedback.push(give(
+                    store,
+                    playbook,
+                    cfg,
+                    req,
+                    s,
+                    &session_ref,
+                    rule,
+                    FeedbackType::Harmful,
+                    reason.as_deref(),
+                    "inline",
+                )?);
+            }
+        }
+    }
+    if req.dry_run {
+        for (i, _) in &fresh {
+            proposed[*i].outcome = "dry-run".into();
+        }
+    } else if !fresh.is_empty() {
+        let (slots, bullets): (Vec<usize>, Vec<Bullet>) = fresh.into_iter().unzip();
+        let ids: Vec<String> = bullets.iter().map(|b| b.id.clone()).collect();
+        let contents: Vec<String> = bullets.iter().map(|b| b.content.clone()).collect();
+        let added = super::add_rules::add(
+            store,
+            playbook,
+            bullets,
+            None,
+            cfg.dedup_similarity_threshold,
+            false,
+        )?;
+        for ((slot, id), content) in slots.into_iter().zip(ids).zip(contents) {
+            let p = &mut proposed[slot];
+            if added.fresh.iter().any(|b| b.id == id) {
+                p.outcome = "added".into();
+                p.rule = Some(id);
+            } else if let Some(d) = added.duplicates.iter().find(|d| d.content == content) {
+                p.outcome = if d.same {
+                    "duplicate".into()
+                } else {
+                    "near-duplicate".into()
+                };
+                p.rule = Some(d.duplicate_of.clone());
+            }
+        }
+    }
+    if !req.dry_run {
+        let result = json!({
+            "added": proposed.iter().filter(|p| p.outcome == "added").filter_map(|p| p.rule.clone()).collect::<Vec<_>>(),
+            "feedback": feedback.iter().filter(|f| f.outcome == "applied").map(|f| json!({"rule": f.rule, "type": f.kind})).collect::<Vec<_>>(),
+            "rejected": proposed.iter().filter(|p| p.outcome.starts_with("rejected")).count(),
+        });
+        store.write(|tx| {
+            tables::save_entry(tx, &entry)?;
+            tables::record_reflection(
+                tx,
+                &s.agent,
+                &s.session_id,
+                s.message_count,
+                &req.now,
+                &result,
+            )
+        })?;
+    }
+    Ok(SessionReflection {
+        agent: s.agent.clone(),
+        session_id: s.session_id.clone(),
+        source_path: s.source_path.clone(),
+        workspace: s.workspace.clone(),
+        skipped: None,
+        diary: Some(entry),
+        proposed,
+        feedback,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn give(
+    store: &Store,
+    playbook: &Playbook,
+    cfg: &Config,
+    req: &ReflectRequest,
+    s: &Session,
+    session_ref: &str,
+    rule: &str,
+    kind: FeedbackType,
+    reason: Option<&str>,
+    via: &'static str,
+) -> Result<Feedback> {
+    let type_name = match kind {
+        FeedbackType::Helpful => "helpful",
+        FeedbackType::Harmful => "harmful",
+    };
+    let mut fb = Feedback {
+        rule: rule.to_string(),
+        kind: type_name,
+        via,
+        outcome: "dry-run",
+    };
+    if req.dry_run {
+        return Ok(fb);
+    }
+    // One event per session, rule and verdict, whatever reflects on the session again.
+    let given_by = format!("session:{}/{}:{type_name}", s.agent, s.session_id);
+    let source = if via == "inline" {
+        FeedbackSource::Inline
+    } else {
+        FeedbackSource::Audit
+    };
+    let given = store.write(|tx| {
+        feedback_once::give(
+            playbook,
+            tx,
+            &Once {
+                rule,
+                action: "reflect",
+                given_by: &given_by,
+                kind,
+                source,
+                reason,
+                session_path: Some(session_ref),
+                now: &req.now,
+                scoring: &cfg.scoring,
+            },
+        )
+    })?;
+    fb.outcome = if given.missing {
+        "unknown-rule"
+    } else if given.applied {
+        "applied"
+    } else {
+        "already-applied"
+    };
+    Ok(fb)
+}

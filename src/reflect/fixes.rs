@@ -1,0 +1,316 @@
+//! Commands that failed and what made them pass. A failure followed by the same command
+//! passing with a real change in between (an edit, or a different command line) is a lesson;
+//! the same command simply run again (a flaky step), a mistyped command, or an edit of a
+//! character or two (a typo) is not.
+
+use super::transcript::{ToolRun, Transcript};
+
+/// A failure, and (when the session found it) what fixed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub line: i64,
+    pub command: String,
+    /// The output line that says what went wrong.
+    pub error: String,
+    pub fix: Option<Fix>,
+    /// Passed on a plain re-run, or failed for a typo: nothing to learn.
+    pub trivial: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fix {
+    /// The command that passed differs from the one that failed.
+    Command { passed: String, added: Vec<String> },
+    /// Files changed between the failure and the pass: (file, the lines the change added).
+    Edits(Vec<(String, String)>),
+}
+
+/// The program and its subcommand, after leading `VAR=value` assignments: `TZ=UTC npm test -x`
+/// and `npm test` share `npm test`.
+pub fn base(command: &str) -> String {
+    command
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 3 {
+        return 4;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push(
+                (prev[j] + usize::from(ca != cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Lines that say what went wrong, most telling first: an assertion's expected value or an
+/// error message beats a bare "FAIL file".
+const TELLING: &[&str] = &[
+    "Expected",
+    "expected",
+    "Received",
+    "assert",
+    "error[",
+    "Error:",
+    "error:",
+    "panicked at",
+    "Exception",
+    "ERR!",
+    "not found",
+    "No such file",
+];
+
+/// The line of `output` that names the failure, trimmed.
+pub fn error_line(output: &str) -> String {
+    let lines: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let line = TELLING
+        .iter()
+        .find_map(|m| lines.iter().find(|l| l.contains(m) && l.len() > 8))
+        .or_else(|| lines.iter().find(|l| super::transcript::looks_failed(l)))
+        .or_else(|| lines.first())
+        .copied()
+        .unwrap_or("");
+    clip(line, 140)
+}
+
+/// `text` quoted for a rule: in backticks, or in quotes when it holds a backtick itself.
+pub fn quoted(text: &str) -> String {
+    if text.contains('`') {
+        format!("\"{text}\"")
+    } else {
+        format!("`{text}`")
+    }
+}
+
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+/// The lines an edit added, as one short line of code.
+fn added_lines(run: &ToolRun) -> String {
+    let old: Vec<&str> = run.removed.lines().map(str::trim).collect();
+    let new: Vec<&str> = run
+        .added
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 3 && !old.contains(l))
+        .take(2)
+        .collect();
+    clip(&new.join(" "), 120)
+}
+
+/// Every failed command of the session, in order, with what fixed it.
+pub fn failures(t: &Transcript) -> Vec<Failure> {
+    let runs: Vec<&ToolRun> = t.tool_runs().collect();
+    let mut out: Vec<Failure> = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let Some(cmd) = run.command.as_deref().filter(|_| run.failed) else {
+            continue;
+        };
+        let key = base(cmd);
+        // Already covered: an earlier failure of the same command still open at this point.
+        if out
+            .iter()
+            .any(|f| base(&f.command) == key && f.line < run.line && f.fix.is_none() && !f.trivial)
+        {
+            continue;
+        }
+        let error = error_line(&run.output);
+        let later = &runs[i + 1..];
+        let passed = later.iter().position(|r| {
+            r.command
+                .as_deref()
+                .is_some_and(|c| base(c) == key || edit_distance(&base(c), &key) <= 2)
+                && !r.failed
+        });
+        let Some(p) = passed else {
+            let typo = run.output.contains("command not found") || run.output.contains("not found");
+            out.push(Failure {
+                line: run.line,
+                command: cmd.to_string(),
+                error,
+                fix: None,
+                trivial: typo,
+            });
+            continue;
+        };
+        let pass = later[p];
+        let pass_cmd = pass.command.clone().unwrap_or_default();
+        let edits: Vec<&&ToolRun> = later[..p].iter().filter(|r| r.is_edit()).collect();
+        let tiny = |r: &ToolRun| edit_distance(&r.removed, &r.added) <= 2;
+        let (fix, trivial) = if !edits.is_empty() {
+            if edits.iter().all(|r| tiny(r)) {
+                (None, true)
+            } else {
+                let changes = edits
+                    .iter()
+                    .filter(|r| !tiny(r))
+                    .map(|r| (r.file.clone().unwrap_or_default(), added_lines(r)))
+                    .collect();
+                (Some(Fix::Edits(changes)), false)
+            }
+        } else if edit_distance(pass_cmd.trim(), cmd.trim()) <= 2
+            || run.output.contains("command not found")
+        {
+            // Passed on a plain re-run (distance 0), or the command was mistyped.
+            (None, true)
+        } else {
+            let before: Vec<&str> = cmd.split_whitespace().collect();
+            let added: Vec<String> = pass_cmd
+                .split_whitespace()
+                .filter(|w| !before.contains(w))
+                .map(str::to_string)
+                .collect();
+            if added.is_empty() {
+                (None, true)
+            } else {
+                (
+                    Some(Fix::Command {
+                        passed: pass_cmd.clone(),
+                        added,
+                    }),
+                    false,
+                )
+            }
+        };
+        out.push(Failure {
+            line: run.line,
+            command: cmd.to_string(),
+            error,
+            fix,
+            trivial,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflect::transcript::Step;
+
+    fn cmd(line: i64, c: &str, out: &str, failed: bool) -> Step {
+        Step::Tool(ToolRun {
+            line,
+            tool: "Bash".into(),
+            command: Some(c.into()),
+            file: None,
+            removed: String::new(),
+            added: String::new(),
+            output: out.into(),
+            failed,
+        })
+    }
+
+    fn edit(line: i64, file: &str, old: &str, new: &str) -> Step {
+        Step::Tool(ToolRun {
+            line,
+            tool: "Edit".into(),
+            command: None,
+            file: Some(file.into()),
+            removed: old.into(),
+            added: new.into(),
+            output: "ok".into(),
+            failed: false,
+        })
+    }
+
+    #[test]
+    fn a_changed_command_or_a_real_edit_is_a_fix() {
+        let t = Transcript {
+            steps: vec![
+                cmd(
+                    1,
+                    "npm test",
+                    "FAIL src/date.test.ts\n  Expected: \"2024-01-01\" Received: \"2023-12-31\"",
+                    true,
+                ),
+                cmd(2, "TZ=UTC npm test", "Tests: 12 passed, 0 failed", false),
+            ],
+        };
+        let f = failures(&t);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].fix,
+            Some(Fix::Command {
+                passed: "TZ=UTC npm test".into(),
+                added: vec!["TZ=UTC".into()]
+            })
+        );
+        let t = Transcript {
+            steps: vec![
+                cmd(
+                    1,
+                    "cargo test",
+                    "error[E0425]: cannot find value `cfg` in this scope",
+                    true,
+                ),
+                edit(
+                    2,
+                    "src/lib.rs",
+                    "fn run() {}",
+                    "fn run() {\n    let cfg = Config::load();\n}",
+                ),
+                cmd(
+                    3,
+                    "cargo test",
+                    "test result: ok. 3 passed; 0 failed",
+                    false,
+                ),
+            ],
+        };
+        let f = failures(&t);
+        assert_eq!(
+            f[0].fix,
+            Some(Fix::Edits(vec![(
+                "src/lib.rs".into(),
+                "fn run() { let cfg = Config::load();".into()
+            )]))
+        );
+        assert!(f[0].error.contains("E0425"), "{}", f[0].error);
+    }
+
+    #[test]
+    fn reruns_typos_and_tiny_edits_teach_nothing() {
+        for steps in [
+            vec![
+                cmd(1, "npm install", "npm ERR! network timeout", true),
+                cmd(2, "npm install", "added 3 packages", false),
+            ],
+            vec![
+                cmd(1, "carg test", "bash: carg: command not found", true),
+                cmd(2, "cargo test", "test result: ok. 0 failed", false),
+            ],
+            vec![
+                cmd(1, "cargo build", "error: expected `;`", true),
+                edit(2, "src/a.rs", "let x = 1", "let x = 1;"),
+                cmd(3, "cargo build", "Finished", false),
+            ],
+        ] {
+            let f = failures(&Transcript { steps });
+            assert!(f.iter().all(|f| f.trivial && f.fix.is_none()), "{f:?}");
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! The user's words turned into a rule as a senior engineer would write it: one imperative
+//! sentence that keeps the specifics (the tool, file or command) and the reason when one was
+//! given. "no, don't use moment here, we use date-fns" becomes "Don't use moment here, we use
+//! date-fns." A sentence that only sounds like a directive ("no worries", "don't bother") or
+//! names nothing specific gives no rule.
+
+use super::delta::LessonKind;
+
+/// A directive found in what the user said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Directive {
+    pub rule: String,
+    pub lesson: LessonKind,
+}
+
+/// Openings that make a "no" or a "don't" casual, not a correction.
+const CASUAL: &[&str] = &[
+    "no worries",
+    "no problem",
+    "no thanks",
+    "no thank",
+    "no need",
+    "no rush",
+    "no, that's all",
+    "no, that's it",
+    "no, that is all",
+    "no, thanks",
+    "no that's all",
+    "no, all good",
+    "no, looks good",
+    "no, it's fine",
+    "no, nothing else",
+    "don't worry",
+    "dont worry",
+    "don't bother",
+    "don't mind",
+    "never mind",
+    "nevermind",
+    "always happy",
+    "don't apologize",
+    "don't hesitate",
+];
+
+/// Leading words that carry no meaning in a rule ("please", "also", "and").
+const FILLER: &[&str] = &[
+    "please", "also", "and", "oh", "hey", "btw", "ok", "okay", "so",
+];
+
+/// Words so common that a rule made only of them says nothing specific.
+const COMMON: &[&str] = &[
+    "the", "a", "an", "it", "this", "that", "these", "those", "to", "of", "in", "on", "for",
+    "with", "at", "by", "from", "up", "out", "off", "over", "into", "here", "there", "now", "then",
+    "just", "again", "ever", "always", "never", "don't", "do", "not", "no", "use", "make", "sure",
+    "be", "is", "are", "was", "we", "you", "i", "me", "my", "our", "your", "they", "them", "it's",
+    "that's", "like", "thing", "things", "stuff", "way", "work", "change", "code", "do", "did",
+    "done", "good", "bad", "well", "right", "wrong", "too", "again", "more", "less", "any", "all",
+    "some", "what", "when", "why", "how", "so", "if", "or", "and", "but", "one", "ask", "me",
+    "first", "try", "think", "know", "want", "need", "should", "can", "could", "would", "will",
+    "let", "lets", "let's", "get", "got", "go",
+];
+
+/// Every directive in one user message.
+pub fn directives(text: &str) -> Vec<Directive> {
+    if text.len() > 1500 {
+        return Vec::new(); // a pasted log or document, not a spoken directive
+    }
+    sentences(text)
+        .into_iter()
+        .filter_map(|s| directive(&s))
+        .collect()
+}
+
+/// Split on sentence ends and line breaks; keep the text as written.
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let end =
+            matches!(c, '.' | '!' | '?') && chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+        if c == '\n' || end {
+            if end {
+                cur.push(c);
+            }
+            if !cur.trim().is_empty() {
+                out.push(cur.trim().to_string());
+            }
+            cur.clear();
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+fn directive(sentence: &str) -> Option<Directive> {
+    let lower = sentence.to_lowercase();
+    if CASUAL.iter().any(|c| lower.starts_with(c)) {
+        return None;
+    }
+    // "no, ...", "nope ...", "stop, ...", "wait, ...": a correction, if a directive follows.
+    let (corrected, rest) = strip_correction(sentence);
+    let rest = strip_filler(rest);
+    let rest_lower = rest.to_lowercase();
+    if CASUAL.iter().any(|c| rest_lower.starts_with(c)) {
+        return None;
+    }
+    let (body, lesson) = imperative(rest, &rest_lower)?;
+    let lesson = if corrected {
+        LessonKind::Correction
+    } else {
+        lesson
+    };
+    let rule = finish(&body);
+    specific(&rule).then_some(Directive { rule, lesson })
+}
+
+fn strip_correction(s: &str) -> (bool, &str) {
+    let lower = s.to_lowercase();
+    for lead in [
+        "no,",
+        "no.",
+        "no!",
+        "no -",
+        "no —",
+        "nope,",
+        "nope",
+        "stop,",
+        "stop.",
+        "wait,",
+        "wrong,",
+        "actually,",
+    ] {
+        if lower.starts_with(lead) {
+            return (true, s[lead.len()..].trim_start());
+        }
+    }
+    if lower.starts_with("no ") && !lower.starts_with("no one") {
+        let after = s[3..].trim_start();
+        let al = after.to_lowercase();
+        if [
+            "don't",
+            "do not",
+            "dont",
+            "never",
+            "we ",
+            "use ",
+            "not ",
+            "please",
+            "that's not",
+            "stop",
+        ]
+        .iter()
+        .any(|w| al.starts_with(w))
+        {
+            return (true, after);
+        }
+    }
+    (false, s)
+}
+
+fn strip_filler(mut s: &str) -> &str {
+    loop {
+        let lower = s.to_lowercase();
+        let Some(word) = FILLER.iter().find(|w| {
+            lower.starts_with(*w)
+                && lower[w.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c == ',' || c.is_whitespace())
+        }) else {
+            return s;
+        };
+        s = s[word.len()..].trim_start_matches(',').trim_start();
+    }
+}
+
+/// The rule's body when `s` is an imperative or a stated convention, with its lesson kind.
+fn imperative(s: &str, lower: &str) -> Option<(String, LessonKind)> {
+    let keep = |skip: usize, lead: &str| format!("{lead}{}", &s[skip..]);
+    // Spoken as the team's habit: "we never ...", "we always ...", "in this repo we use ...".
+    for (prefix, lead) in [
+        ("we never ", "Never "),
+        ("we always ", "Always "),
+        ("we don't ", "Don't "),
+        ("we do not ", "Don't "),
+        ("you should never ", "Never "),
+        ("you should always ", "Always "),
+        ("you should ", ""),
+        ("you must ", ""),
+        ("you need to ", ""),
+        ("make sure to ", "Make sure to "),
+        ("make sure you ", "Make sure you "),
+        ("remember to ", ""),
+        ("from now on, ", ""),
+        ("from now on ", ""),
+        ("going forward, ", ""),
+    ] {
+        if lower.starts_with(prefix) {
+            let kind = if prefix.starts_with("we ") {
+                LessonKind::Convention
+            } else {
+                LessonKind::Correction
+            };
+            return Some((keep(prefix.len(), lead), kind));
+        }
+    }
+    for (prefix, lead) in [
+        ("our convention is to ", ""),
+        ("our convention is ", ""),
+        ("the convention here is to ", ""),
+        ("the convention is to ", ""),
+        ("the team prefers ", "Prefer "),
+        ("we prefer ", "Prefer "),
+        ("i prefer ", "Prefer "),
+        ("i always want ", "Always use "),
+        ("in this repo we ", ""),
+        ("in this repo, we ", ""),
+        ("in this project we ", ""),
+        ("in this project, we ", ""),
+        ("here we ", ""),
+        ("we use ", "Use "),
+    ] {
+        if lower.starts_with(prefix) {
+            return Some((keep(prefix.len(), lead), LessonKind::Convention));
+        }
+    }
+    for prefix in [
+        "never ", "always ", "don't ", "do not ", "dont ", "avoid ", "prefer ", "use ", "stop ",
+    ] {
+        if lower.starts_with(prefix) {
+            let body = match prefix {
+                "dont " => keep(prefix.len(), "Don't "),
+                "stop " => keep(prefix.len(), "Stop "),
+                _ => s.to_string(),
+            };
+            return Some((body, LessonKind::Correction));
+        }
+    }
+    None
+}
+
+/// Capitalised, one sentence, ending with a full stop.
+fn finish(body: &str) -> String {
+    let body = body.trim().trim_end_matches([',', ';', ':']).trim();
+    let mut chars = body.chars();
+    let mut out: String = match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    if out.ends_with('!') {
+        out.pop();
+        out.push('.');
+    }
+    out
+}
+
+/// A rule names something: a word beyond the common ones (a tool, a file, a practice), and at
+/// least three words in all.
+pub fn specific(rule: &str) -> bool {
+    let words: Vec<String> = rule
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.len() >= 3
+        && words
+            .iter()
+            .any(|w| w.chars().count() >= 3 && !COMMON.contains(&w.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(text: &str) -> Vec<(String, LessonKind)> {
+        directives(text)
+            .into_iter()
+            .map(|d| (d.rule, d.lesson))
+            .collect()
+    }
+
+    #[test]
+    fn corrections_become_imperative_rules() {
+        assert_eq!(
+            rules("no, don't use moment here, we use date-fns"),
+            [(
+                "Don't use moment here, we use date-fns.".to_string(),
+                LessonKind::Correction
+            )]
+        );
+        assert_eq!(
+            rules("Please always run make lint before pushing!"),
+            [(
+                "Always run make lint before pushing.".to_string(),
+                LessonKind::Correction
+            )]
+        );
+        assert_eq!(
+            rules("we never commit generated files, CI rebuilds them"),
+            [(
+                "Never commit generated files, CI rebuilds them.".to_string(),
+                LessonKind::Convention
+            )]
+        );
+        assert_eq!(
+            rules("Thanks. Our convention is to put fixtures under tests/data.")[0].0,
+            "Put fixtures under tests/data."
+        );
+        assert_eq!(
+            rules("I prefer pnpm over npm for this monorepo")[0].0,
+            "Prefer pnpm over npm for this monorepo."
+        );
+    }
+
+    #[test]
+    fn casual_words_and_vague_directives_give_nothing() {
+        for text in [
+            "no worries, thanks",
+            "no, that's all for now",
+            "No thanks",
+            "don't worry about it",
+            "never mind",
+            "no idea what happened there",
+            "ok, use it",
+            "always do that",
+            "Can you fix the failing test?",
+            "I don't think that's needed",
+        ] {
+            assert!(rules(text).is_empty(), "{text}: {:?}", rules(text));
+        }
+    }
+}

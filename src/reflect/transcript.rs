@@ -1,0 +1,165 @@
+//! A session as reflection reads it: the user's words, the agent's words, and each tool call
+//! paired with its result. Built from the indexed messages, so every agent's format that the
+//! index reads can be reflected on.
+
+use crate::episodic::sessions::Message;
+
+/// One tool call and what came back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRun {
+    pub line: i64,
+    pub tool: String,
+    /// The shell command, for tools that run one.
+    pub command: Option<String>,
+    /// The file an edit or write changed.
+    pub file: Option<String>,
+    /// Text an edit removed and added (`old_string` / `new_string`, or a write's content).
+    pub removed: String,
+    pub added: String,
+    /// The result's text (empty when no result was recorded).
+    pub output: String,
+    pub failed: bool,
+}
+
+impl ToolRun {
+    pub fn is_edit(&self) -> bool {
+        self.file.is_some() && self.command.is_none()
+    }
+}
+
+/// One step of the conversation, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    User { line: i64, text: String },
+    Agent { line: i64, text: String },
+    Tool(ToolRun),
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Transcript {
+    pub steps: Vec<Step>,
+}
+
+/// Words a failed run prints when its tool does not flag the failure itself.
+const FAILURE_MARKERS: &[&str] = &[
+    "FAILED",
+    "FAIL ",
+    "failed",
+    "error:",
+    "Error:",
+    "error[",
+    "ERROR",
+    "Traceback (most recent call last)",
+    "npm ERR!",
+    "command not found",
+    "No such file or directory",
+    "panicked at",
+    "exit code 1",
+    "Exit code 1",
+];
+
+/// Output that reports success outright (a test summary with nothing failed).
+fn reports_success(output: &str) -> bool {
+    let lower = output.to_ascii_lowercase();
+    (lower.contains(" 0 failed") || lower.contains("0 failures")) && !lower.contains("error[")
+}
+
+pub fn looks_failed(output: &str) -> bool {
+    !reports_success(output) && FAILURE_MARKERS.iter().any(|m| output.contains(m))
+}
+
+impl Transcript {
+    pub fn from_messages(messages: &[Message]) -> Transcript {
+        let mut steps: Vec<Step> = Vec::new();
+        // Calls waiting for their result, oldest first: results come back in call order.
+        let mut waiting = std::collections::VecDeque::new();
+        for m in messages {
+            match (m.role.as_str(), m.kind.as_str()) {
+                (_, "tool_call") => {
+                    waiting.push_back(steps.len());
+                    steps.push(Step::Tool(tool_run(m)));
+                }
+                (_, "tool_result") => {
+                    if let Some(Step::Tool(run)) =
+                        waiting.pop_front().and_then(|i| steps.get_mut(i))
+                    {
+                        run.output = m.text.clone();
+                        run.failed = m.is_error || looks_failed(&m.text);
+                    }
+                }
+                ("user", "text") => {
+                    let text = m.text.trim();
+                    if !text.is_empty() && !text.starts_with('<') {
+                        steps.push(Step::User {
+                            line: m.line_number,
+                            text: text.to_string(),
+                        });
+                    }
+                }
+                ("assistant", "text") => steps.push(Step::Agent {
+                    line: m.line_number,
+                    text: m.text.clone(),
+                }),
+                _ => {}
+            }
+        }
+        Transcript { steps }
+    }
+
+    pub fn tool_runs(&self) -> impl Iterator<Item = &ToolRun> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Tool(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    pub fn user_texts(&self) -> impl Iterator<Item = (i64, &str)> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::User { line, text } => Some((*line, text.as_str())),
+            _ => None,
+        })
+    }
+
+    pub fn agent_texts(&self) -> impl Iterator<Item = (i64, &str)> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Agent { line, text } => Some((*line, text.as_str())),
+            _ => None,
+        })
+    }
+}
+
+fn tool_run(m: &Message) -> ToolRun {
+    let args: serde_json::Value = m
+        .tool_args
+        .as_deref()
+        .and_then(|a| serde_json::from_str(a).ok())
+        .unwrap_or_default();
+    let text = |k: &str| args.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let command = text("command").or_else(|| text("cmd"));
+    let file = if command.is_some() {
+        None
+    } else {
+        text("file_path")
+            .or_else(|| text("path"))
+            .or_else(|| text("notebook_path"))
+    };
+    let (removed, added) = match (text("old_string"), text("new_string"), text("content")) {
+        (old, Some(new), _) => (old.unwrap_or_default(), new),
+        (_, None, Some(content)) => (String::new(), content),
+        _ => (String::new(), String::new()),
+    };
+    ToolRun {
+        line: m.line_number,
+        tool: m.tool_name.clone().unwrap_or_default(),
+        command,
+        file: if removed.is_empty() && added.is_empty() {
+            None
+        } else {
+            file
+        },
+        removed,
+        added,
+        output: String::new(),
+        failed: false,
+    }
+}
