@@ -195,11 +195,35 @@ fn skipped(s: &Session, why: String) -> SessionReflection {
 }
 
 /// Other sessions of the workspace whose messages hold `words`, with how they ended.
-fn evidence(
+fn evidence(store: &Store, s: &Session, words: &[String]) -> Result<(Evidence, SessionKeys)> {
+    evidence_in(store, s.workspace.as_deref(), Some(&s.session_id), words)
+}
+
+/// Sessions by (agent, session id).
+pub type SessionKeys = Vec<(String, String)>;
+
+/// What `cm validate "RULE"` answers: the verdict a rule stated by a person would get, with the
+/// sessions (of `workspace`, else all) where its situation occurred.
+pub fn validate_text(
     store: &Store,
-    s: &Session,
+    text: &str,
+    workspace: Option<&str>,
+) -> Result<(Verdict, Evidence, SessionKeys)> {
+    let words = crate::reflect::lessons::situation_words(text);
+    let (ev, sessions) = evidence_in(store, workspace, None, &words)?;
+    Ok((
+        validate::judge(text, LessonKind::Convention, &ev),
+        ev,
+        sessions,
+    ))
+}
+
+fn evidence_in(
+    store: &Store,
+    workspace: Option<&str>,
+    except: Option<&str>,
     words: &[String],
-) -> Result<(Evidence, Vec<(String, String)>)> {
+) -> Result<(Evidence, SessionKeys)> {
     let mut ev = Evidence::default();
     let mut others: Vec<(String, String)> = Vec::new();
     if words.is_empty() {
@@ -210,13 +234,13 @@ fn evidence(
         &SearchQuery {
             query: words.iter().take(4).cloned().collect::<Vec<_>>().join(" "),
             limit: 30,
-            workspace: s.workspace.clone(),
+            workspace: workspace.map(str::to_string),
             ..Default::default()
         },
     )
     .unwrap_or_default();
     for h in hits {
-        if h.session_id == s.session_id
+        if Some(h.session_id.as_str()) == except
             || others
                 .iter()
                 .any(|(a, id)| *a == h.agent && *id == h.session_id)

@@ -8,6 +8,7 @@ mod ctx;
 pub mod view;
 
 mod context;
+mod diary;
 mod doctor;
 mod forget;
 mod guard;
@@ -20,6 +21,7 @@ mod list_json;
 mod mark;
 mod outcome;
 mod playbook;
+mod privacy;
 mod reflect;
 mod similar;
 mod stale;
@@ -27,6 +29,7 @@ pub(crate) mod stats;
 mod top;
 mod trauma;
 mod undo;
+mod validate;
 mod why;
 
 pub use ctx::Ctx;
@@ -111,6 +114,12 @@ pub enum Command {
     Hooks(hooks_cmd::Args),
     /// Learn from finished sessions: diary entries, new rules, feedback.
     Reflect(reflect::Args),
+    /// Working memory: one entry per reflected session.
+    Diary(diary::Args),
+    /// Weigh a rule against the session history before adding it.
+    Validate(validate::Args),
+    /// Which agents' sessions reflection may read.
+    Privacy(privacy::Args),
 }
 
 /// Commands that stand for another, and the name their answers carry.
@@ -165,6 +174,9 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Similar(a) => similar::run(a, ctx),
         Command::Hooks(a) => hooks_cmd::run(a, ctx),
         Command::Reflect(a) => reflect::run(a, ctx),
+        Command::Diary(a) => diary::run(a, ctx),
+        Command::Validate(a) => validate::run(a, ctx),
+        Command::Privacy(a) => privacy::run(a, ctx),
     }
 }
 

@@ -1,11 +1,13 @@
-//! The `postsession` hook (SessionEnd / Stop): index the session that just ended, without making
-//! the agent wait.
+//! The `postsession` hook (SessionEnd / Stop): index the session that just ended and reflect on
+//! it, without making the agent wait.
 //!
 //! The hook only reads `transcript_path` from its payload (or its first argument), starts
-//! `cm history index --file PATH` as a detached process (own session, stdin and stdout null,
-//! stderr appended to `<data dir>/logs/history-index.log`) and exits 0 at once, silently. The
-//! detached job takes a per-file lock, so two sessions ending together never index the same
-//! transcript at once. No argument parser, config file or database on this path.
+//! `cm reflect --session PATH` as a detached process (own session, stdin and stdout null,
+//! stderr appended to `<data dir>/logs/postsession.log`) and exits 0 at once, silently. The
+//! detached job indexes the file (a lock per file) and reflects on its sessions (a lock per
+//! session, and each session reflected once per message count), so several hooks firing for one
+//! session never index or reflect it twice. No argument parser, config file or database on this
+//! path.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,9 +22,9 @@ pub fn run(args: &[String]) -> i32 {
     let Some(path) = path.filter(|p| p.is_file()) else {
         return 0; // nothing to index: not an error for the agent
     };
-    if let Err(e) = spawn_indexer(&path) {
+    if let Err(e) = spawn_job(&path) {
         eprintln!(
-            "cm-postsession: could not start the indexer for {}: {e}",
+            "cm-postsession: could not start reflection on {}: {e}",
             path.display()
         );
     }
@@ -41,11 +43,11 @@ pub fn transcript_path(payload: &[u8]) -> Option<PathBuf> {
         .map(|s| crate::paths::expand_tilde(&s))
 }
 
-fn spawn_indexer(path: &Path) -> std::io::Result<()> {
+fn spawn_job(path: &Path) -> std::io::Result<()> {
     let exe = std::env::current_exe()?;
     let log = log_file();
     let mut cmd = Command::new(exe);
-    cmd.args(["history", "index", "--quiet", "--file"])
+    cmd.args(["reflect", "--quiet", "--session"])
         .arg(path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -66,7 +68,7 @@ fn log_file() -> Option<std::fs::File> {
     std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(logs.join("history-index.log"))
+        .open(logs.join("postsession.log"))
         .ok()
 }
 

@@ -43,7 +43,7 @@ const CASUAL: &[&str] = &[
 
 /// Leading words that carry no meaning in a rule ("please", "also", "and").
 const FILLER: &[&str] = &[
-    "please", "also", "and", "oh", "hey", "btw", "ok", "okay", "so",
+    "please", "also", "and", "oh", "hey", "btw", "ok", "okay", "so", "heads up", "fyi", "note",
 ];
 
 /// Words so common that a rule made only of them says nothing specific.
@@ -64,10 +64,62 @@ pub fn directives(text: &str) -> Vec<Directive> {
     if text.len() > 1500 {
         return Vec::new(); // a pasted log or document, not a spoken directive
     }
-    sentences(text)
-        .into_iter()
-        .filter_map(|s| directive(&s))
-        .collect()
+    let sentences = sentences(text);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < sentences.len() {
+        let Some(mut d) = directive(&sentences[i]) else {
+            i += 1;
+            continue;
+        };
+        // The sentence after a directive is usually its reason ("The mocks are generated in
+        // CI, that's why ..."): it stays with the rule, unless it asks for something.
+        if let Some(next) = sentences.get(i + 1).filter(|n| is_reason(n)) {
+            d.rule = format!("{}; {}", d.rule.trim_end_matches('.'), lower_first(next));
+            if !d.rule.ends_with('.') {
+                d.rule.push('.');
+            }
+            i += 1;
+        }
+        out.push(d);
+        i += 1;
+    }
+    out
+}
+
+/// Whether `s` explains rather than asks: not a question, a request or a thank-you.
+fn is_reason(s: &str) -> bool {
+    let l = s.to_lowercase();
+    s.chars().count() <= 220
+        && !s.ends_with('?')
+        && ![
+            "please",
+            "can you",
+            "could you",
+            "would you",
+            "thanks",
+            "thank",
+            "ok",
+            "good",
+            "great",
+            "nice",
+            "now ",
+            "also",
+            "then ",
+        ]
+        .iter()
+        .any(|w| l.starts_with(w))
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match (c.next(), c.clone().next()) {
+        // Keep acronyms and identifiers as written ("CI", "SQL").
+        (Some(first), Some(second)) if !second.is_uppercase() => {
+            first.to_lowercase().chain(c).collect()
+        }
+        _ => s.to_string(),
+    }
 }
 
 /// Split on sentence ends and line breaks; keep the text as written.
@@ -210,7 +262,25 @@ fn imperative(s: &str, lower: &str) -> Option<(String, LessonKind)> {
     }
     for (prefix, lead) in [
         ("our convention is to ", ""),
+        ("our convention is that ", ""),
+        ("our convention: ", ""),
         ("our convention is ", ""),
+        ("convention: ", ""),
+        ("team rule: ", ""),
+        ("house rule: ", ""),
+        ("the convention in this codebase is that ", ""),
+        ("the convention in this repo is that ", ""),
+        ("the convention here is that ", ""),
+        ("the rule here is that ", ""),
+        ("we keep ", "Keep "),
+        ("we put ", "Put "),
+        ("we return ", "Return "),
+        ("we wrap ", "Wrap "),
+        ("we store ", "Store "),
+        ("we name ", "Name "),
+        ("we ship ", "Ship "),
+        ("we squash ", "Squash "),
+        ("we write ", "Write "),
         ("the convention here is to ", ""),
         ("the convention is to ", ""),
         ("the team prefers ", "Prefer "),
@@ -338,5 +408,23 @@ mod tests {
         ] {
             assert!(rules(text).is_empty(), "{text}: {:?}", rules(text));
         }
+    }
+}
+
+#[cfg(test)]
+mod convention_tests {
+    use super::*;
+
+    #[test]
+    fn a_stated_convention_keeps_its_reason() {
+        let r = directives(
+            "We need a processing fee on refunds: 2.5% of the refund, minimum 0.30 EUR. Heads up, the convention in this codebase is that money is always integer cents in fields named somethingCents. Never floats for amounts, not even in intermediate maths.",
+        );
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].rule.starts_with("Money is always integer cents"),
+            "{r:?}"
+        );
+        assert!(r[0].rule.contains("never floats"), "{r:?}");
     }
 }

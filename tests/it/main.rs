@@ -20,6 +20,7 @@ mod install;
 mod json_shapes;
 mod messages;
 mod playbook;
+mod reflect;
 mod rule_health;
 mod secrets;
 mod store_faults;

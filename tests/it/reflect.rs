@@ -1,0 +1,278 @@
+//! Reflection through the real binary: Claude Code sessions written in the agent's own format
+//! under a temp HOME, indexed and reflected on by `cm reflect`, the post-session hook and the
+//! diary, validate and privacy commands.
+
+use crate::harness::Env;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const NOW: &str = "2026-11-21T00:00:00Z";
+
+/// A Claude Code transcript, line by line, in the agent's format.
+struct Transcript {
+    session: String,
+    cwd: String,
+    lines: Vec<Value>,
+}
+
+impl Transcript {
+    fn new(session: &str, cwd: &str) -> Transcript {
+        Transcript {
+            session: session.into(),
+            cwd: cwd.into(),
+            lines: Vec::new(),
+        }
+    }
+    fn push(&mut self, kind: &str, message: Value) {
+        let n = self.lines.len() + 1;
+        self.lines.push(json!({
+            "parentUuid": null, "isSidechain": false, "userType": "external", "cwd": self.cwd,
+            "sessionId": self.session, "version": "2.1.19", "gitBranch": "main", "type": kind,
+            "message": message, "uuid": format!("{}-{n:04}", &self.session[..8]),
+            "timestamp": format!("2026-11-20T10:{:02}:{:02}.000Z", n / 60, n % 60),
+        }));
+    }
+    fn user(&mut self, text: &str) -> &mut Self {
+        self.push("user", json!({"role": "user", "content": text}));
+        self
+    }
+    fn agent(&mut self, text: &str) -> &mut Self {
+        let n = self.lines.len();
+        self.push("assistant", json!({"id": format!("msg_{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": text}]}));
+        self
+    }
+    fn tool(&mut self, name: &str, input: Value, output: &str, is_error: bool) -> &mut Self {
+        let id = format!("toolu_{}", self.lines.len());
+        let n = self.lines.len();
+        self.push("assistant", json!({"id": format!("msg_{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}));
+        let mut result = json!({"tool_use_id": id, "type": "tool_result", "content": output});
+        if is_error {
+            result["is_error"] = json!(true);
+        }
+        self.push("user", json!({"role": "user", "content": [result]}));
+        self
+    }
+    fn bash(&mut self, command: &str, output: &str, failed: bool) -> &mut Self {
+        self.tool("Bash", json!({"command": command}), output, failed)
+    }
+    fn write_to(&self, env: &Env) -> PathBuf {
+        let dir = env
+            .home
+            .join(".claude/projects")
+            .join(self.cwd.replace('/', "-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{}.jsonl", self.session));
+        let text: String = self.lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+fn lesson_session(rule_id: &str) -> Transcript {
+    let mut t = Transcript::new("11111111-2222-4333-8444-555566667777", "/home/dev/shop");
+    t.user("Fix the date formatting test, it fails on CI")
+        .bash("npm test", "FAIL src/date.test.ts\n  Expected: \"2024-01-01\" Received: \"2023-12-31\"\nTests: 1 failed, 11 passed", true)
+        .agent("The test fails because the runner's timezone shifts the date. I'll pin the timezone in the jest config.")
+        .tool("Edit", json!({"file_path": "/home/dev/shop/jest.config.js", "old_string": "module.exports = {", "new_string": "process.env.TZ = 'UTC';\nmodule.exports = {"}), "ok", false)
+        .bash("npm test", "Tests: 12 passed, 0 failed", false)
+        .user("no, don't use moment here, we use date-fns in this repo")
+        .agent(&format!("Understood, switching to date-fns. [cass: helpful {rule_id}] - checking the CI timezone first was right."))
+        .agent(&format!("Repeating for the record: [cass: helpful {rule_id}]"));
+    t
+}
+
+/// `cm reflect --session PATH [more]` and its data.
+fn reflect(env: &Env, args: &[&str]) -> Value {
+    let mut all = vec!["reflect", "--session"];
+    all.extend_from_slice(args);
+    env.cm(&all).json().run().ok().data()
+}
+
+fn rules(env: &Env) -> Vec<Value> {
+    env.data_of(&["playbook", "list", "--all"])["bullets"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn helpful(env: &Env, id: &str) -> u64 {
+    env.data_of(&["playbook", "get", id])["bullet"]["helpfulCount"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn a_session_teaches_its_lessons_once_and_a_second_run_changes_nothing() {
+    let env = Env::builder().now(NOW).build();
+    let seed = env.add("Check the CI runner's timezone before debugging date tests");
+    let path = lesson_session(&seed).write_to(&env);
+    let path = path.to_str().unwrap();
+    let d = reflect(&env, &[path]);
+    assert_eq!(d["added"].as_array().unwrap().len(), 2, "{d}");
+    let learned: Vec<String> = rules(&env)
+        .iter()
+        .map(|b| b["content"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        learned
+            .iter()
+            .any(|r| r.contains("date-fns") && r.starts_with("Don't use moment")),
+        "{learned:?}"
+    );
+    assert!(
+        learned
+            .iter()
+            .any(|r| r.contains("process.env.TZ = 'UTC'") && r.contains("npm test")),
+        "{learned:?}"
+    );
+    // The inline comment appears twice in the session: one helpful event.
+    assert_eq!(helpful(&env, &seed), 1);
+    let entry = &d["sessions"][0]["diary"];
+    assert_eq!(entry["status"], "success");
+    assert_eq!(
+        entry["filesTouched"],
+        json!(["/home/dev/shop/jest.config.js"])
+    );
+    assert_eq!(entry["rulesUsed"], json!([seed]));
+
+    // Again: already reflected on. Forced: every delta finds its work done.
+    let again = reflect(&env, &[path]);
+    assert_eq!(again["alreadyReflected"], 1);
+    assert_eq!(again["added"], json!([]));
+    let forced = reflect(&env, &[path, "--force"]);
+    assert_eq!(forced["added"], json!([]));
+    assert_eq!(forced["feedback"][0]["outcome"], "already-applied");
+    assert_eq!(helpful(&env, &seed), 1);
+    assert_eq!(rules(&env).len(), 3);
+
+    // The learned rule is there for a later task in that project, phrased differently.
+    let ctx = env
+        .cm(&[
+            "context",
+            "the date formatting spec breaks on the CI runner in Tokyo",
+            "--workspace",
+            "/home/dev/shop",
+        ])
+        .json()
+        .run()
+        .ok()
+        .data();
+    let top: Vec<&str> = ctx["relevantBullets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(3)
+        .map(|b| b["content"].as_str().unwrap())
+        .collect();
+    assert!(top.iter().any(|c| c.contains("process.env.TZ")), "{top:?}");
+
+    // The diary has the entry; show finds it by session id.
+    let list = env.data_of(&["diary", "list"]);
+    assert_eq!(list["count"], 1);
+    let shown = env.data_of(&["diary", "show", "11111111"]);
+    assert_eq!(
+        shown["entry"]["sessionId"],
+        "11111111-2222-4333-8444-555566667777"
+    );
+}
+
+#[test]
+fn a_session_without_a_lesson_proposes_nothing() {
+    let env = Env::builder().now(NOW).build();
+    let mut t = Transcript::new("22222222-2222-4333-8444-555566667777", "/home/dev/shop");
+    t.user("Install the deps and run the tests please")
+        .bash("npm install", "npm ERR! network ETIMEDOUT registry.npmjs.org", true)
+        .agent("The registry timed out; retrying.")
+        .bash("npm install", "added 312 packages in 9s", false)
+        .bash("npm tset", "npm ERR! Unknown command: \"tset\"", true)
+        .bash("npm test", "Tests: 40 passed, 0 failed", false)
+        .tool("Edit", json!({"file_path": "/home/dev/shop/src/a.ts", "old_string": "cosnt x = 1", "new_string": "const x = 1"}), "ok", false)
+        .user("no worries, that's all for today. Don't bother with the changelog.")
+        .agent("Done: dependencies installed and all 40 tests pass.");
+    let path = t.write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert_eq!(d["sessions"][0]["proposed"], json!([]), "{d}");
+    assert_eq!(d["added"], json!([]));
+    assert_eq!(rules(&env).len(), 0);
+    assert_eq!(d["sessions"][0]["diary"]["status"], "success");
+}
+
+#[test]
+fn denied_agents_are_not_reflected_on_and_nothing_indexed_is_degraded() {
+    let env = Env::builder().now(NOW).build();
+    let none = env.cm(&["reflect"]).json().run().ok().data();
+    assert_eq!(none["degraded"]["reflection"]["code"], "NOTHING_TO_REFLECT");
+    env.cm(&["privacy", "deny", "claude"]).json().run().ok();
+    let status = env.data_of(&["privacy", "status"]);
+    assert_eq!(status["deny"], json!(["claude"]));
+    let path = lesson_session("b-000000000000").write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert!(
+        d["sessions"][0]["skipped"]
+            .as_str()
+            .unwrap()
+            .contains("denies"),
+        "{d}"
+    );
+    assert_eq!(rules(&env).len(), 0);
+    env.cm(&["privacy", "allow", "claude"]).json().run().ok();
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert_eq!(d["added"].as_array().unwrap().len(), 2, "{d}");
+    // A privacy file that is not ours is reported with its path and left alone.
+    std::fs::write(env.data.join("privacy.json"), "{not json").unwrap();
+    let err = env.cm(&["privacy", "status"]).json().run().code(3).error();
+    assert!(
+        err["message"].as_str().unwrap().contains("privacy.json"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.data.join("privacy.json")).unwrap(),
+        "{not json"
+    );
+}
+
+#[test]
+fn the_post_session_hook_reflects_in_the_background_once() {
+    let env = Env::builder().now(NOW).build();
+    env.cm(&["init"]).run().ok();
+    let path = lesson_session("b-000000000000").write_to(&env);
+    let payload = json!({"session_id": "11111111-2222-4333-8444-555566667777", "transcript_path": path, "cwd": "/home/dev/shop", "hook_event_name": "SessionEnd", "reason": "exit"}).to_string();
+    // Three hooks fire for the same session at once.
+    for _ in 0..3 {
+        let out = env.hook("postsession", payload.clone()).run().ok();
+        assert!(out.stdout.is_empty());
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let list = env.data_of(&["diary", "list"]);
+        if list["count"] == 1 && rules(&env).len() == 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never reflected: {list}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Give any straggler time to finish, then check nothing was learned twice.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(rules(&env).len(), 2);
+}
+
+#[test]
+fn validate_weighs_a_rule_against_the_history() {
+    let env = Env::builder().now(NOW).build();
+    let d = env.data_of(&["validate", "Always run make lint before pushing"]);
+    assert_eq!(d["verdict"], "candidate");
+    assert_eq!(d["degraded"]["history"]["code"], "NO_INDEX");
+    let path = lesson_session("b-000000000000").write_to(&env);
+    env.cm(&["history", "index", "--file", path.to_str().unwrap()])
+        .run()
+        .ok();
+    let d = env.data_of(&[
+        "validate",
+        "Pin the timezone in jest.config.js before date tests",
+    ]);
+    assert_eq!(d["verdict"], "accept", "{d}");
+    assert_eq!(d["evidence"]["sessions"], 1);
+    let d = env.data_of(&["validate", "Always do that"]);
+    assert_eq!(d["verdict"], "reject");
+}
