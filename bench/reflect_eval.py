@@ -11,14 +11,19 @@ then `cm reflect` again, which must change nothing. Reported:
 - lessons surfaced: that rule is in the top 3 of `cm context "<later_task>" --workspace W`;
 - rules from lesson-free sessions: added rules whose provenance names a lesson-free session,
   plus (when a rule names no fixture session at all) added rules that match no lesson;
+- secrets: no rule holds a secret that sits in a fixture session (the test database URL);
 - inline feedback: each `[cass: helpful|harmful ID]` / "Following ID" became exactly one event
   of that type on that rule, no other seed rule got any, and the second run added none.
 
 Targets (--check exits 1 when one is missed): >= 80% learned, >= 80% surfaced in the top 3,
-0 rules from lesson-free sessions, inline feedback exactly once. Exit 2 when the binary has no
-`cm reflect` yet (everything before it is still checked and reported).
+0 rules from lesson-free sessions, inline feedback exactly once, no secret in a rule. Exit 2
+when the binary has no `cm reflect` yet (everything before it is still checked and reported).
 
-usage: bench/reflect_eval.py [--bin target/release/cm] [--check] [--per-session]
+--reference calibrates the set instead: it adds each lesson's reference rule (the manifest's
+`rule`, scoped to its workspace) and the inline marks by hand, without `cm reflect`. All 17
+reach the top 3 that way, so a miss in a real run is the reflector's, not an unreachable task.
+
+usage: bench/reflect_eval.py [--bin target/release/cm] [--check] [--per-session] [--reference]
                              [--self-check] [--keep DIR] [--now RFC3339|''] [--top 3]
 """
 import argparse
@@ -28,12 +33,16 @@ import os
 import shutil
 import sys
 import tempfile
+import zlib
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reflect_common import DEFAULT_BIN, FIXTURES, Cm, CmError, install_sessions, load_manifest  # noqa: E402
 import reflect_fixture_check as fixture_check  # noqa: E402
 import reflect_report as report  # noqa: E402
 
+# Secrets that sit in the fixture sessions (the indexer redacts them); no rule may carry them.
+SECRETS = ("harbor:harbor@",)
 # The day after the newest fixture session: reflection and context see the sessions as recent.
 DEFAULT_NOW = "2026-11-26T12:00:00Z"
 
@@ -52,8 +61,10 @@ def index_all(cm, manifest):
     return data, problems
 
 
-def reflect(cm, manifest, placed, per_session):
+def reflect(cm, manifest, placed, per_session, reference=None):
     """One reflection pass; return (seconds, [reflect data objects])."""
+    if reference:
+        return reference_pass(cm, manifest, placed, reference) if reference != "done" else (0.0, [])
     if not per_session:
         took, out = cm.run("reflect")
         return took, [out.get("data") or {}]
@@ -63,6 +74,26 @@ def reflect(cm, manifest, placed, per_session):
         total += took
         outs.append(out.get("data") or {})
     return total, outs
+
+
+def reference_pass(cm, manifest, placed, tmp):
+    """Calibration instead of `cm reflect`: the playbook changes an ideal reflector would make
+    (each lesson's reference rule from the manifest, scoped to its workspace with its sessions
+    as provenance, and each inline mark as `cm mark`). Shows that the later tasks reach their
+    rules through `cm context`; says nothing about `cm reflect`."""
+    bullets = []
+    for lesson, group in fixture_check.lessons(manifest).items():
+        bullets.append({"id": "b-%06x" % (zlib.crc32(lesson.encode()) & 0xFFFFFF), "content": group[0]["rule"],
+                        "scope": "workspace", "scopeKey": group[0]["workspace"],
+                        "sourceSessions": [placed[e["file"]] for e in group], "sourceAgents": ["claude"]})
+    path = os.path.join(tmp, "reference-rules.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"bullets": bullets}, f)
+    took, _ = cm.run("playbook", "import", path)
+    for e in manifest["sessions"]:
+        for fb in e.get("feedback") or []:
+            took += cm.run("mark", fb["rule"], "--" + fb["type"], "--session", placed[e["file"]])[0]
+    return took, [{"sessions": manifest["sessions"]}]
 
 
 def sessions_reflected(outs):
@@ -145,7 +176,9 @@ def evaluate(cm, manifest, before, after, top):
             want = expected.get((rule_id, kind), 0)
             if got or want:
                 feedback_rows.append({"rule": rule_id, "type": kind, "want": want, "got": got, "ok": got == want})
-    return {"lessons": lesson_rows, "added": len(added), "fromLessonFree": from_free,
+    leaked = [{"id": b["id"], "content": b.get("content"), "sessions": sorted(provenance_sessions(b, manifest))}
+              for b in after.values() if any(s in json.dumps(b) for s in SECRETS)]
+    return {"lessons": lesson_rows, "added": len(added), "fromLessonFree": from_free, "secretsInRules": leaked,
             "fromFeedbackSessions": from_feedback, "offTarget": off_target, "feedback": feedback_rows}
 
 
@@ -158,6 +191,8 @@ def main():
     ap.add_argument("--keep", help="work in this directory and keep it")
     ap.add_argument("--now", default=DEFAULT_NOW, help="CM_NOW for every command ('' for the real clock)")
     ap.add_argument("--top", type=int, default=3)
+    ap.add_argument("--reference", action="store_true",
+                    help="calibrate the set: add the manifest's reference rules and marks instead of running cm reflect")
     a = ap.parse_args()
 
     manifest = load_manifest()
@@ -189,7 +224,7 @@ def main():
         before = cm.bullets()
         print("seed playbook: %d rules imported (%s)" % (len(before), imported.get("imported", imported.get("added", "?"))))
         try:
-            took1, outs1 = reflect(cm, manifest, placed, a.per_session)
+            took1, outs1 = reflect(cm, manifest, placed, a.per_session, tmp if a.reference else None)
         except CmError as err:
             if err.is_unknown_command():
                 print("cm reflect is not in this binary (%s): %s\nEverything before it passed; "
@@ -197,10 +232,11 @@ def main():
                 return 2
             raise
         after = cm.bullets()
-        took2, outs2 = reflect(cm, manifest, placed, a.per_session)
+        took2, outs2 = reflect(cm, manifest, placed, a.per_session, "done" if a.reference else None)
         again = cm.bullets()
         result = evaluate(cm, manifest, before, after, a.top)
-        result["runs"] = {"mode": "per-session" if a.per_session else "all", "firstSeconds": round(took1, 3),
+        mode = "reference rules (no cm reflect)" if a.reference else "per-session" if a.per_session else "all"
+        result["runs"] = {"mode": mode, "firstSeconds": round(took1, 3),
                           "secondSeconds": round(took2, 3), "sessionsReflected": sessions_reflected(outs1),
                           "sessionsReflectedAgain": sessions_reflected(outs2),
                           "secondRunUnchanged": fingerprint(again) == fingerprint(after)}

@@ -75,6 +75,8 @@ def check(manifest):
             continue
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
+        if len(lines) != e["records"]:
+            problems.append("%s has %d records, the manifest says %d (run build.py)" % (e["file"], len(lines), e["records"]))
         if not 15 <= len(lines) <= 80:
             problems.append("%s has %d records (want 15-80)" % (e["file"], len(lines)))
         for n, line in enumerate(lines, 1):

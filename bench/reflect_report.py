@@ -27,6 +27,7 @@ def summarise(result, shape, top):
                                 "met": surfaced >= TARGET_SURFACED * n},
         "rulesFromLessonFree": {"value": len(result["fromLessonFree"]), "target": "0",
                                 "met": not result["fromLessonFree"]},
+        "secretsInRules": {"value": len(result["secretsInRules"]), "target": "0", "met": not result["secretsInRules"]},
         "inlineFeedbackExactlyOnce": {"value": feedback_ok, "target": "true", "met": feedback_ok},
     }
     return {
@@ -37,6 +38,7 @@ def summarise(result, shape, top):
         "rulesFromLessonFree": result["fromLessonFree"],
         "rulesFromFeedbackSessions": result["fromFeedbackSessions"],
         "rulesOffTarget": result["offTarget"],
+        "secretsInRules": result["secretsInRules"],
         "duplicateLessonRules": {r["lesson"]: r["rules"] for r in lessons if len(r["rules"]) > 1},
         "feedback": result["feedback"],
         "targets": targets,
@@ -69,7 +71,8 @@ def print_tables(result, top):
         "changed nothing" if runs["secondRunUnchanged"] else "CHANGED the playbook", runs["sessionsReflectedAgain"]))
     for title, key in (("rules from lesson-free sessions", "fromLessonFree"),
                        ("rules from inline-feedback sessions", "fromFeedbackSessions"),
-                       ("rules from lesson sessions matching no lesson", "offTarget")):
+                       ("rules from lesson sessions matching no lesson", "offTarget"),
+                       ("rules holding a secret from a session", "secretsInRules")):
         rows = result[key]
         print("%s: %d" % (title, len(rows)))
         for row in rows:

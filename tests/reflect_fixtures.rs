@@ -36,9 +36,12 @@ fn slug(cwd: &str) -> String {
         .collect()
 }
 
-/// Copy every fixture session into the environment's Claude Code projects directory.
-fn install(env: &Env, sessions: &[Value]) {
-    for s in sessions {
+/// A fresh environment with every fixture session where Claude Code keeps it, and the
+/// manifest's entries.
+fn installed() -> (Env, Vec<Value>) {
+    let env = Env::new();
+    let sessions = manifest()["sessions"].as_array().unwrap().clone();
+    for s in &sessions {
         let dir = env
             .home
             .join(".claude/projects")
@@ -48,6 +51,7 @@ fn install(env: &Env, sessions: &[Value]) {
         std::fs::copy(&from, dir.join(format!("{}.jsonl", text(s, "sessionId"))))
             .unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     }
+    (env, sessions)
 }
 
 #[test]
@@ -72,10 +76,7 @@ fn manifest_lists_every_session_file_once() {
 
 #[test]
 fn every_fixture_indexes_whole() {
-    let m = manifest();
-    let sessions = m["sessions"].as_array().unwrap();
-    let env = Env::new();
-    install(&env, sessions);
+    let (env, sessions) = installed();
 
     let report = env.cm(&["history", "index"]).json().run().ok().data();
     assert_eq!(report["recordsSkipped"], 0, "skipped records: {report}");
@@ -103,7 +104,7 @@ fn every_fixture_indexes_whole() {
         .iter()
         .map(|s| (text(s, "sessionId"), s))
         .collect();
-    for s in sessions {
+    for s in &sessions {
         let got = by_id
             .get(text(s, "sessionId"))
             .unwrap_or_else(|| panic!("{} was not indexed as a session", text(s, "file")));
@@ -117,13 +118,10 @@ fn every_fixture_indexes_whole() {
 
 #[test]
 fn failed_tool_results_stay_errors() {
-    let m = manifest();
-    let sessions = m["sessions"].as_array().unwrap();
-    let env = Env::new();
-    install(&env, sessions);
+    let (env, sessions) = installed();
     env.cm(&["history", "index"]).json().run().ok();
     let mut failures = 0;
-    for s in sessions {
+    for s in &sessions {
         let path = fixtures().join(text(s, "file"));
         let raw = std::fs::read_to_string(&path).unwrap();
         let want = raw.matches(r#""is_error":true"#).count();
