@@ -96,6 +96,18 @@ def reference_pass(cm, manifest, placed, tmp):
     return took, [{"sessions": manifest["sessions"]}]
 
 
+def allow_claude(cm):
+    """Let reflection read Claude Code sessions where the binary asks for consent per agent
+    (`privacy allow`); a binary without that command needs none. Returns what happened."""
+    try:
+        cm.run("privacy", "allow", "claude")
+        return "allowed claude"
+    except CmError as err:
+        if err.is_unknown_command():
+            return "no privacy command"
+        return "privacy allow failed: %s" % err.message()
+
+
 def sessions_reflected(outs):
     return sum(len(d.get("sessions") or []) for d in outs)
 
@@ -169,8 +181,8 @@ def evaluate(cm, manifest, before, after, top):
         for fb in e.get("feedback") or []:
             expected[(fb["rule"], fb["type"])] += fb["count"]
     feedback_rows = []
-    for rule_id in sorted(before):
-        was, now = event_counts(before[rule_id]), event_counts(after.get(rule_id, {}))
+    for rule_id in sorted(set(before) | {rule for rule, _ in expected}):
+        was, now = event_counts(before.get(rule_id, {})), event_counts(after.get(rule_id, {}))
         for n, kind in enumerate(("helpful", "harmful")):
             got = now[n] - was[n]
             want = expected.get((rule_id, kind), 0)
@@ -221,6 +233,7 @@ def main():
         if problems:
             print("\n".join(problems), file=sys.stderr)
             return 1
+        privacy = allow_claude(cm)
         before = cm.bullets()
         print("seed playbook: %d rules imported (%s)" % (len(before), imported.get("imported", imported.get("added", "?"))))
         try:
@@ -239,7 +252,8 @@ def main():
         result["runs"] = {"mode": mode, "firstSeconds": round(took1, 3),
                           "secondSeconds": round(took2, 3), "sessionsReflected": sessions_reflected(outs1),
                           "sessionsReflectedAgain": sessions_reflected(outs2),
-                          "secondRunUnchanged": fingerprint(again) == fingerprint(after)}
+                          "secondRunUnchanged": fingerprint(again) == fingerprint(after),
+                          "privacy": privacy, "degraded": [d.get("degraded") for d in outs1 if d.get("degraded")][:3]}
         summary = report.summarise(result, shape, a.top)
         report.print_tables(result, a.top)
         print(json.dumps(summary, indent=2))
