@@ -21,6 +21,7 @@ mod json_shapes;
 mod messages;
 mod playbook;
 mod reflect;
+mod reflect_fixtures;
 mod rule_health;
 mod secrets;
 mod store_faults;

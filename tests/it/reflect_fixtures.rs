@@ -6,9 +6,7 @@
 //! manifest's own consistency (lessons, expect words, later tasks) is checked by
 //! `bench/reflect_eval.py --self-check`.
 
-mod common;
-
-use common::Env;
+use crate::harness::Env;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
