@@ -99,13 +99,49 @@ fn find_exec(words: &[&str], depth: usize, st: &State, out: &mut Vec<Segment>) {
                 end += 1;
             }
             if start < end {
-                shell_string(&words[start..end].join(" "), depth, st, out);
+                let cmd = words[start..end].join(" ");
+                shell_string(&cmd, depth, st, out);
+                // With no test before the action, `{}` is each start path itself (and all
+                // below it): `find ~ -exec rm -rf {} +` is `rm -rf ~`.
+                let starts: Vec<&str> = words[..k]
+                    .iter()
+                    .copied()
+                    .take_while(|w| !w.starts_with('-') && *w != "(" && *w != "!")
+                    .collect();
+                let tests = words[starts.len()..k]
+                    .iter()
+                    .any(|w| !FIND_GLOBAL.contains(w));
+                if !tests && cmd.contains("{}") {
+                    for p in starts.iter().take(8) {
+                        shell_string(&cmd.replace("{}", p), depth, st, out);
+                    }
+                }
             }
             k = end;
         }
         k += 1;
     }
 }
+
+/// `find` options that select nothing (every file below the start paths still matches).
+const FIND_GLOBAL: &[&str] = &[
+    "-H",
+    "-L",
+    "-P",
+    "-depth",
+    "-xdev",
+    "-mount",
+    "-maxdepth",
+    "-mindepth",
+    "-follow",
+    "-noleaf",
+    "-ignore_readdir_race",
+    "0",
+    "1",
+    "2",
+    "3",
+    "-d",
+];
 
 /// Options of `parallel` that take a value.
 const PARALLEL_VALUES: &[&str] = &[

@@ -77,7 +77,7 @@ static TABLE: &[Interpreter] = &[
     i(
         &[
             "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "posh",
-            "csh", "tcsh",
+            "csh", "tcsh", "source", ".",
         ],
         Takes::Shell,
         "",
@@ -430,7 +430,11 @@ pub fn expand(
         }
         Takes::Each => a.operands.iter().for_each(|w| sh(&w.text, out)),
         Takes::Remote => match a.operands.split_first() {
-            Some((_, cmd)) if !cmd.is_empty() => sh(&texts(cmd).join(" "), out),
+            Some((_, cmd)) if !cmd.is_empty() => {
+                // `ssh HOST -- CMD`: options are read again after the host.
+                let cmd = if cmd[0].text == "--" { &cmd[1..] } else { cmd };
+                sh(&texts(cmd).join(" "), out)
+            }
             _ => stdin.iter().for_each(|s| sh(s, out)),
         },
         Takes::Code {

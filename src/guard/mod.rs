@@ -30,6 +30,7 @@ pub mod quick;
 pub mod reason;
 pub mod scan;
 pub mod shell;
+pub mod sql_text;
 pub mod trauma_cache;
 pub mod user_traumas;
 pub mod wrappers;

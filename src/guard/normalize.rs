@@ -121,12 +121,16 @@ fn produced_text(cmd: &Command) -> Option<String> {
     let prog = words.first().map(|w| base_name(&w.text))?;
     match prog {
         "echo" | "printf" => {
-            let args: Vec<&str> = words[1..]
+            let mut args: Vec<&str> = words[1..]
                 .iter()
                 .filter(|w| !w.op)
                 .map(|w| w.text.as_str())
                 .skip_while(|a| a.starts_with('-') && a.len() > 1)
                 .collect();
+            if prog == "printf" && args.len() > 1 && args[0].contains('%') {
+                // `printf '%s\n' ARGS`: the format only arranges the arguments.
+                args.remove(0);
+            }
             Some(args.join(" "))
         }
         "cat" if !cmd.stdin_text.is_empty() => Some(cmd.stdin_text.join("\n")),
@@ -149,25 +153,31 @@ fn walk_command(
     let Some(first) = words.first() else {
         // Only redirections (`> /etc/passwd`, `exec 3>/dev/sda`): they still write.
         if cmd.words.iter().any(|w| w.op) {
-            let program = cmd
-                .words
-                .iter()
-                .find(|w| !w.op)
-                .map_or("", |w| base_name(&w.text));
+            let mut text = String::new();
+            for w in &cmd.words {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                push_word(&mut text, &w.text, w.op);
+            }
             out.push(Segment {
                 lang: Lang::Shell,
                 program: String::new(),
-                text: join(program, &cmd.words[usize::from(!program.is_empty())..]),
+                text,
             });
         }
         return;
     };
     let program = base_name(&first.text).to_string();
-    let text = if program == "git" {
+    let mut text = if program == "git" {
         super::git_options::canonical(&words)
     } else {
         join(&program, &words[1..])
     };
+    for extra in env_args(&program, &cmd.words, st) {
+        text.push(' ');
+        text.push_str(&extra);
+    }
     out.push(Segment {
         lang: Lang::Shell,
         program: program.clone(),
@@ -188,6 +198,40 @@ fn walk_command(
     }
     let args = &words[1..];
     super::interpreters::expand(&program, args, &stdin, depth, st, out);
+}
+
+/// Variables that add arguments to a program's command line (`TF_CLI_ARGS=-destroy terraform
+/// apply` is `terraform apply -destroy`): (program, variable name, or a prefix ending in `_`).
+const ENV_ARGS: &[(&str, &str)] = &[
+    ("terraform", "TF_CLI_ARGS"),
+    ("terraform", "TF_CLI_ARGS_"),
+    ("tofu", "TF_CLI_ARGS"),
+    ("tofu", "TF_CLI_ARGS_"),
+];
+
+/// The arguments such variables add: set before the command or earlier in the line.
+fn env_args(program: &str, words: &[Word], st: &State) -> Vec<String> {
+    let mut found = Vec::new();
+    for (_, var) in ENV_ARGS.iter().filter(|(p, _)| *p == program) {
+        let takes = |name: &str| {
+            name == *var || (var.ends_with('_') && name.starts_with(var) && name.len() > var.len())
+        };
+        for w in words {
+            if let Some((name, value)) = w.text.split_once('=')
+                && takes(name)
+            {
+                found.push(value.to_string());
+            }
+        }
+        if !var.ends_with('_')
+            && let expand::Value::Known(v) = st.get(var)
+            && let Some(t) = v.first()
+        {
+            found.push(expand::word::plain(t));
+        }
+    }
+    found.retain(|v| !v.is_empty());
+    found
 }
 
 /// The command `xargs` builds from `words` and its input (`-I STR` replaces `STR`).
@@ -251,8 +295,16 @@ pub(super) fn code(lang: Lang, text: &str, depth: usize, st: &State, out: &mut V
     out.push(Segment {
         lang,
         program: String::new(),
-        text: text.to_string(),
+        text: if lang == Lang::Sql {
+            super::sql_text::clean(text)
+        } else {
+            text.to_string()
+        },
     });
+    if let Some(resolved) = super::code_shell::unaliased(lang, text) {
+        code(lang, &resolved, depth + 1, st, out);
+        return;
+    }
     if lang != Lang::Sql {
         for s in super::code_shell::shell_strings(lang, text) {
             shell_string(&s, depth, st, out);

@@ -24,7 +24,8 @@ const KEYWORDS: &[&str] = &[
 ];
 
 pub fn expand_command(words: &[Word], st: &mut State) -> Expanded {
-    if words.iter().all(word::is_plain) {
+    let assigns = words.first().is_some_and(is_assignment);
+    if !assigns && words.iter().all(word::is_plain) {
         effects(words, words, &[], st);
         return Expanded {
             worlds: vec![words.to_vec()],
@@ -36,15 +37,10 @@ pub fn expand_command(words: &[Word], st: &mut State) -> Expanded {
     let mut after_heredoc_op = false;
     let mut assignments: Vec<(String, Vec<Text>)> = Vec::new();
     for w in words {
-        if w.op || after_heredoc_op || word::is_plain(w) {
-            after_heredoc_op = w.op && w.text.contains("<<") && !w.text.contains("<<<");
-            per_word.push(vec![vec![as_field(w)]]);
-            if !w.op && !is_assignment(w) {
-                program_seen = true;
-            }
-            continue;
-        }
-        if !program_seen && let Some((name, value)) = split_assignment(w) {
+        if !program_seen
+            && !w.op
+            && let Some((name, value)) = split_assignment(w)
+        {
             let texts = word::assign_texts(&value, st);
             let alts = texts
                 .iter()
@@ -52,6 +48,14 @@ pub fn expand_command(words: &[Word], st: &mut State) -> Expanded {
                 .collect();
             per_word.push(alts);
             assignments.push((name, texts));
+            continue;
+        }
+        if w.op || after_heredoc_op || word::is_plain(w) {
+            after_heredoc_op = w.op && w.text.contains("<<") && !w.text.contains("<<<");
+            per_word.push(vec![vec![as_field(w)]]);
+            if !w.op && !is_assignment(w) {
+                program_seen = true;
+            }
             continue;
         }
         program_seen = true;

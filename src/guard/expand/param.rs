@@ -110,9 +110,10 @@ fn lookup(name: &str, st: &State) -> Value {
         match &st.positional {
             Some(p) => {
                 let mut t = Text::new();
+                let sep = if name == "@" { word::F } else { 0 };
                 for (k, arg) in p.iter().skip(from).enumerate() {
                     if k > 0 {
-                        t.extend(word::text(" ", 0));
+                        t.extend(word::text(" ", sep));
                     }
                     t.extend(arg.iter().copied());
                 }
@@ -159,7 +160,9 @@ pub fn in_context(values: Vec<Text>, dq: bool) -> Vec<Text> {
             t.into_iter()
                 .map(|e| EChar {
                     c: e.c,
-                    f: if e.f & O != 0 {
+                    f: if e.f & word::F != 0 {
+                        word::F
+                    } else if e.f & O != 0 {
                         (e.f & (O | U)) | if dq { Q } else { 0 }
                     } else if dq || e.f & Q != 0 {
                         Q

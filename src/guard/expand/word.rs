@@ -19,6 +19,8 @@ pub const S: u8 = 4;
 pub const U: u8 = 8;
 /// Unknown text, kept as written.
 pub const O: u8 = 16;
+/// A break between fields whatever the quoting (between the words of `"$@"`).
+pub const F: u8 = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EChar {
@@ -208,7 +210,8 @@ fn tilde(atoms: &[Atom], st: &State, mode: Mode) -> (Option<String>, usize) {
     }
     let value = match name.as_str() {
         "" => Some(st.home()),
-        "+" => st.cwd.clone(),
+        // The working directory: `.` when the hook was not told it.
+        "+" => Some(st.cwd.clone().unwrap_or_else(|| ".".into())),
         _ => None,
     };
     (value, used)
@@ -291,14 +294,15 @@ fn plain_without(t: &[EChar], flag: u8) -> String {
 
 /// Split where an unquoted expansion produced an IFS character.
 fn split(t: Text, ifs: &str) -> Vec<Text> {
-    if !t.iter().any(|e| e.f & S != 0 && ifs.contains(e.c)) {
+    let breaks = |e: &EChar| e.f & F != 0 || (e.f & S != 0 && ifs.contains(e.c));
+    if !t.iter().any(breaks) {
         return vec![t];
     }
     let mut out = Vec::new();
     let mut cur = Vec::new();
     let mut started = false;
     for e in t {
-        if e.f & S != 0 && ifs.contains(e.c) {
+        if breaks(&e) {
             if started || !cur.is_empty() {
                 out.push(std::mem::take(&mut cur));
             }

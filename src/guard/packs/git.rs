@@ -198,7 +198,7 @@ pub static PACK: Pack = Pack {
             on: SH,
             programs: &["git"],
             needles: &["stash"],
-            regex: r"@GIT@stash\s+drop(?:\s+(?:-q|--quiet))*(?:\s+(?:stash@\{0\}|0))?$",
+            regex: r"@GIT@stash\s+drop(?:\s+(?:-q|--quiet))*$",
             unless: None,
             and: None,
             why: "drops the latest stash without naming it; stashed work becomes unreachable",
