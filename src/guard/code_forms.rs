@@ -39,7 +39,7 @@ pub fn expand(
                 .map(|w| w.text.as_str())
                 .collect();
             if program != "script" && program != "nix-shell" && !rest.is_empty() {
-                let direct = program == "runuser" && words.iter().any(|w| *w == "--");
+                let direct = program == "runuser" && words.contains(&"--");
                 if direct || program == "sg" {
                     sh(&rest.join(" "), out);
                 }
@@ -272,7 +272,7 @@ fn git(words: &[&str], depth: usize, st: &State, out: &mut Vec<Segment>) {
         return;
     }
     match sub {
-        "submodule" if rest.iter().any(|w| *w == "foreach") => {
+        "submodule" if rest.contains(&"foreach") => {
             let at = rest.iter().position(|w| *w == "foreach").unwrap_or(0);
             let cmd: Vec<&str> = rest[at + 1..]
                 .iter()

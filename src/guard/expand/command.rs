@@ -26,7 +26,7 @@ const KEYWORDS: &[&str] = &[
 pub fn expand_command(words: &[Word], st: &mut State) -> Expanded {
     let assigns = words.first().is_some_and(is_assignment);
     if !assigns && words.iter().all(word::is_plain) {
-        effects(words, words, &[], st);
+        effects(words, words, st);
         return Expanded {
             worlds: vec![words.to_vec()],
             opaque: false,
@@ -68,7 +68,7 @@ pub fn expand_command(words: &[Word], st: &mut State) -> Expanded {
     if let Some(empty) = empty_world(&per_word) {
         worlds.push(empty);
     }
-    effects(&worlds[0], words, &assignments, st);
+    effects(&worlds[0], words, st);
     if !program_seen {
         for (name, texts) in assignments {
             st.set(&name, Value::Known(texts));
@@ -217,12 +217,11 @@ fn split_assignment(w: &Word) -> Option<(String, Word)> {
 }
 
 /// What the command changes in the state the rest of the line sees.
-fn effects(words: &[Word], original: &[Word], assigns: &[(String, Vec<Text>)], st: &mut State) {
-    let _ = assigns;
+fn effects(words: &[Word], original: &[Word], st: &mut State) {
     let start = words
         .iter()
         .position(|w| {
-            !w.op && !(KEYWORDS.contains(&w.text.as_str()) && !w.quoted) && !is_assignment(w)
+            !(w.op || is_assignment(w) || (KEYWORDS.contains(&w.text.as_str()) && !w.quoted))
         })
         .unwrap_or(words.len());
     let Some(program) = words.get(start) else {
@@ -304,12 +303,9 @@ fn directory(t: &str, st: &State) -> Option<String> {
         format!("{home}{}", &t[1..])
     } else if t.starts_with('/') {
         t.to_string()
-    } else if t == "." || t.starts_with("./") || t == ".." || t.starts_with("../") {
-        format!("{}/{t}", st.cwd.as_ref()?)
     } else {
         format!("{}/{t}", st.cwd.as_ref()?)
     };
-    let norm = path::normalise(&abs);
-    // `~` stands for an unknown home: keep it so `cd ~; rm -rf *` is still `~/*`.
-    Some(if norm.starts_with('~') { norm } else { norm })
+    // `~` stands for an unknown home: kept, so `cd ~; rm -rf *` is still `~/*`.
+    Some(path::normalise(&abs))
 }

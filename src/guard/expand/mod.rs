@@ -150,3 +150,6 @@ impl State {
         self.depth < MAX_DEPTH
     }
 }
+
+#[cfg(test)]
+mod tests;

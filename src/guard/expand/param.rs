@@ -164,7 +164,8 @@ pub fn in_context(values: Vec<Text>, dq: bool) -> Vec<Text> {
                         word::F
                     } else if e.f & O != 0 {
                         (e.f & (O | U)) | if dq { Q } else { 0 }
-                    } else if dq || e.f & Q != 0 {
+                    } else if dq {
+                        // A stored value keeps no quoting: unquoted, it is split and globbed.
                         Q
                     } else {
                         A | S
@@ -193,6 +194,10 @@ fn plain_operand(p: &str, st: &State) -> String {
 fn transform(t: &Text, op: &str, pattern: &dyn Fn(&str) -> String) -> Option<Text> {
     let s: Vec<char> = t.iter().map(|e| e.c).collect();
     let n = s.len();
+    if n > 1024 {
+        // Pattern operators try every split of the value: too long to follow.
+        return None;
+    }
     let matches = |p: &str, from: usize, to: usize| {
         let piece: String = s[from..to].iter().collect();
         glob::matches(p, &piece)

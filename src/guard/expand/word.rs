@@ -61,6 +61,10 @@ pub enum Mode {
     Assign,
 }
 
+/// A word longer than this is taken as written: brace expansion and pattern operators cost
+/// more than linear time, and no real path or command word comes near it.
+const MAX_WORD: usize = 4096;
+
 /// Alternatives a single word may have, at most this many.
 const MAX_ALTERNATIVES: usize = 16;
 
@@ -92,7 +96,7 @@ pub fn is_plain(w: &Word) -> bool {
 
 /// Expand `word`: its alternatives, each a list of fields.
 pub fn expand(word: &Word, st: &State, mode: Mode) -> Vec<Vec<Field>> {
-    if word.parts.is_empty() {
+    if word.parts.is_empty() || word.text.len() > MAX_WORD {
         // `''` or `""`: one empty field; a word built after expansion: itself.
         return vec![vec![Field {
             text: word.text.clone(),
