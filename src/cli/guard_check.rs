@@ -23,8 +23,9 @@ pub fn run_check(command: &str, not_utf8: Option<&str>, ctx: &Ctx) -> Result<Rep
             "the command \"{raw}\" is not valid UTF-8; it was checked as \"{command}\" (each invalid byte read as U+FFFD)"
         ));
     }
-    let decision = guard::evaluate(command, &policy);
-    let segments = normalize::segments(command);
+    let at = guard::expand::Context::from_env(Some(&ctx.cwd));
+    let decision = guard::evaluate_at(command, &policy, &at);
+    let segments = normalize::segments_at(command, &at);
     let deny_reason = reason::deny_reason(&decision);
     let data = json!({
         "command": command,

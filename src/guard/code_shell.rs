@@ -34,6 +34,11 @@ const SPAWNERS: &[&str] = &[
     "capture2e",
     "capture3",
     "popen3",
+    "execute",
+    "shell_exec",
+    "passthru",
+    "proc_open",
+    "pcntl_exec",
 ];
 
 pub fn shell_strings(lang: Lang, code: &str) -> Vec<String> {
@@ -52,7 +57,7 @@ pub fn shell_strings(lang: Lang, code: &str) -> Vec<String> {
             }
             let args = if b.get(k) == Some(&b'(') {
                 balanced(code, k)
-            } else if matches!(lang, Lang::Ruby | Lang::Perl)
+            } else if matches!(lang, Lang::Ruby | Lang::Perl | Lang::Php)
                 && k > after
                 && matches!(b.get(k), Some(b'"' | b'\''))
             {
@@ -70,8 +75,8 @@ pub fn shell_strings(lang: Lang, code: &str) -> Vec<String> {
             }
         }
     }
-    if matches!(lang, Lang::Ruby | Lang::Perl) {
-        // Backticks run a shell in both languages.
+    if matches!(lang, Lang::Ruby | Lang::Perl | Lang::Php) {
+        // Backticks run a shell in these languages.
         let mut parts = code.split('`');
         parts.next();
         while let Some(inner) = parts.next() {
@@ -88,6 +93,102 @@ pub fn shell_strings(lang: Lang, code: &str) -> Vec<String> {
             }
         }
     }
+    out
+}
+
+/// The code with import aliases spelled out (`from shutil import rmtree as r; r('/')` reads
+/// `rmtree('/')`; `const {execSync: x} = require('child_process'); x(...)` reads
+/// `execSync(...)`), when it has any.
+pub fn unaliased(lang: Lang, code: &str) -> Option<String> {
+    let pairs = match lang {
+        Lang::Python if code.contains(" as ") => python_aliases(code),
+        Lang::Node if code.contains(':') && code.contains('{') => js_aliases(code),
+        _ => return None,
+    };
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut out = code.to_string();
+    for (alias, real) in pairs {
+        out = rename(&out, &alias, &real);
+    }
+    (out != code).then_some(out)
+}
+
+/// `import a.b as x`, `from m import a as x, b as y`: (alias, name).
+fn python_aliases(code: &str) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for stmt in code.split(['\n', ';']) {
+        let stmt = stmt.trim();
+        let names = if let Some(rest) = stmt.strip_prefix("from ") {
+            rest.split_once(" import ").map(|(_, n)| n)
+        } else {
+            stmt.strip_prefix("import ")
+        };
+        let Some(names) = names else { continue };
+        for item in names.trim_matches(|c| c == '(' || c == ')').split(',') {
+            if let Some((name, alias)) = item.split_once(" as ") {
+                let (name, alias) = (name.trim(), alias.trim());
+                let last = name.rsplit('.').next().unwrap_or(name);
+                if is_name(alias) && !last.is_empty() {
+                    v.push((alias.to_string(), last.to_string()));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// `{ execSync: run, spawn: s }` destructuring: (alias, name).
+fn js_aliases(code: &str) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for (open, _) in code.match_indices('{') {
+        let Some(len) = code[open..].find('}') else {
+            continue;
+        };
+        let body = &code[open + 1..open + len];
+        if !code[open + len..]
+            .trim_start_matches(['}', ' '])
+            .starts_with('=')
+        {
+            continue;
+        }
+        for item in body.split(',') {
+            if let Some((name, alias)) = item.split_once(':') {
+                let (name, alias) = (name.trim(), alias.trim());
+                if is_name(name) && is_name(alias) {
+                    v.push((alias.to_string(), name.to_string()));
+                }
+            }
+        }
+    }
+    v
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(is_ident) && !s.as_bytes()[0].is_ascii_digit()
+}
+
+/// `alias(` and `alias.` at an identifier boundary become `real(` / `real.`.
+fn rename(code: &str, alias: &str, real: &str) -> String {
+    let b = code.as_bytes();
+    let mut out = String::with_capacity(code.len());
+    let mut last = 0;
+    for (pos, _) in code.match_indices(alias) {
+        let end = pos + alias.len();
+        let before_ok = pos == 0 || (!is_ident(b[pos - 1]) && b[pos - 1] != b'.');
+        let mut k = end;
+        while k < b.len() && b[k] == b' ' {
+            k += 1;
+        }
+        if pos < last || !before_ok || !matches!(b.get(k), Some(b'(' | b'.')) {
+            continue;
+        }
+        out.push_str(&code[last..pos]);
+        out.push_str(real);
+        last = end;
+    }
+    out.push_str(&code[last..]);
     out
 }
 
@@ -187,5 +288,22 @@ mod tests {
             vec!["rm -rf /", "git reset --hard"]
         );
         assert!(shell_strings(Lang::Python, "filesystem('x')").is_empty());
+    }
+
+    #[test]
+    fn aliases_are_spelled_out() {
+        assert_eq!(
+            unaliased(Lang::Python, "from shutil import rmtree as r; r('/')").as_deref(),
+            Some("from shutil import rmtree as r; rmtree('/')")
+        );
+        assert_eq!(
+            unaliased(
+                Lang::Node,
+                "const {execSync: x} = require('child_process'); x('rm -rf ~')"
+            )
+            .as_deref(),
+            Some("const {execSync: x} = require('child_process'); execSync('rm -rf ~')")
+        );
+        assert_eq!(unaliased(Lang::Python, "import os; print(1)"), None);
     }
 }

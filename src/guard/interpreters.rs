@@ -1,338 +1,487 @@
-//! Programs that run code they are handed: shells (`bash -c`, `eval`, `su -c`, `watch`, `ssh
-//! host CMD`, `find -exec`), language interpreters (`python -c`, `node -e`, `perl -e`,
-//! `ruby -e`) and database clients (`psql -c`, `mysql -e`, `sqlite3 db SQL`, `mongosh --eval`,
-//! `redis-cli`). The code may arrive as an argument, a heredoc, a here-string or through a pipe
-//! (`echo 'DROP TABLE t' | psql`); each becomes a segment in its language.
+//! Programs that run code they are handed, as a table: shells (`bash -c`, `eval`, `su -c`,
+//! `trap`, `watch`, `ssh host CMD`, `find -exec`, `parallel`), language interpreters (`python
+//! -c`, `node -e`, `perl -e`, `php -r`, `lua -e`, `awk`, `sed`'s `e`) and database clients
+//! (`psql -c`, `mysql -e`, `sqlite3 db SQL`, `mongosh --eval`, `redis-cli`). The code may
+//! arrive in an option (also at the end of a cluster: `psql -tAc`, `perl -le`), as an operand,
+//! in a file whose contents are known (`bash <(echo ...)`), a heredoc, a here-string or
+//! through a pipe (`echo 'DROP TABLE t' | psql`); each becomes a segment in its language.
+//!
+//! The few programs whose code hides in their own syntax (`find -exec ... ;`, `parallel ...
+//! ::: args`, `git -c alias.x=...`, `sed 's/x/cmd/e'`) have a function each in
+//! [`super::code_forms`].
 
-use super::normalize::{Lang, Segment, code, shell_string};
+use super::code_forms;
+use super::expand::State;
+use super::normalize::{Lang, Segment, code, shell_script, shell_string};
 use super::shell::Word;
+
+/// How a program takes the code it runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    /// A shell: `-c SCRIPT [NAME ARGS...]`, a script file operand, or standard input.
+    Shell,
+    /// The code option's value, or every operand joined, is a shell command line.
+    Joined,
+    /// The code option's value, or the first operand, is a shell command line (`trap`).
+    First,
+    /// Each operand is a shell command line (`hyperfine 'a' 'b'`).
+    Each,
+    /// After a host operand (`ssh HOST CMD...`), or standard input without one.
+    Remote,
+    /// Code in a language: the code option's value, else the first operand when
+    /// `first_operand`, else standard input when there is no script operand.
+    Code { lang: Lang, first_operand: bool },
+    /// Its own syntax, read by a function of [`code_forms`].
+    Special,
+}
+
+struct Interpreter {
+    names: &'static [&'static str],
+    takes: Takes,
+    /// Option letters whose value is the code (at the end of a cluster too).
+    code_short: &'static str,
+    code_long: &'static [&'static str],
+    /// Option letters and long options that take a (non-code) value.
+    value_short: &'static str,
+    value_long: &'static [&'static str],
+}
+
+const fn i(
+    names: &'static [&'static str],
+    takes: Takes,
+    code_short: &'static str,
+    code_long: &'static [&'static str],
+    value_short: &'static str,
+    value_long: &'static [&'static str],
+) -> Interpreter {
+    Interpreter {
+        names,
+        takes,
+        code_short,
+        code_long,
+        value_short,
+        value_long,
+    }
+}
+
+const fn lang(l: Lang) -> Takes {
+    Takes::Code {
+        lang: l,
+        first_operand: false,
+    }
+}
+
+const SQL: Takes = lang(Lang::Sql);
+
+static TABLE: &[Interpreter] = &[
+    i(
+        &[
+            "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "posh",
+            "csh", "tcsh", "source", ".",
+        ],
+        Takes::Shell,
+        "",
+        &[],
+        "oO",
+        &["--rcfile", "--init-file"],
+    ),
+    i(&["eval"], Takes::Joined, "", &[], "", &[]),
+    i(&["trap"], Takes::First, "", &[], "", &[]),
+    i(
+        &["su", "runuser", "sg"],
+        Takes::Special,
+        "c",
+        &["--command", "--session-command"],
+        "gGsuw",
+        &[
+            "--group",
+            "--supp-group",
+            "--shell",
+            "--user",
+            "--whitelist-environment",
+        ],
+    ),
+    i(
+        &["script"],
+        Takes::Special,
+        "c",
+        &["--command"],
+        "EIOTBm",
+        &[
+            "--echo",
+            "--log-in",
+            "--log-out",
+            "--log-timing",
+            "--log-io",
+            "--logging-format",
+        ],
+    ),
+    i(
+        &["watch"],
+        Takes::Joined,
+        "",
+        &[],
+        "nqd",
+        &["--interval", "--differences", "--errexit"],
+    ),
+    i(
+        &["hyperfine"],
+        Takes::Each,
+        "",
+        &[],
+        "wrmMpcsSuLn",
+        &[
+            "--warmup",
+            "--runs",
+            "--min-runs",
+            "--max-runs",
+            "--prepare",
+            "--cleanup",
+            "--setup",
+            "--shell",
+            "--time-unit",
+            "--parameter-scan",
+            "--parameter-list",
+            "--export-json",
+            "--export-markdown",
+            "--command-name",
+            "--conclude",
+        ],
+    ),
+    i(
+        &["nix-shell"],
+        Takes::Special,
+        "",
+        &["--run", "--command"],
+        "pAIE",
+        &["--packages", "--attr", "--arg", "--argstr", "--expr"],
+    ),
+    i(
+        &["ssh"],
+        Takes::Remote,
+        "",
+        &[],
+        "BbcDEeFIiJLlmOopQRSWw",
+        &[],
+    ),
+    i(
+        &["find", "parallel", "sem", "git", "sed", "gsed", "entr"],
+        Takes::Special,
+        "",
+        &[],
+        "",
+        &[],
+    ),
+    i(
+        &["python", "python2", "python3", "pypy", "pypy3"],
+        lang(Lang::Python),
+        "c",
+        &[],
+        "WXQm",
+        &[],
+    ),
+    i(
+        &["node", "nodejs", "bun"],
+        lang(Lang::Node),
+        "ep",
+        &["--eval", "--print"],
+        "r",
+        &["--require", "--import", "--loader"],
+    ),
+    i(&["deno"], Takes::Special, "", &[], "", &[]),
+    i(&["perl"], lang(Lang::Perl), "eE", &[], "", &[]),
+    i(&["ruby", "jruby"], lang(Lang::Ruby), "e", &[], "rIC", &[]),
+    i(&["php"], lang(Lang::Php), "rR", &[], "cdz", &[]),
+    i(
+        &["lua", "luajit", "lua5.1", "lua5.3", "lua5.4"],
+        lang(Lang::Lua),
+        "e",
+        &[],
+        "l",
+        &[],
+    ),
+    i(
+        &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
+        Takes::Code {
+            lang: Lang::Awk,
+            first_operand: true,
+        },
+        "",
+        &["--source"],
+        "vFf",
+        &["--assign", "--field-separator", "--file"],
+    ),
+    i(&["Rscript", "R"], lang(Lang::Python), "e", &[], "", &[]),
+    i(
+        &["psql"],
+        SQL,
+        "c",
+        &["--command"],
+        "dhpUfvoTFRPLLS",
+        &[
+            "--dbname",
+            "--host",
+            "--port",
+            "--username",
+            "--file",
+            "--set",
+            "--variable",
+            "--output",
+        ],
+    ),
+    i(
+        &["mysql", "mariadb"],
+        SQL,
+        "e",
+        &["--execute"],
+        "hPuDSpO",
+        &[
+            "--host",
+            "--port",
+            "--user",
+            "--database",
+            "--socket",
+            "--password",
+        ],
+    ),
+    i(
+        &["clickhouse-client", "clickhouse"],
+        SQL,
+        "q",
+        &["--query"],
+        "hdu",
+        &["--host", "--database", "--user", "--password"],
+    ),
+    i(
+        &["cockroach"],
+        SQL,
+        "e",
+        &["--execute"],
+        "",
+        &["--url", "--database"],
+    ),
+    i(&["sqlcmd"], SQL, "Qq", &["--query"], "SdUPi", &[]),
+    i(
+        &["sqlite3", "sqlite", "duckdb", "litecli"],
+        Takes::Special,
+        "",
+        &[],
+        "",
+        &[],
+    ),
+    i(
+        &["mongo", "mongosh"],
+        lang(Lang::Node),
+        "",
+        &["--eval"],
+        "uph",
+        &["--host", "--port", "--username", "--password", "--file"],
+    ),
+];
+
+fn find(program: &str) -> Option<&'static Interpreter> {
+    TABLE.iter().find(|t| t.names.contains(&program))
+}
+
+/// What a command line's words give an interpreter: options read, code values, operands.
+pub struct Args<'a> {
+    pub code: Vec<&'a str>,
+    pub operands: Vec<&'a Word>,
+    /// `-c` was given without a value of its own (shells: the first operand is the script).
+    pub flag_only: bool,
+}
+
+fn read_args<'a>(t: &Interpreter, args: &'a [Word]) -> Args<'a> {
+    let mut out = Args {
+        code: Vec::new(),
+        operands: Vec::new(),
+        flag_only: false,
+    };
+    let mut k = 0;
+    let mut options = true;
+    while k < args.len() {
+        let w = &args[k];
+        let a = w.text.as_str();
+        k += 1;
+        if w.op {
+            // A redirection and its target are not arguments.
+            k += 1;
+            continue;
+        }
+        let plus_option = t.takes == Takes::Shell && a.starts_with('+') && a.len() > 1;
+        if !options || a == "-" || (!a.starts_with('-') && !plus_option) {
+            out.operands.push(w);
+            // Options end at the first operand (the script, the host, the code); database
+            // clients read options after the database name too.
+            let anywhere = matches!(
+                t.takes,
+                Takes::Code {
+                    lang: Lang::Sql,
+                    ..
+                } | Takes::Special
+            ) || t.names[0] == "mongo";
+            if !anywhere {
+                options = false;
+            }
+            continue;
+        }
+        if a == "--" {
+            options = false;
+            continue;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let name_full = &a[..2 + name.len()];
+            if t.code_long.contains(&name_full) {
+                match value {
+                    Some(v) => out.code.push(v),
+                    None => {
+                        if let Some(v) = args.get(k) {
+                            out.code.push(&v.text);
+                        }
+                        k += 1;
+                    }
+                }
+            } else if value.is_none() && t.value_long.contains(&name_full) {
+                k += 1;
+            }
+            continue;
+        }
+        // A cluster (`-tAc`, `-le`, `-uroot`): the first letter that takes a value takes the
+        // rest of the word, or the next word.
+        let body = &a[1..];
+        for (pos, c) in body.char_indices() {
+            let rest = &body[pos + c.len_utf8()..];
+            if t.code_short.contains(c) {
+                if !rest.is_empty() {
+                    out.code.push(rest);
+                } else if let Some(v) = args.get(k).filter(|v| !v.op) {
+                    if t.takes == Takes::Shell {
+                        // `bash -c SCRIPT`: the script is the first operand.
+                        out.flag_only = true;
+                    } else {
+                        out.code.push(&v.text);
+                        k += 1;
+                    }
+                } else {
+                    out.flag_only = true;
+                }
+                break;
+            }
+            if t.value_short.contains(c) {
+                if rest.is_empty() && args.get(k).is_some_and(|v| !v.text.starts_with('-')) {
+                    k += 1;
+                }
+                break;
+            }
+        }
+        if t.takes == Takes::Shell && body.contains('c') {
+            out.flag_only = true;
+        }
+    }
+    out
+}
 
 pub fn expand(
     program: &str,
     args: &[Word],
     stdin: &[String],
     depth: usize,
+    st: &State,
     out: &mut Vec<Segment>,
 ) {
-    // Redirections and their targets are not arguments.
-    let mut plain: Vec<&str> = Vec::with_capacity(args.len());
-    let mut skip_next = false;
-    for w in args {
-        if std::mem::take(&mut skip_next) {
-            continue;
+    let Some(t) = find(program) else {
+        if program == "redis-cli" {
+            redis(stdin, out);
         }
-        if w.op {
-            skip_next = true;
-            continue;
-        }
-        plain.push(w.text.as_str());
-    }
-    let args = plain;
-    let args = args.as_slice();
-    match program {
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "rbash" => {
-            match shell_script(args) {
-                Script::Inline(s) => shell_string(s, depth, out),
-                Script::File => {}
-                Script::Stdin => stdin.iter().for_each(|s| shell_string(s, depth, out)),
-            }
-        }
-        "eval" => shell_string(&args.join(" "), depth, out),
-        "su" => {
-            for v in values(args, &["-c"], &["--command"]) {
-                shell_string(v, depth, out);
-            }
-        }
-        "watch" => {
-            let rest = skip_options(args, "nqd", &["--interval", "--differences"]);
-            if !rest.is_empty() {
-                shell_string(&rest.join(" "), depth, out);
-            }
-        }
-        "ssh" => {
-            let rest = skip_options(args, "BbcDEeFIiJLlmOopQRSWw", &[]);
-            if rest.len() > 1 {
-                shell_string(&rest[1..].join(" "), depth, out);
-            }
-        }
-        "find" => {
-            let mut i = 0;
-            while i < args.len() {
-                if matches!(args[i], "-exec" | "-execdir" | "-ok" | "-okdir") {
-                    let start = i + 1;
-                    let mut end = start;
-                    while end < args.len() && args[end] != ";" && args[end] != "+" {
-                        end += 1;
-                    }
-                    if start < end {
-                        shell_string(&args[start..end].join(" "), depth, out);
-                    }
-                    i = end;
-                }
-                i += 1;
-            }
-        }
-        "perl" | "ruby" => {
-            let lang = if program == "perl" {
-                Lang::Perl
-            } else {
-                Lang::Ruby
-            };
-            let mut codes = Vec::new();
-            let mut i = 0;
-            let mut script = false;
-            while i < args.len() {
-                let a = args[i];
-                if a.starts_with('-') && a.len() > 1 && !a.starts_with("--") {
-                    // `-e`, `-le`, `-ne`, `-E`: a cluster of letters ending in e takes the code.
-                    let letters = a[1..].bytes().all(|b| b.is_ascii_alphabetic());
-                    if letters && (a.ends_with('e') || a.ends_with('E')) {
-                        if let Some(c) = args.get(i + 1) {
-                            codes.push(*c);
-                        }
-                        i += 2;
-                        continue;
-                    }
-                    i += 1;
-                    continue;
-                }
-                if a != "-" {
-                    script = true;
-                }
-                break;
-            }
-            if codes.is_empty() && !script {
-                stdin.iter().for_each(|s| code(lang, s, depth, out));
-            }
-            codes.iter().for_each(|c| code(lang, c, depth, out));
-        }
-        _ => {
-            if let Some(lang) = python_or_node(program) {
-                inline_or_stdin(lang, program, args, stdin, depth, out);
-            } else {
-                database(program, args, stdin, depth, out);
-            }
-        }
-    }
-}
-
-fn python_or_node(program: &str) -> Option<Lang> {
-    let p = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    match p {
-        "python" | "pypy" => Some(Lang::Python),
-        "node" | "nodejs" | "bun" | "deno" => Some(Lang::Node),
-        _ => None,
-    }
-}
-
-fn inline_or_stdin(
-    lang: Lang,
-    program: &str,
-    args: &[&str],
-    stdin: &[String],
-    depth: usize,
-    out: &mut Vec<Segment>,
-) {
-    let (shorts, longs): (&[&str], &[&str]) = match lang {
-        Lang::Python => (&["-c"], &[]),
-        _ => (&["-e", "-p", "-pe"], &["--eval", "--print"]),
-    };
-    let mut inline: Vec<&str> = values(args, shorts, longs);
-    if program == "deno" && args.first() == Some(&"eval") {
-        inline.extend(
-            args.get(1..)
-                .unwrap_or(&[])
-                .iter()
-                .filter(|a| !a.starts_with('-'))
-                .take(1),
-        );
-    }
-    if !inline.is_empty() {
-        inline.iter().for_each(|c| code(lang, c, depth, out));
         return;
-    }
-    let has_script = args.iter().any(|a| !a.starts_with('-'));
-    if !has_script {
-        stdin.iter().for_each(|s| code(lang, s, depth, out));
-    }
-}
-
-fn database(program: &str, args: &[&str], stdin: &[String], depth: usize, out: &mut Vec<Segment>) {
-    let sql: Vec<&str> = match program {
-        "psql" => values(args, &["-c"], &["--command"]),
-        "mysql" | "mariadb" => values(args, &["-e"], &["--execute"]),
-        "clickhouse-client" | "clickhouse" => values(args, &["-q"], &["--query"]),
-        "cockroach" => values(args, &["-e"], &["--execute"]),
-        "duckdb" | "sqlite3" | "sqlite" => {
-            let mut v = values(args, &["-cmd", "-c"], &[]);
-            let positional: Vec<&str> = positional_after_options(
-                args,
-                &[
-                    "-cmd",
-                    "-c",
-                    "-init",
-                    "-separator",
-                    "-newline",
-                    "-nullvalue",
-                    "-cmd",
-                ],
-            );
-            v.extend(positional.iter().skip(1));
-            v
-        }
-        "mongo" | "mongosh" => {
-            for c in values(args, &[], &["--eval"]) {
-                code(Lang::Node, c, depth, out);
-            }
-            if !args
-                .iter()
-                .any(|a| *a == "--eval" || a.starts_with("--eval=") || a.ends_with(".js"))
-            {
-                stdin.iter().for_each(|s| code(Lang::Node, s, depth, out));
-            }
-            return;
-        }
-        "redis-cli" => {
-            for s in stdin {
-                out.push(Segment {
-                    lang: Lang::Shell,
-                    program: "redis-cli".into(),
-                    text: format!(
-                        "redis-cli {}",
-                        s.split_whitespace().collect::<Vec<_>>().join(" ")
-                    ),
-                });
-            }
-            return;
-        }
-        _ => return,
     };
-    let from_stdin = sql.is_empty();
-    sql.iter().for_each(|s| code(Lang::Sql, s, depth, out));
-    if from_stdin {
-        stdin.iter().for_each(|s| code(Lang::Sql, s, depth, out));
-    }
-}
-
-enum Script<'a> {
-    Inline(&'a str),
-    File,
-    Stdin,
-}
-
-/// How a shell gets its script: `-c STRING`, a file argument, or standard input.
-fn shell_script<'a>(args: &[&'a str]) -> Script<'a> {
-    let mut has_c = false;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i];
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if a.starts_with("--") {
-            i += if matches!(a, "--rcfile" | "--init-file") {
-                2
+    let a = read_args(t, args);
+    let sh = |s: &str, out: &mut Vec<Segment>| shell_string(s, depth, st, out);
+    match t.takes {
+        Takes::Shell => {
+            if a.flag_only {
+                if let Some((script, rest)) = a.operands.split_first() {
+                    let positional: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
+                    shell_script(&script.text, &positional, depth, st, out);
+                }
+            } else if let Some(script) = a.operands.first() {
+                // A script file: examined when its contents are known (`bash <(echo ...)`).
+                if let Some(text) = &script.file {
+                    sh(text, out);
+                }
             } else {
-                1
-            };
-            continue;
-        }
-        if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 {
-            if a[1..].contains('c') {
-                has_c = true;
+                stdin.iter().for_each(|s| sh(s, out));
             }
-            // `-o pipefail` / `+O extglob` take a value.
-            i += if a.ends_with('o') || a.ends_with('O') {
-                2
-            } else {
-                1
-            };
-            continue;
         }
-        break;
-    }
-    match args.get(i) {
-        Some(s) if has_c => Script::Inline(s),
-        Some(_) => Script::File,
-        None => Script::Stdin,
-    }
-}
-
-/// Values of the given flags: `-c VALUE`, `-cVALUE` (single-letter shorts), `--long VALUE`,
-/// `--long=VALUE`.
-fn values<'a>(args: &[&'a str], shorts: &[&str], longs: &[&str]) -> Vec<&'a str> {
-    let mut v = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i];
-        if shorts.contains(&a) || longs.contains(&a) {
-            if let Some(val) = args.get(i + 1) {
-                v.push(*val);
+        Takes::Joined => {
+            let joined = texts(&a.operands).join(" ");
+            if !joined.is_empty() {
+                sh(&joined, out);
             }
-            i += 2;
-            continue;
         }
-        if let Some(val) = longs
-            .iter()
-            .find_map(|l| a.strip_prefix(l).and_then(|r| r.strip_prefix('=')))
-        {
-            v.push(val);
-        } else if let Some(val) = shorts
-            .iter()
-            .filter(|s| s.len() == 2)
-            .find_map(|s| a.strip_prefix(*s).filter(|r| !r.is_empty()))
-        {
-            v.push(val);
+        Takes::First => {
+            if let Some(first) = a.operands.first() {
+                sh(&first.text, out);
+            }
         }
-        i += 1;
+        Takes::Each => a.operands.iter().for_each(|w| sh(&w.text, out)),
+        Takes::Remote => match a.operands.split_first() {
+            Some((_, cmd)) if !cmd.is_empty() => {
+                // `ssh HOST -- CMD`: options are read again after the host.
+                let cmd = if cmd[0].text == "--" { &cmd[1..] } else { cmd };
+                sh(&texts(cmd).join(" "), out)
+            }
+            _ => stdin.iter().for_each(|s| sh(s, out)),
+        },
+        Takes::Code {
+            lang,
+            first_operand,
+        } => {
+            let mut codes: Vec<&str> = a.code.clone();
+            if codes.is_empty()
+                && first_operand
+                && let Some(first) = a.operands.first()
+            {
+                codes.push(&first.text);
+            }
+            if codes.is_empty() {
+                // No inline code: a script file operand, or the code on standard input.
+                // A database client's operand is the database, never a script.
+                let script = a
+                    .operands
+                    .first()
+                    .filter(|w| w.text != "-" && lang != Lang::Sql && t.names[0] != "mongo");
+                match script.and_then(|w| w.file.as_deref()) {
+                    Some(text) => code(lang, text, depth, st, out),
+                    None if script.is_none() => {
+                        stdin.iter().for_each(|s| code(lang, s, depth, st, out))
+                    }
+                    None => {}
+                }
+            }
+            codes.iter().for_each(|c| code(lang, c, depth, st, out));
+        }
+        Takes::Special => code_forms::expand(program, &a, args, stdin, depth, st, out),
     }
-    v
 }
 
-/// Arguments after leading options (single-letter options with values listed in `short`).
-fn skip_options<'a>(args: &[&'a str], short: &str, long: &[&str]) -> Vec<&'a str> {
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i];
-        if a == "--" {
-            i += 1;
-            break;
-        }
-        if a.starts_with("--") {
-            i += if long.contains(&a) { 2 } else { 1 };
-            continue;
-        }
-        if a.starts_with('-') && a.len() > 1 {
-            let last = a.chars().last().unwrap_or(' ');
-            i += if a.len() == 2 && short.contains(last) {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        break;
-    }
-    args.get(i..).unwrap_or(&[]).to_vec()
+fn texts<'a>(words: &[&'a Word]) -> Vec<&'a str> {
+    words.iter().map(|w| w.text.as_str()).collect()
 }
 
-/// Non-option arguments, where `with_value` options consume the following word.
-fn positional_after_options<'a>(args: &[&'a str], with_value: &[&str]) -> Vec<&'a str> {
-    let mut v = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i];
-        if with_value.contains(&a) {
-            i += 2;
-            continue;
-        }
-        if a.starts_with('-') && a.len() > 1 {
-            i += 1;
-            continue;
-        }
-        v.push(a);
-        i += 1;
+fn redis(stdin: &[String], out: &mut Vec<Segment>) {
+    for s in stdin {
+        out.push(Segment {
+            lang: Lang::Shell,
+            program: "redis-cli".into(),
+            text: format!(
+                "redis-cli {}",
+                s.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+        });
     }
-    v
 }

@@ -13,8 +13,11 @@
 //!    program/needle gates pass; each rule's regex is compiled on first use.
 //! 4. Policy ([`policy`]): disabled packs, allow-list entries, healed traumas.
 
+pub mod code_forms;
 pub mod code_shell;
 pub mod config_cache;
+pub mod expand;
+pub mod git_options;
 pub mod interpreters;
 pub mod literals;
 pub mod matcher;
@@ -27,6 +30,7 @@ pub mod quick;
 pub mod reason;
 pub mod scan;
 pub mod shell;
+pub mod sql_text;
 pub mod trauma_cache;
 pub mod user_traumas;
 pub mod wrappers;
@@ -112,15 +116,21 @@ impl Decision {
     }
 }
 
-/// Decide whether `command` may run under `policy`.
+/// Decide whether `command` may run under `policy`, knowing nothing of where it runs.
 pub fn evaluate(command: &str, policy: &Policy) -> Decision {
+    evaluate_at(command, policy, &expand::Context::default())
+}
+
+/// Decide whether `command` may run under `policy`, run in the home and working directory of
+/// `ctx` (so `$(pwd)`, `~+` and `cd ..; rm -rf *` name the places they do).
+pub fn evaluate_at(command: &str, policy: &Policy, ctx: &expand::Context) -> Decision {
     let scan = policy.scanner().scan(command);
     let packs = scan.packs & policy.pack_mask();
     let traumas = policy.traumas_to_check(&scan);
     if packs == 0 && traumas.is_empty() {
         return Decision::allow(true);
     }
-    let segments = normalize::segments(command);
+    let segments = normalize::segments_at(command, ctx);
     let mut hits = policy.trauma_hits(&traumas, &segments);
     // Without allow-list entries the first hit decides; finding more costs regex compiles.
     let first_only = policy.allow.is_empty();

@@ -10,6 +10,7 @@
 //! heredoc, here-string or pipe) become segments in that language, and shell strings found in
 //! that code (`os.system("...")`, `execSync('...')`, backticks) are parsed as shell again.
 
+use super::expand::{self, Context, State};
 use super::shell::{self, Command, Word};
 use super::wrappers;
 
@@ -22,6 +23,9 @@ pub enum Lang {
     Ruby,
     Perl,
     Sql,
+    Php,
+    Lua,
+    Awk,
     /// A whole shell command line with the text inside quotes blanked out.
     Line,
 }
@@ -35,6 +39,9 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Perl => "perl",
             Lang::Sql => "sql",
+            Lang::Php => "php",
+            Lang::Lua => "lua",
+            Lang::Awk => "awk",
             Lang::Line => "line",
         }
     }
@@ -55,14 +62,21 @@ const MAX_DEPTH: usize = 6;
 /// examined); nothing legitimate comes close.
 const MAX_SEGMENTS: usize = 4096;
 
-/// Normalise a command line into segments, in order of appearance.
+/// Normalise a command line into segments, in order of appearance, knowing nothing of where
+/// it runs (`~` stays `~`, `$(pwd)` is `.`).
 pub fn segments(command: &str) -> Vec<Segment> {
+    segments_at(command, &Context::default())
+}
+
+/// Normalise a command line run with the home and working directory of `ctx`.
+pub fn segments_at(command: &str, ctx: &Context) -> Vec<Segment> {
     let mut out = Vec::new();
-    walk_shell(command, 0, &mut out);
+    let mut st = State::new(ctx);
+    walk_shell(command, 0, &mut st, &mut out);
     out
 }
 
-fn walk_shell(src: &str, depth: usize, out: &mut Vec<Segment>) {
+fn walk_shell(src: &str, depth: usize, st: &mut State, out: &mut Vec<Segment>) {
     if depth > MAX_DEPTH || out.len() >= MAX_SEGMENTS {
         return;
     }
@@ -72,16 +86,31 @@ fn walk_shell(src: &str, depth: usize, out: &mut Vec<Segment>) {
         text: shell::blank_quoted(src),
     });
     let parsed = shell::parse(src);
-    for (idx, cmd) in parsed.commands.iter().enumerate() {
-        let producer = if cmd.piped && idx > 0 {
-            produced_text(&parsed.commands[idx - 1])
-        } else {
-            None
-        };
-        walk_command(cmd, producer, depth, out);
+    let mut produced: Option<String> = None;
+    for cmd in &parsed.commands {
+        let expanded = expand::expand_command(&cmd.words, st);
+        let producer = if cmd.piped { produced.take() } else { None };
+        produced = None;
+        let mut seen: Vec<&Vec<Word>> = Vec::new();
+        for world in &expanded.worlds {
+            if seen.contains(&world) || out.len() >= MAX_SEGMENTS {
+                continue;
+            }
+            seen.push(world);
+            let one = Command {
+                words: world.clone(),
+                stdin_text: cmd.stdin_text.clone(),
+                piped: cmd.piped,
+            };
+            if produced.is_none() {
+                produced = produced_text(&one);
+            }
+            walk_command(&one, producer.clone(), depth, st, out);
+        }
     }
     for sub in &parsed.substitutions {
-        walk_shell(sub, depth + 1, out);
+        let mut inner = st.clone();
+        walk_shell(sub, depth + 1, &mut inner, out);
     }
 }
 
@@ -92,12 +121,16 @@ fn produced_text(cmd: &Command) -> Option<String> {
     let prog = words.first().map(|w| base_name(&w.text))?;
     match prog {
         "echo" | "printf" => {
-            let args: Vec<&str> = words[1..]
+            let mut args: Vec<&str> = words[1..]
                 .iter()
                 .filter(|w| !w.op)
                 .map(|w| w.text.as_str())
                 .skip_while(|a| a.starts_with('-') && a.len() > 1)
                 .collect();
+            if prog == "printf" && args.len() > 1 && args[0].contains('%') {
+                // `printf '%s\n' ARGS`: the format only arranges the arguments.
+                args.remove(0);
+            }
             Some(args.join(" "))
         }
         "cat" if !cmd.stdin_text.is_empty() => Some(cmd.stdin_text.join("\n")),
@@ -105,17 +138,46 @@ fn produced_text(cmd: &Command) -> Option<String> {
     }
 }
 
-fn walk_command(cmd: &Command, producer: Option<String>, depth: usize, out: &mut Vec<Segment>) {
+fn walk_command(
+    cmd: &Command,
+    producer: Option<String>,
+    depth: usize,
+    st: &State,
+    out: &mut Vec<Segment>,
+) {
     let stripped = wrappers::strip(&cmd.words);
     for inner in &stripped.inner_shell {
-        walk_shell(inner, depth + 1, out);
+        shell_string(inner, depth, st, out);
     }
     let words = stripped.words;
     let Some(first) = words.first() else {
+        // Only redirections (`> /etc/passwd`, `exec 3>/dev/sda`): they still write.
+        if cmd.words.iter().any(|w| w.op) {
+            let mut text = String::new();
+            for w in &cmd.words {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                push_word(&mut text, &w.text, w.op);
+            }
+            out.push(Segment {
+                lang: Lang::Shell,
+                program: String::new(),
+                text,
+            });
+        }
         return;
     };
     let program = base_name(&first.text).to_string();
-    let text = join(&program, &words[1..]);
+    let mut text = if program == "git" {
+        super::git_options::canonical(&words)
+    } else {
+        join(&program, &words[1..])
+    };
+    for extra in env_args(&program, &cmd.words, st) {
+        text.push(' ');
+        text.push_str(&extra);
+    }
     out.push(Segment {
         lang: Lang::Shell,
         program: program.clone(),
@@ -126,27 +188,126 @@ fn walk_command(cmd: &Command, producer: Option<String>, depth: usize, out: &mut
     if let Some(p) = producer {
         stdin.push(p);
     }
+    if let Some(replace) = &stripped.fed_by_xargs {
+        // `echo / | xargs rm -rf`: the command with its input as arguments.
+        for input in stdin.iter().take(4) {
+            let line = fed_command(&words, replace.as_deref(), input);
+            shell_string(&line, depth, st, out);
+        }
+        return;
+    }
     let args = &words[1..];
-    super::interpreters::expand(&program, args, &stdin, depth, out);
+    super::interpreters::expand(&program, args, &stdin, depth, st, out);
 }
 
-/// Recurse into a shell string found somewhere (used by the interpreter module).
-pub(super) fn shell_string(src: &str, depth: usize, out: &mut Vec<Segment>) {
-    walk_shell(src, depth + 1, out);
+/// Variables that add arguments to a program's command line (`TF_CLI_ARGS=-destroy terraform
+/// apply` is `terraform apply -destroy`): (program, variable name, or a prefix ending in `_`).
+const ENV_ARGS: &[(&str, &str)] = &[
+    ("terraform", "TF_CLI_ARGS"),
+    ("terraform", "TF_CLI_ARGS_"),
+    ("tofu", "TF_CLI_ARGS"),
+    ("tofu", "TF_CLI_ARGS_"),
+];
+
+/// The arguments such variables add: set before the command or earlier in the line.
+fn env_args(program: &str, words: &[Word], st: &State) -> Vec<String> {
+    let mut found = Vec::new();
+    for (_, var) in ENV_ARGS.iter().filter(|(p, _)| *p == program) {
+        let takes = |name: &str| {
+            name == *var || (var.ends_with('_') && name.starts_with(var) && name.len() > var.len())
+        };
+        for w in words {
+            if let Some((name, value)) = w.text.split_once('=')
+                && takes(name)
+            {
+                found.push(value.to_string());
+            }
+        }
+        if !var.ends_with('_')
+            && let expand::Value::Known(v) = st.get(var)
+            && let Some(t) = v.first()
+        {
+            found.push(expand::word::plain(t));
+        }
+    }
+    found.retain(|v| !v.is_empty());
+    found
 }
 
-pub(super) fn code(lang: Lang, text: &str, depth: usize, out: &mut Vec<Segment>) {
+/// The command `xargs` builds from `words` and its input (`-I STR` replaces `STR`).
+fn fed_command(words: &[Word], replace: Option<&str>, input: &str) -> String {
+    let items: Vec<&str> = input.split_whitespace().take(64).collect();
+    let mut line = String::new();
+    let mut replaced = false;
+    for w in words {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        match replace.filter(|r| w.text.contains(*r)) {
+            Some(r) => {
+                replaced = true;
+                push_word(
+                    &mut line,
+                    &w.text.replace(r, items.first().copied().unwrap_or("")),
+                    w.op,
+                );
+            }
+            None => push_word(&mut line, &w.text, w.op),
+        }
+    }
+    if !replaced {
+        for i in items {
+            line.push(' ');
+            push_word(&mut line, i, false);
+        }
+    }
+    line
+}
+
+/// Recurse into a shell string found somewhere (used by the interpreter module): a shell of
+/// its own, seeing the variables set so far.
+pub(super) fn shell_string(src: &str, depth: usize, st: &State, out: &mut Vec<Segment>) {
+    let mut inner = st.child(None);
+    walk_shell(src, depth + 1, &mut inner, out);
+}
+
+/// `bash -c SCRIPT NAME ARGS...`: the script with its positional parameters.
+pub(super) fn shell_script(
+    src: &str,
+    positional: &[&str],
+    depth: usize,
+    st: &State,
+    out: &mut Vec<Segment>,
+) {
+    let mut p: Vec<expand::word::Text> = Vec::with_capacity(positional.len() + 1);
+    if positional.is_empty() {
+        p.push(expand::word::text("bash", 0));
+    }
+    p.extend(positional.iter().map(|a| expand::word::text(a, 0)));
+    let mut inner = st.child(Some(p));
+    walk_shell(src, depth + 1, &mut inner, out);
+}
+
+pub(super) fn code(lang: Lang, text: &str, depth: usize, st: &State, out: &mut Vec<Segment>) {
     if depth > MAX_DEPTH || out.len() >= MAX_SEGMENTS || text.trim().is_empty() {
         return;
     }
     out.push(Segment {
         lang,
         program: String::new(),
-        text: text.to_string(),
+        text: if lang == Lang::Sql {
+            super::sql_text::clean(text)
+        } else {
+            text.to_string()
+        },
     });
+    if let Some(resolved) = super::code_shell::unaliased(lang, text) {
+        code(lang, &resolved, depth + 1, st, out);
+        return;
+    }
     if lang != Lang::Sql {
         for s in super::code_shell::shell_strings(lang, text) {
-            walk_shell(&s, depth + 1, out);
+            shell_string(&s, depth, st, out);
         }
     }
 }
@@ -169,7 +330,7 @@ fn join(program: &str, args: &[Word]) -> String {
     s
 }
 
-fn push_word(s: &mut String, text: &str, op: bool) {
+pub(super) fn push_word(s: &mut String, text: &str, op: bool) {
     if !op && needs_quotes(text) {
         s.push('\'');
         s.push_str(&text.replace('\'', "'\\''"));

@@ -3,8 +3,8 @@
 //!
 //! Most commands an agent runs contain no keyword at all (`npm test`, `cargo build`), and for
 //! them the guard's whole cost is this scan. The scan is case-insensitive and also runs over a
-//! copy with quotes and backslashes removed, because the tokenizer removes them too (`r''m`,
-//! `\rm` and `r\<newline>m` all run `rm`). Every rule's program or needle contains a keyword
+//! copy with quotes, backslashes, braces and commas removed, because the shell removes them too
+//! (`r''m`, `\rm`, `r\<newline>m` and `r{m,}` all run `rm`). Every rule's program or needle contains a keyword
 //! of its pack (a unit test checks it), so a command this scan skips cannot match any rule.
 //!
 //! The keyword set is small (about fifty words, more with user traumas), so the matcher is a
@@ -117,7 +117,7 @@ impl Scanner {
         self.scan_into(command.as_bytes(), automaton, &mut scan, &mut seen);
         if command
             .bytes()
-            .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$'))
+            .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'{'))
         {
             let stripped = dequote(command);
             self.scan_into(&stripped, automaton, &mut scan, &mut seen);
@@ -177,7 +177,8 @@ pub fn dequote(command: &str) -> Vec<u8> {
     let mut backslashes = 0usize;
     for (i, &c) in b.iter().enumerate() {
         match c {
-            b'\'' | b'"' => {}
+            // Quotes go; so do braces and commas, which brace expansion removes (`r{m,}`).
+            b'\'' | b'"' | b'{' | b'}' | b',' => {}
             b'$' if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {}
             b'\\' => backslashes += 1,
             b'\n' if backslashes > 0 => backslashes -= 1,

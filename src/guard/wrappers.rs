@@ -11,10 +11,15 @@ use super::shell::Word;
 pub struct Stripped {
     pub words: Vec<Word>,
     pub inner_shell: Vec<String>,
+    /// The command runs under `xargs` (with `-I STR`: `Some(STR)`), which adds its input as
+    /// arguments.
+    pub fed_by_xargs: Option<Option<String>>,
 }
 
 /// (wrapper, short options that take a value, long options that take a value when not
-/// written `--opt=value`, number of positional words before the command)
+/// written `--opt=value`, number of positional words before the command). A wrapper written
+/// with a second word (`uv run`, `docker exec`) is that subcommand of the program; one whose
+/// second word starts with `--` (`gdb --args`) runs the command after that word.
 const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
     (
         "sudo",
@@ -109,12 +114,216 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
     ),
     ("chroot", "", &["--userspec", "--groups"], 1),
     ("busybox", "", &[], 0),
+    ("toybox", "", &[], 0),
     (
         "strace",
         "eoOpPsSuXU",
         &["--output", "--trace", "--signal", "--attach", "--user"],
         0,
     ),
+    ("ltrace", "eoOpsSuXAaLn", &["--output"], 0),
+    ("taskset", "", &["--cpu-list"], 1),
+    (
+        "unshare",
+        "SGRwt",
+        &["--setuid", "--setgid", "--root", "--wd", "--time"],
+        0,
+    ),
+    (
+        "nsenter",
+        "tSGWrwuUmnipC",
+        &["--target", "--setuid", "--setgid", "--root", "--wd"],
+        0,
+    ),
+    ("chrt", "T", &[], 1),
+    (
+        "numactl",
+        "CNmlpiP",
+        &[
+            "--physcpubind",
+            "--cpunodebind",
+            "--membind",
+            "--interleave",
+            "--preferred",
+        ],
+        0,
+    ),
+    (
+        "fakeroot",
+        "lsib",
+        &["--lib", "--faked", "--save-file", "--load-file"],
+        0,
+    ),
+    ("fakechroot", "lsde", &[], 0),
+    ("eatmydata", "", &[], 0),
+    ("nocache", "n", &[], 0),
+    ("valgrind", "", &[], 0),
+    ("gdb --args", "", &[], 0),
+    ("lldb --", "", &[], 0),
+    ("catchsegv", "", &[], 0),
+    ("firejail", "", &[], 0),
+    ("torsocks", "aPu", &[], 0),
+    ("proxychains", "f", &[], 0),
+    ("proxychains4", "f", &[], 0),
+    (
+        "xvfb-run",
+        "nsfe",
+        &[
+            "--server-num",
+            "--server-args",
+            "--auth-file",
+            "--error-file",
+        ],
+        0,
+    ),
+    (
+        "dbus-run-session",
+        "",
+        &["--config-file", "--dbus-daemon"],
+        0,
+    ),
+    ("dbus-launch", "", &[], 0),
+    ("tini", "slgep", &[], 0),
+    ("dumb-init", "r", &["--rewrite"], 0),
+    ("gosu", "", &[], 1),
+    ("su-exec", "", &[], 1),
+    (
+        "setpriv",
+        "",
+        &[
+            "--reuid",
+            "--regid",
+            "--groups",
+            "--inh-caps",
+            "--bounding-set",
+        ],
+        0,
+    ),
+    ("chpst", "ugUeL", &[], 0),
+    ("faketime", "f", &[], 1),
+    ("cgexec", "g", &[], 0),
+    (
+        "systemd-inhibit",
+        "",
+        &["--what", "--who", "--why", "--mode"],
+        0,
+    ),
+    ("entr", "", &[], 0),
+    (
+        "perf stat",
+        "eopr",
+        &["--event", "--output", "--pid", "--repeat"],
+        0,
+    ),
+    (
+        "perf record",
+        "eofpc",
+        &["--event", "--output", "--freq", "--pid", "--count"],
+        0,
+    ),
+    (
+        "uv run",
+        "pw",
+        &[
+            "--with",
+            "--python",
+            "--project",
+            "--directory",
+            "--package",
+            "--extra",
+            "--group",
+            "--env-file",
+            "--index",
+            "--with-requirements",
+            "--with-editable",
+        ],
+        0,
+    ),
+    ("uvx", "p", &["--with", "--python", "--from", "--index"], 0),
+    ("pipx run", "", &["--spec", "--python", "--pip-args"], 0),
+    ("poetry run", "C", &["--directory", "--project"], 0),
+    ("pipenv run", "", &[], 0),
+    ("pdm run", "p", &["--project"], 0),
+    ("hatch run", "", &[], 0),
+    ("bundle exec", "", &["--gemfile"], 0),
+    ("npx", "pc", &["--package", "--call"], 0),
+    ("bunx", "p", &["--package"], 0),
+    (
+        "npm exec",
+        "pwc",
+        &["--package", "--workspace", "--call"],
+        0,
+    ),
+    ("pnpm exec", "C", &["--dir", "--filter"], 0),
+    ("pnpm dlx", "C", &["--package"], 0),
+    ("yarn dlx", "p", &["--package"], 0),
+    ("yarn exec", "", &[], 0),
+    ("conda run", "np", &["--name", "--prefix", "--cwd"], 0),
+    ("mamba run", "np", &["--name", "--prefix", "--cwd"], 0),
+    ("micromamba run", "np", &["--name", "--prefix", "--cwd"], 0),
+    ("mise exec", "C", &["--cd"], 0),
+    ("mise x", "C", &["--cd"], 0),
+    ("asdf exec", "", &[], 0),
+    ("direnv exec", "", &[], 1),
+    ("op run", "", &["--env-file"], 0),
+    (
+        "doppler run",
+        "pc",
+        &["--project", "--config", "--command"],
+        0,
+    ),
+    ("aws-vault exec", "", &["--region", "--duration"], 1),
+    ("dotenv", "ecv", &[], 0),
+    (
+        "docker exec",
+        "euwD",
+        &[
+            "--env",
+            "--user",
+            "--workdir",
+            "--env-file",
+            "--detach-keys",
+        ],
+        1,
+    ),
+    (
+        "podman exec",
+        "euwD",
+        &[
+            "--env",
+            "--user",
+            "--workdir",
+            "--env-file",
+            "--detach-keys",
+        ],
+        1,
+    ),
+    (
+        "docker compose exec",
+        "euwD",
+        &["--env", "--user", "--workdir", "--index"],
+        1,
+    ),
+    (
+        "docker-compose exec",
+        "euw",
+        &["--env", "--user", "--workdir", "--index"],
+        1,
+    ),
+    (
+        "kubectl exec",
+        "nc",
+        &[
+            "--namespace",
+            "--container",
+            "--context",
+            "--kubeconfig",
+            "--pod-running-timeout",
+        ],
+        1,
+    ),
+    ("oc exec", "nc", &["--namespace", "--container"], 1),
+    ("lxc exec", "", &["--env", "--cwd", "--user", "--group"], 1),
 ];
 
 /// Words that may precede a command without being it.
@@ -124,6 +333,7 @@ const KEYWORDS: &[&str] = &[
 
 pub fn strip(words: &[Word]) -> Stripped {
     let mut inner_shell = Vec::new();
+    let mut fed_by_xargs = None;
     let mut i = 0;
     // Each pass strips one layer; the bound keeps a pathological line cheap.
     for _ in 0..64 {
@@ -142,9 +352,28 @@ pub fn strip(words: &[Word]) -> Stripped {
             continue;
         }
         let prog = super::normalize::base_name(&w.text);
-        let Some(&(_, short, long, positional)) = WRAPPERS.iter().find(|(n, ..)| *n == prog) else {
+        let Some(&(name, short, long, positional)) = WRAPPERS
+            .iter()
+            .find(|(n, ..)| is_wrapper(n, prog, &words[i + 1..]))
+        else {
             break;
         };
+        if prog == "xargs" {
+            fed_by_xargs = Some(xargs_replace(&words[i + 1..]));
+        }
+        let mut sub = name.split(' ').skip(1);
+        match (sub.next(), sub.next()) {
+            (Some(marker), None) if marker.starts_with("--") => {
+                // `gdb -q --args CMD`: the command follows the marker.
+                i += 1 + words[i + 1..]
+                    .iter()
+                    .position(|a| a.text == marker)
+                    .unwrap_or(0);
+            }
+            (Some(_), Some(_)) => i += 2,
+            (Some(_), None) => i += 1,
+            _ => {}
+        }
         // `command -v rm` / `command -V` only look a name up.
         if prog == "command"
             && words
@@ -154,6 +383,7 @@ pub fn strip(words: &[Word]) -> Stripped {
             return Stripped {
                 words: Vec::new(),
                 inner_shell,
+                fed_by_xargs,
             };
         }
         i += 1;
@@ -168,7 +398,7 @@ pub fn strip(words: &[Word]) -> Stripped {
                 i += 1;
                 break;
             }
-            if prog == "env" && is_assignment(a) {
+            if prog == "env" && (is_assignment(a) || t == "-") {
                 i += 1;
                 continue;
             }
@@ -232,7 +462,47 @@ pub fn strip(words: &[Word]) -> Stripped {
     Stripped {
         words: words.get(i..).unwrap_or(&[]).to_vec(),
         inner_shell,
+        fed_by_xargs,
     }
+}
+
+/// Is `name` (a table entry) the wrapper that `prog` followed by `rest` runs?
+fn is_wrapper(name: &str, prog: &str, rest: &[Word]) -> bool {
+    let mut parts = name.split(' ');
+    if parts.next() != Some(prog) {
+        return false;
+    }
+    match (parts.next(), parts.next()) {
+        (None, _) => true,
+        (Some(marker), None) if marker.starts_with("--") => rest.iter().any(|w| w.text == marker),
+        (Some(sub), None) => rest.first().is_some_and(|w| w.text == sub),
+        (Some(a), Some(b)) => {
+            rest.first().is_some_and(|w| w.text == a) && rest.get(1).is_some_and(|w| w.text == b)
+        }
+    }
+}
+
+/// The replace string of `xargs -I STR` / `-iSTR` / `--replace[=STR]`, if any.
+fn xargs_replace(args: &[Word]) -> Option<String> {
+    for (k, a) in args.iter().enumerate() {
+        let t = a.text.as_str();
+        if t == "-I" {
+            return args.get(k + 1).map(|v| v.text.clone());
+        }
+        if let Some(r) = t
+            .strip_prefix("-I")
+            .or_else(|| t.strip_prefix("--replace="))
+        {
+            return Some(r.to_string());
+        }
+        if t == "-i" || t == "--replace" {
+            return Some("{}".into());
+        }
+        if !t.starts_with('-') {
+            break;
+        }
+    }
+    None
 }
 
 /// `NAME=value` (unquoted name).

@@ -100,9 +100,10 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
     if !traumas.is_empty() {
         policy.set_traumas(traumas, &crate::clock::now_rfc3339());
     }
+    let ctx = guard::expand::Context::from_env(Some(cwd));
     let Some(first) = texts
         .iter()
-        .map(|c| (*c, guard::evaluate(c, &policy)))
+        .map(|c| (*c, guard::evaluate_at(c, &policy, &ctx)))
         .find(|(_, d)| d.is_deny())
     else {
         warn(&sources);
@@ -115,7 +116,7 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
     let denied = if relaxable {
         texts
             .iter()
-            .map(|c| guard::evaluate(c, &policy))
+            .map(|c| guard::evaluate_at(c, &policy, &ctx))
             .find(|d| d.is_deny())
     } else {
         Some(first.1)

@@ -3,7 +3,7 @@
 
 use super::{On, Pack, Rule};
 use crate::guard::Severity::Critical;
-use crate::guard::normalize::Lang::Shell;
+use crate::guard::normalize::Lang::{Line, Shell};
 
 const SH: On = On::Lang(Shell);
 
@@ -118,6 +118,30 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "deletes the repository with its issues, pull requests and releases",
             instead: "`gh repo archive` keeps everything read-only",
+        },
+        Rule {
+            id: "terraform-destroy-plan",
+            severity: Critical,
+            on: On::Lang(Line),
+            programs: &[],
+            needles: &["terraform", "tofu"],
+            regex: r"(?:terraform|tofu)\s(?:[^\n;&|]*\s)?plan\s(?:[^\n;&|]*\s)?--?destroy\b[^\n]*(?:terraform|tofu)\s(?:[^\n;&|]*\s)?apply\b",
+            unless: None,
+            and: None,
+            why: "a destroy plan saved and then applied destroys every resource the configuration manages",
+            instead: "`terraform plan -destroy` to see what would go, and let a human apply it",
+        },
+        Rule {
+            id: "aws-s3-sync-delete",
+            severity: Critical,
+            on: SH,
+            programs: &["aws"],
+            needles: &["--delete"],
+            regex: r"^aws\s(?:.*\s)?s3\s+sync\s+(?:--?\S+\s+)*\S+\s+(?:--?\S+\s+)*s3://",
+            unless: Some(r"\s--dryrun(?:\s|$)"),
+            and: Some(r"\s--delete(?:\s|$)"),
+            why: "`aws s3 sync --delete` into a bucket deletes every object the source lacks (all of them from an empty source)",
+            instead: "sync without --delete, or preview with `--dryrun`",
         },
     ],
 };

@@ -8,7 +8,15 @@ use crate::guard::normalize::Lang::{Node, Shell, Sql};
 pub static PACK: Pack = Pack {
     name: "database",
     description: "DROP/TRUNCATE/DELETE without WHERE, dropdb, redis FLUSHALL, mongo dropDatabase",
-    keywords: &["drop", "truncate", "delete", "flush", "mysqladmin"],
+    keywords: &[
+        "prisma",
+        "db:",
+        "drop",
+        "truncate",
+        "delete",
+        "flush",
+        "mysqladmin",
+    ],
     rules: &[
         Rule {
             id: "sql-drop",
@@ -93,6 +101,30 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "deleteMany({}) deletes every document of the collection",
             instead: "pass a filter that selects the documents you mean",
+        },
+        Rule {
+            id: "sql-delete-where-true",
+            severity: Critical,
+            on: On::Lang(Sql),
+            programs: &[],
+            needles: &["delete"],
+            regex: r"(?i)\bdelete\s+from\s+[\w.`\[\]]+\s+where\s+(?:1\s*=\s*1|0\s*=\s*0|true|1|''\s*=\s*''|1\s*<>\s*0|not\s+false)\s*(?:;|$|returning\b)",
+            unless: None,
+            and: None,
+            why: "a WHERE clause that is always true deletes every row of the table",
+            instead: "write the condition that selects the rows you mean, and run it in a transaction",
+        },
+        Rule {
+            id: "framework-db-reset",
+            severity: Critical,
+            on: On::Lang(Shell),
+            programs: &[],
+            needles: &["db:", "prisma", "flush"],
+            regex: r"^(?:rails|rake)\s(?:.*\s)?db:(?:drop|reset|purge|schema:load|structure:load)(?::\S+)?(?:\s|$)|^prisma\s(?:.*\s)?(?:migrate\s+reset|db\s+push\s(?:.*\s)?--force-reset)(?:\s|$)|^(?:python[\d.]*\s+(?:\S*/)?manage\.py|manage\.py|django-admin)\s(?:.*\s)?(?:flush|reset_db)(?:\s|$)|^(?:sequelize|sequelize-cli)\s(?:.*\s)?db:drop(?:\s|$)",
+            unless: None,
+            and: None,
+            why: "the framework drops or empties the database (every table, every row)",
+            instead: "run migrations forward (`rails db:migrate`, `prisma migrate dev`), and let a human reset a database",
         },
     ],
 };

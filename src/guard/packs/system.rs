@@ -2,7 +2,7 @@
 
 use super::{On, Pack, Rule};
 use crate::guard::Severity::{Critical, High};
-use crate::guard::normalize::Lang::{Line, Python, Shell};
+use crate::guard::normalize::Lang::{Line, Perl, Python, Ruby, Shell};
 
 const SH: On = On::Lang(Shell);
 
@@ -10,6 +10,7 @@ pub static PACK: Pack = Pack {
     name: "system",
     description: "fork bomb, kill -9 -1, shutdown/reboot/poweroff/halt/init 0, crontab -r",
     keywords: &[
+        "function",
         "()",
         "kill",
         "shutdown",
@@ -106,6 +107,42 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "triggers a kernel action such as an immediate crash or reboot",
             instead: "nothing; leave it to a human",
+        },
+        Rule {
+            id: "fork-bomb-function",
+            severity: Critical,
+            on: On::Lang(Line),
+            programs: &[],
+            needles: &["function"],
+            regex: r"(?:^|[\s;&|(])function\s+[\w:.-]+\s*(?:\(\)\s*)?\{[^}]*\|[^}]*&[^}]*\}",
+            unless: None,
+            and: None,
+            why: "a fork bomb: processes multiply until the machine stops responding",
+            instead: "nothing; there is no legitimate use from an agent",
+        },
+        Rule {
+            id: "perl-fork-bomb",
+            severity: Critical,
+            on: On::Lang(Perl),
+            programs: &[],
+            needles: &["fork"],
+            regex: r"\bfork\s+while\s+(?:fork|1)\b|\bwhile\s*\(\s*1\s*\)\s*\{\s*fork|\bfork\s+until\s+0\b",
+            unless: None,
+            and: None,
+            why: "a fork bomb: processes multiply until the machine stops responding",
+            instead: "nothing; there is no legitimate use from an agent",
+        },
+        Rule {
+            id: "ruby-fork-bomb",
+            severity: Critical,
+            on: On::Lang(Ruby),
+            programs: &[],
+            needles: &["fork"],
+            regex: r"\bloop\s*(?:\{|do)\s*fork\b|\bfork\s+while\s+(?:true|1)\b|\bwhile\s+true\s*(?:do)?\s*;?\s*fork\b",
+            unless: None,
+            and: None,
+            why: "a fork bomb: processes multiply until the machine stops responding",
+            instead: "nothing; there is no legitimate use from an agent",
         },
     ],
 };
