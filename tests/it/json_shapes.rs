@@ -309,6 +309,26 @@ fn every_command_has_its_json_shape_documented() {
     w.record("outcome partial IDS", &["outcome", "partial", &a], None);
     w.record("outcome-clear", &["outcome-clear"], None);
 
+    w.doc.push_str("## Learning from sessions\n\n");
+    w.record("reflect --dry-run", &["reflect", "--dry-run"], None);
+    w.record("reflect", &["reflect"], None);
+    w.record("diary list", &["diary", "list"], None);
+    w.record(
+        "validate RULE",
+        &["validate", "Always run make lint before pushing"],
+        None,
+    );
+    w.record("privacy status", &["privacy", "status"], None);
+    w.record("privacy deny claude", &["privacy", "deny", "claude"], None);
+    w.record(
+        "privacy allow claude",
+        &["privacy", "allow", "claude"],
+        None,
+    );
+    w.record("privacy disable", &["privacy", "disable"], None);
+    w.record("privacy enable", &["privacy", "enable"], None);
+    w.record("diary show ID (none yet)", &["diary", "show", "d-0"], None);
+
     w.doc.push_str("## Views\n\n");
     w.record("top --debug", &["top", "--debug"], None);
     w.record(

@@ -14,6 +14,7 @@ mod episodic;
 mod feedback;
 mod fuzz;
 mod guard;
+mod guard_evasion;
 mod guard_hostile;
 mod guard_install;
 mod install;
