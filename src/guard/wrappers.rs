@@ -16,13 +16,14 @@ pub struct Stripped {
     pub fed_by_xargs: Option<Option<String>>,
 }
 
-/// (wrapper, short options that take a value, long options that take a value when not
-/// written `--opt=value`, number of positional words before the command). A wrapper written
-/// with a second word (`uv run`, `docker exec`) is that subcommand of the program; one whose
-/// second word starts with `--` (`gdb --args`) runs the command after that word.
-const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
+/// (wrapper, its subcommand, short options that take a value, long options that take a value
+/// when not written `--opt=value`, number of positional words before the command). With a
+/// subcommand (`uv run`, `docker exec`, `docker compose exec`) the wrapper is that subcommand of
+/// the program; with a marker starting with `--` (`gdb --args`) the command follows the marker.
+const WRAPPERS: &[(&str, &str, &str, &[&str], usize)] = &[
     (
         "sudo",
+        "",
         "ugpChDrtTUR",
         &[
             "--user",
@@ -38,9 +39,10 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
         ],
         0,
     ),
-    ("doas", "uC", &[], 0),
+    ("doas", "", "uC", &[], 0),
     (
         "run0",
+        "",
         "ugD",
         &[
             "--user",
@@ -55,22 +57,30 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
         ],
         0,
     ),
-    ("pkexec", "", &["--user"], 0),
-    ("env", "uCS", &["--unset", "--chdir", "--split-string"], 0),
-    ("nohup", "", &[], 0),
-    ("time", "fo", &["--format", "--output"], 0),
-    ("nice", "n", &["--adjustment"], 0),
+    ("pkexec", "", "", &["--user"], 0),
+    (
+        "env",
+        "",
+        "uCS",
+        &["--unset", "--chdir", "--split-string"],
+        0,
+    ),
+    ("nohup", "", "", &[], 0),
+    ("time", "", "fo", &["--format", "--output"], 0),
+    ("nice", "", "n", &["--adjustment"], 0),
     (
         "ionice",
+        "",
         "cnpPu",
         &["--class", "--classdata", "--pid", "--pgid", "--uid"],
         0,
     ),
-    ("command", "", &[], 0),
-    ("builtin", "", &[], 0),
-    ("exec", "a", &[], 0),
+    ("command", "", "", &[], 0),
+    ("builtin", "", "", &[], 0),
+    ("exec", "", "a", &[], 0),
     (
         "xargs",
+        "",
         "adEeIiLlnPs",
         &[
             "--arg-file",
@@ -85,14 +95,15 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
         ],
         0,
     ),
-    ("timeout", "sk", &["--signal", "--kill-after"], 1),
-    ("stdbuf", "ioe", &["--input", "--output", "--error"], 0),
-    ("setsid", "", &[], 0),
-    ("chronic", "", &[], 0),
-    ("unbuffer", "", &[], 0),
-    ("caffeinate", "t", &[], 0),
+    ("timeout", "", "sk", &["--signal", "--kill-after"], 1),
+    ("stdbuf", "", "ioe", &["--input", "--output", "--error"], 0),
+    ("setsid", "", "", &[], 0),
+    ("chronic", "", "", &[], 0),
+    ("unbuffer", "", "", &[], 0),
+    ("caffeinate", "", "t", &[], 0),
     (
         "systemd-run",
+        "",
         "pEu",
         &[
             "--unit",
@@ -108,36 +119,41 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
     ),
     (
         "flock",
+        "",
         "wEc",
         &["--timeout", "--conflict-exit-code", "--command"],
         1,
     ),
-    ("chroot", "", &["--userspec", "--groups"], 1),
-    ("busybox", "", &[], 0),
-    ("toybox", "", &[], 0),
+    ("chroot", "", "", &["--userspec", "--groups"], 1),
+    ("busybox", "", "", &[], 0),
+    ("toybox", "", "", &[], 0),
     (
         "strace",
+        "",
         "eoOpPsSuXU",
         &["--output", "--trace", "--signal", "--attach", "--user"],
         0,
     ),
-    ("ltrace", "eoOpsSuXAaLn", &["--output"], 0),
-    ("taskset", "", &["--cpu-list"], 1),
+    ("ltrace", "", "eoOpsSuXAaLn", &["--output"], 0),
+    ("taskset", "", "", &["--cpu-list"], 1),
     (
         "unshare",
+        "",
         "SGRwt",
         &["--setuid", "--setgid", "--root", "--wd", "--time"],
         0,
     ),
     (
         "nsenter",
+        "",
         "tSGWrwuUmnipC",
         &["--target", "--setuid", "--setgid", "--root", "--wd"],
         0,
     ),
-    ("chrt", "T", &[], 1),
+    ("chrt", "", "T", &[], 1),
     (
         "numactl",
+        "",
         "CNmlpiP",
         &[
             "--physcpubind",
@@ -150,23 +166,25 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
     ),
     (
         "fakeroot",
+        "",
         "lsib",
         &["--lib", "--faked", "--save-file", "--load-file"],
         0,
     ),
-    ("fakechroot", "lsde", &[], 0),
-    ("eatmydata", "", &[], 0),
-    ("nocache", "n", &[], 0),
-    ("valgrind", "", &[], 0),
-    ("gdb --args", "", &[], 0),
-    ("lldb --", "", &[], 0),
-    ("catchsegv", "", &[], 0),
-    ("firejail", "", &[], 0),
-    ("torsocks", "aPu", &[], 0),
-    ("proxychains", "f", &[], 0),
-    ("proxychains4", "f", &[], 0),
+    ("fakechroot", "", "lsde", &[], 0),
+    ("eatmydata", "", "", &[], 0),
+    ("nocache", "", "n", &[], 0),
+    ("valgrind", "", "", &[], 0),
+    ("gdb", "--args", "", &[], 0),
+    ("lldb", "--", "", &[], 0),
+    ("catchsegv", "", "", &[], 0),
+    ("firejail", "", "", &[], 0),
+    ("torsocks", "", "aPu", &[], 0),
+    ("proxychains", "", "f", &[], 0),
+    ("proxychains4", "", "f", &[], 0),
     (
         "xvfb-run",
+        "",
         "nsfe",
         &[
             "--server-num",
@@ -179,16 +197,18 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
     (
         "dbus-run-session",
         "",
+        "",
         &["--config-file", "--dbus-daemon"],
         0,
     ),
-    ("dbus-launch", "", &[], 0),
-    ("tini", "slgep", &[], 0),
-    ("dumb-init", "r", &["--rewrite"], 0),
-    ("gosu", "", &[], 1),
-    ("su-exec", "", &[], 1),
+    ("dbus-launch", "", "", &[], 0),
+    ("tini", "", "slgep", &[], 0),
+    ("dumb-init", "", "r", &["--rewrite"], 0),
+    ("gosu", "", "", &[], 1),
+    ("su-exec", "", "", &[], 1),
     (
         "setpriv",
+        "",
         "",
         &[
             "--reuid",
@@ -199,30 +219,34 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
         ],
         0,
     ),
-    ("chpst", "ugUeL", &[], 0),
-    ("faketime", "f", &[], 1),
-    ("cgexec", "g", &[], 0),
+    ("chpst", "", "ugUeL", &[], 0),
+    ("faketime", "", "f", &[], 1),
+    ("cgexec", "", "g", &[], 0),
     (
         "systemd-inhibit",
+        "",
         "",
         &["--what", "--who", "--why", "--mode"],
         0,
     ),
-    ("entr", "", &[], 0),
+    ("entr", "", "", &[], 0),
     (
-        "perf stat",
+        "perf",
+        "stat",
         "eopr",
         &["--event", "--output", "--pid", "--repeat"],
         0,
     ),
     (
-        "perf record",
+        "perf",
+        "record",
         "eofpc",
         &["--event", "--output", "--freq", "--pid", "--count"],
         0,
     ),
     (
-        "uv run",
+        "uv",
+        "run",
         "pw",
         &[
             "--with",
@@ -239,43 +263,58 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
         ],
         0,
     ),
-    ("uvx", "p", &["--with", "--python", "--from", "--index"], 0),
-    ("pipx run", "", &["--spec", "--python", "--pip-args"], 0),
-    ("poetry run", "C", &["--directory", "--project"], 0),
-    ("pipenv run", "", &[], 0),
-    ("pdm run", "p", &["--project"], 0),
-    ("hatch run", "", &[], 0),
-    ("bundle exec", "", &["--gemfile"], 0),
-    ("npx", "pc", &["--package", "--call"], 0),
-    ("bunx", "p", &["--package"], 0),
     (
-        "npm exec",
+        "uvx",
+        "",
+        "p",
+        &["--with", "--python", "--from", "--index"],
+        0,
+    ),
+    ("pipx", "run", "", &["--spec", "--python", "--pip-args"], 0),
+    ("poetry", "run", "C", &["--directory", "--project"], 0),
+    ("pipenv", "run", "", &[], 0),
+    ("pdm", "run", "p", &["--project"], 0),
+    ("hatch", "run", "", &[], 0),
+    ("bundle", "exec", "", &["--gemfile"], 0),
+    ("npx", "", "pc", &["--package", "--call"], 0),
+    ("bunx", "", "p", &["--package"], 0),
+    (
+        "npm",
+        "exec",
         "pwc",
         &["--package", "--workspace", "--call"],
         0,
     ),
-    ("pnpm exec", "C", &["--dir", "--filter"], 0),
-    ("pnpm dlx", "C", &["--package"], 0),
-    ("yarn dlx", "p", &["--package"], 0),
-    ("yarn exec", "", &[], 0),
-    ("conda run", "np", &["--name", "--prefix", "--cwd"], 0),
-    ("mamba run", "np", &["--name", "--prefix", "--cwd"], 0),
-    ("micromamba run", "np", &["--name", "--prefix", "--cwd"], 0),
-    ("mise exec", "C", &["--cd"], 0),
-    ("mise x", "C", &["--cd"], 0),
-    ("asdf exec", "", &[], 0),
-    ("direnv exec", "", &[], 1),
-    ("op run", "", &["--env-file"], 0),
+    ("pnpm", "exec", "C", &["--dir", "--filter"], 0),
+    ("pnpm", "dlx", "C", &["--package"], 0),
+    ("yarn", "dlx", "p", &["--package"], 0),
+    ("yarn", "exec", "", &[], 0),
+    ("conda", "run", "np", &["--name", "--prefix", "--cwd"], 0),
+    ("mamba", "run", "np", &["--name", "--prefix", "--cwd"], 0),
     (
-        "doppler run",
+        "micromamba",
+        "run",
+        "np",
+        &["--name", "--prefix", "--cwd"],
+        0,
+    ),
+    ("mise", "exec", "C", &["--cd"], 0),
+    ("mise", "x", "C", &["--cd"], 0),
+    ("asdf", "exec", "", &[], 0),
+    ("direnv", "exec", "", &[], 1),
+    ("op", "run", "", &["--env-file"], 0),
+    (
+        "doppler",
+        "run",
         "pc",
         &["--project", "--config", "--command"],
         0,
     ),
-    ("aws-vault exec", "", &["--region", "--duration"], 1),
-    ("dotenv", "ecv", &[], 0),
+    ("aws-vault", "exec", "", &["--region", "--duration"], 1),
+    ("dotenv", "", "ecv", &[], 0),
     (
-        "docker exec",
+        "docker",
+        "exec",
         "euwD",
         &[
             "--env",
@@ -287,7 +326,8 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
         1,
     ),
     (
-        "podman exec",
+        "podman",
+        "exec",
         "euwD",
         &[
             "--env",
@@ -299,19 +339,22 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
         1,
     ),
     (
-        "docker compose exec",
+        "docker",
+        "compose exec",
         "euwD",
         &["--env", "--user", "--workdir", "--index"],
         1,
     ),
     (
-        "docker-compose exec",
+        "docker-compose",
+        "exec",
         "euw",
         &["--env", "--user", "--workdir", "--index"],
         1,
     ),
     (
-        "kubectl exec",
+        "kubectl",
+        "exec",
         "nc",
         &[
             "--namespace",
@@ -322,8 +365,14 @@ const WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
         ],
         1,
     ),
-    ("oc exec", "nc", &["--namespace", "--container"], 1),
-    ("lxc exec", "", &["--env", "--cwd", "--user", "--group"], 1),
+    ("oc", "exec", "nc", &["--namespace", "--container"], 1),
+    (
+        "lxc",
+        "exec",
+        "",
+        &["--env", "--cwd", "--user", "--group"],
+        1,
+    ),
 ];
 
 /// Words that may precede a command without being it.
@@ -352,16 +401,16 @@ pub fn strip(words: &[Word]) -> Stripped {
             continue;
         }
         let prog = super::normalize::base_name(&w.text);
-        let Some(&(name, short, long, positional)) = WRAPPERS
+        let Some(&(_, sub, short, long, positional)) = WRAPPERS
             .iter()
-            .find(|(n, ..)| is_wrapper(n, prog, &words[i + 1..]))
+            .find(|(n, sub, ..)| *n == prog && is_wrapper(sub, &words[i + 1..]))
         else {
             break;
         };
         if prog == "xargs" {
             fed_by_xargs = Some(xargs_replace(&words[i + 1..]));
         }
-        let mut sub = name.split(' ').skip(1);
+        let mut sub = sub.split(' ').filter(|w| !w.is_empty());
         match (sub.next(), sub.next()) {
             (Some(marker), None) if marker.starts_with("--") => {
                 // `gdb -q --args CMD`: the command follows the marker.
@@ -466,19 +515,19 @@ pub fn strip(words: &[Word]) -> Stripped {
     }
 }
 
-/// Is `name` (a table entry) the wrapper that `prog` followed by `rest` runs?
-fn is_wrapper(name: &str, prog: &str, rest: &[Word]) -> bool {
-    let mut parts = name.split(' ');
-    if parts.next() != Some(prog) {
-        return false;
+/// Do the words after the program make it the wrapper with subcommand `sub` (`""`: none)?
+fn is_wrapper(sub: &str, rest: &[Word]) -> bool {
+    if sub.is_empty() {
+        return true;
     }
+    let mut parts = sub.split(' ');
     match (parts.next(), parts.next()) {
-        (None, _) => true,
         (Some(marker), None) if marker.starts_with("--") => rest.iter().any(|w| w.text == marker),
         (Some(sub), None) => rest.first().is_some_and(|w| w.text == sub),
         (Some(a), Some(b)) => {
             rest.first().is_some_and(|w| w.text == a) && rest.get(1).is_some_and(|w| w.text == b)
         }
+        _ => false,
     }
 }
 

@@ -4,6 +4,8 @@
 //! included). The hook is given a home and working directory, as a real payload's `cwd` and
 //! the user's `HOME` give it.
 
+mod guard_support;
+
 use cm::guard::expand::Context;
 use cm::guard::{self, Policy};
 
@@ -146,21 +148,7 @@ fn evasive_forms_are_blocked_and_everyday_commands_are_not() {
 fn the_everyday_corpus_has_no_false_block() {
     let policy = Policy::default();
     let ctx = context();
-    let text = fixture("safe.txt");
-    let mut block: Option<Vec<&str>> = None;
-    let mut commands = Vec::new();
-    for line in text.lines() {
-        match (&mut block, line) {
-            (None, "<<<") => block = Some(Vec::new()),
-            (Some(b), ">>>") => {
-                commands.push(b.join("\n"));
-                block = None;
-            }
-            (Some(b), l) => b.push(l),
-            (None, l) if l.trim().is_empty() || l.starts_with('#') => {}
-            (None, l) => commands.push(l.to_string()),
-        }
-    }
+    let commands = guard_support::corpus("safe.txt");
     let blocked: Vec<String> = commands
         .iter()
         .filter_map(|c| {

@@ -298,13 +298,9 @@ fn directory(t: &str, st: &State) -> Option<String> {
     if t.contains(['$', '`', '*', '?']) {
         return None;
     }
-    let home = st.home();
-    let abs = if t == "~" || t.starts_with("~/") {
-        format!("{home}{}", &t[1..])
-    } else if t.starts_with('/') {
-        t.to_string()
-    } else {
-        format!("{}/{t}", st.cwd.as_ref()?)
+    let abs = match path::rooted(t, st) {
+        Some(a) => a,
+        None => format!("{}/{t}", st.cwd.as_ref()?),
     };
     // `~` stands for an unknown home: kept, so `cd ~; rm -rf *` is still `~/*`.
     Some(path::normalise(&abs))

@@ -6,6 +6,18 @@
 
 use super::State;
 
+/// `~`, `~/x` and `/x` as an absolute path (the home directory as the line sees it, `~` when
+/// unknown); `None` for a relative path.
+pub fn rooted(t: &str, st: &State) -> Option<String> {
+    if t == "~" || t.starts_with("~/") {
+        Some(format!("{}{}", st.home(), &t[1..]))
+    } else if t.starts_with('/') {
+        Some(t.to_string())
+    } else {
+        None
+    }
+}
+
 pub fn canonical(t: &str, st: &State) -> String {
     if t.is_empty() {
         return String::new();
@@ -19,11 +31,7 @@ pub fn canonical(t: &str, st: &State) -> String {
         return format!("{key}={}", canonical(rest, st));
     }
     let home = st.home();
-    let abs = if t == "~" || t.starts_with("~/") {
-        format!("{home}{}", &t[1..])
-    } else if t.starts_with('/') {
-        t.to_string()
-    } else {
+    let Some(abs) = rooted(t, st) else {
         return relative(t, st);
     };
     let trailing = t.len() > 1 && t.ends_with('/');

@@ -101,17 +101,10 @@ fn run(words: &[&str], stdin: &[String], st: &State) -> Option<String> {
 
 /// `t` as a normalised absolute path (an expanded field's text: `~`, `.`, `..` or a path).
 fn absolute(t: &str, st: &State) -> String {
-    let home = st.home();
-    let joined = if t == "~" || t.starts_with("~/") {
-        format!("{home}{}", &t[1..])
-    } else if t.starts_with('/') {
-        t.to_string()
-    } else {
-        match &st.cwd {
-            Some(c) => format!("{c}/{t}"),
-            None => t.to_string(),
-        }
-    };
+    let joined = path::rooted(t, st).unwrap_or_else(|| match &st.cwd {
+        Some(c) => format!("{c}/{t}"),
+        None => t.to_string(),
+    });
     if joined.starts_with('/') || joined.starts_with('~') {
         path::normalise(&joined)
     } else {
