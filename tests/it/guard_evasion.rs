@@ -4,8 +4,6 @@
 //! included). The hook is given a home and working directory, as a real payload's `cwd` and
 //! the user's `HOME` give it.
 
-mod guard_support;
-
 use cm::guard::expand::Context;
 use cm::guard::{self, Policy};
 
@@ -148,7 +146,7 @@ fn evasive_forms_are_blocked_and_everyday_commands_are_not() {
 fn the_everyday_corpus_has_no_false_block() {
     let policy = Policy::default();
     let ctx = context();
-    let commands = guard_support::corpus("safe.txt");
+    let commands = crate::harness::corpus("safe.txt");
     let blocked: Vec<String> = commands
         .iter()
         .filter_map(|c| {
