@@ -12,6 +12,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (2, include_str!("sql/002_episodic.sql")),
     (3, include_str!("sql/003_context.sql")),
     (4, include_str!("sql/004_hot_paths.sql")),
+    (5, include_str!("sql/005_llm_usage.sql")),
 ];
 
 pub fn latest_version() -> i64 {
