@@ -26,6 +26,7 @@ pub(crate) mod stats;
 mod top;
 mod trauma;
 mod undo;
+mod usage;
 mod why;
 
 pub use ctx::Ctx;
@@ -108,6 +109,8 @@ pub enum Command {
     Similar(similar::Args),
     /// Install, inspect or remove every cm hook for an agent.
     Hooks(hooks_cmd::Args),
+    /// LLM calls, tokens and cost by day and month, against the budget.
+    Usage(usage::Args),
 }
 
 /// Commands that stand for another, and the name their answers carry.
@@ -161,6 +164,7 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Context(a) => context::run(a, ctx),
         Command::Similar(a) => similar::run(a, ctx),
         Command::Hooks(a) => hooks_cmd::run(a, ctx),
+        Command::Usage(a) => usage::run(a, ctx),
     }
 }
 

@@ -7,7 +7,7 @@ use super::budget;
 use super::ledger::{self, Ended, Pending};
 use super::prices::{self, Prices};
 use super::providers::{self, Call, Content, Outcome, Tokens};
-use super::settings::LlmSettings;
+use super::settings::{LlmSettings, ProviderKind};
 use super::unavailable::LlmUnavailable;
 use super::validate;
 use super::{LlmAnswer, LlmRequest, MARKER, Usage};
@@ -25,35 +25,7 @@ pub fn complete_json_at(
     req: &LlmRequest,
     now: DateTime<Utc>,
 ) -> Result<LlmAnswer, LlmUnavailable> {
-    if settings.disabled {
-        return Err(LlmUnavailable::Disabled);
-    }
-    let kind = settings.provider.ok_or(LlmUnavailable::NotConfigured)?;
-    if settings.model.is_empty() {
-        return Err(LlmUnavailable::Misconfigured(format!(
-            "llm.model is not set (a {} provider has no default model)",
-            kind.name()
-        )));
-    }
-    if settings.base_url.is_empty() {
-        return Err(LlmUnavailable::Misconfigured(format!(
-            "llm.baseUrl is not set (a {} provider has no default endpoint)",
-            kind.name()
-        )));
-    }
-    if settings.needs_key() && settings.api_key.is_none() {
-        return Err(LlmUnavailable::NoApiKey {
-            env: settings.api_key_envs.join(" or "),
-        });
-    }
-    if settings.api_key.is_some()
-        && !http::may_carry_a_key(&settings.base_url).map_err(LlmUnavailable::Misconfigured)?
-    {
-        return Err(LlmUnavailable::Misconfigured(format!(
-            "{} is plain http to another machine: the API key would travel unencrypted; use https",
-            settings.base_url
-        )));
-    }
+    let kind = ready(settings)?;
     validate::check_schema(req.schema).map_err(LlmUnavailable::InvalidRequest)?;
 
     let system = format!("{MARKER} {}", redact(req.system).0);
@@ -147,6 +119,40 @@ pub fn complete_json_at(
     Err(LlmUnavailable::InvalidAnswer(format!(
         "{problem} (after {ATTEMPTS} attempts)"
     )))
+}
+
+/// Whether a call could go out with these settings (budget aside), and to which provider.
+pub fn ready(settings: &LlmSettings) -> Result<ProviderKind, LlmUnavailable> {
+    if settings.disabled {
+        return Err(LlmUnavailable::Disabled);
+    }
+    let kind = settings.provider.ok_or(LlmUnavailable::NotConfigured)?;
+    if settings.model.is_empty() {
+        return Err(LlmUnavailable::Misconfigured(format!(
+            "llm.model is not set (a {} provider has no default model)",
+            kind.name()
+        )));
+    }
+    if settings.base_url.is_empty() {
+        return Err(LlmUnavailable::Misconfigured(format!(
+            "llm.baseUrl is not set (a {} provider has no default endpoint)",
+            kind.name()
+        )));
+    }
+    if settings.needs_key() && settings.api_key.is_none() {
+        return Err(LlmUnavailable::NoApiKey {
+            env: settings.api_key_envs.join(" or "),
+        });
+    }
+    if settings.api_key.is_some()
+        && !http::may_carry_a_key(&settings.base_url).map_err(LlmUnavailable::Misconfigured)?
+    {
+        return Err(LlmUnavailable::Misconfigured(format!(
+            "{} is plain http to another machine: the API key would travel unencrypted; use https",
+            settings.base_url
+        )));
+    }
+    Ok(kind)
 }
 
 fn charge(

@@ -23,14 +23,18 @@
 
 mod budget;
 mod client;
+mod kind;
 pub mod ledger;
 pub mod prices;
 mod providers;
+mod report;
 pub mod settings;
 mod unavailable;
 pub mod validate;
 
 pub use budget::Spent;
+pub use providers::Tokens;
+pub use report::usage;
 pub use settings::{ApiKey, Budget, LlmSettings, ProviderKind};
 pub use unavailable::{LlmUnavailable, Period};
 
@@ -82,6 +86,12 @@ pub struct LlmAnswer {
     pub model: String,
     /// The day's or month's spend past `llm.budget.warningThreshold`, in words.
     pub budget_warnings: Vec<String>,
+}
+
+/// Whether a call could go out with these settings, budget aside (no request is made): the
+/// provider, or the reason a caller can put in `degraded` up front.
+pub fn ready(settings: &LlmSettings) -> Result<ProviderKind, LlmUnavailable> {
+    client::ready(settings)
 }
 
 /// Ask the configured LLM for JSON matching `req.schema`, now.

@@ -7,77 +7,11 @@
 //! original tool's top-level `provider`, `model` and `budget` keys are read as aliases; a key
 //! under `llm` wins over its alias. `CASS_MEMORY_LLM=none` turns every call off.
 
+pub use super::kind::ProviderKind;
 use super::prices::Prices;
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderKind {
-    Anthropic,
-    OpenAi,
-    Gemini,
-    Ollama,
-    OpenAiCompatible,
-}
-
-impl ProviderKind {
-    /// `Some(None)` for `none` (off); `None` for a word that names no provider.
-    pub fn parse(word: &str) -> Option<Option<ProviderKind>> {
-        Some(Some(match word {
-            "anthropic" => ProviderKind::Anthropic,
-            "openai" => ProviderKind::OpenAi,
-            "gemini" | "google" => ProviderKind::Gemini,
-            "ollama" => ProviderKind::Ollama,
-            "openai-compatible" => ProviderKind::OpenAiCompatible,
-            "none" => return Some(None),
-            _ => return None,
-        }))
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::OpenAi => "openai",
-            ProviderKind::Gemini => "gemini",
-            ProviderKind::Ollama => "ollama",
-            ProviderKind::OpenAiCompatible => "openai-compatible",
-        }
-    }
-
-    /// The model used when `llm.model` is not set (an OpenAI-compatible server has none).
-    pub fn default_model(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::Anthropic => Some("claude-sonnet-4-20250514"),
-            ProviderKind::OpenAi => Some("gpt-4o-mini"),
-            ProviderKind::Gemini => Some("gemini-2.5-flash"),
-            ProviderKind::Ollama => Some("llama3.2"),
-            ProviderKind::OpenAiCompatible => None,
-        }
-    }
-
-    /// The endpoint's base when `llm.baseUrl` is not set; each provider appends its path.
-    pub fn default_base_url(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::Anthropic => Some("https://api.anthropic.com"),
-            ProviderKind::OpenAi => Some("https://api.openai.com/v1"),
-            ProviderKind::Gemini => Some("https://generativelanguage.googleapis.com/v1beta"),
-            ProviderKind::Ollama => Some("http://localhost:11434"),
-            ProviderKind::OpenAiCompatible => None,
-        }
-    }
-
-    /// The variables tried for the key when `llm.apiKeyEnv` is not set, in order. Empty: the
-    /// provider needs no key (a local Ollama; an OpenAI-compatible server unless configured).
-    pub fn default_key_envs(self) -> &'static [&'static str] {
-        match self {
-            ProviderKind::Anthropic => &["ANTHROPIC_API_KEY"],
-            ProviderKind::OpenAi => &["OPENAI_API_KEY"],
-            ProviderKind::Gemini => &["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
-            ProviderKind::Ollama | ProviderKind::OpenAiCompatible => &[],
-        }
-    }
-}
 
 /// US dollars per day and per month; a warning past `warning_threshold` percent of either.
 #[derive(Debug, Clone, Copy, PartialEq)]
