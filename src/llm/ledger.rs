@@ -233,4 +233,28 @@ mod tests {
             ("2026-03-10", 2, 1, 1000)
         );
     }
+
+    #[test]
+    fn concurrent_callers_cannot_both_spend_the_last_cents() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cm.db");
+        drop(Store::open(&path).unwrap());
+        let limits = Budget::default();
+        let granted: usize = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..4)
+                .map(|_| {
+                    let path = path.clone();
+                    scope.spawn(move || {
+                        let store = Store::open(&path).unwrap();
+                        reserve(&store, &call("2026-03-10T08:00:00Z", 0.06), &limits).is_ok()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap() as usize)
+                .sum()
+        });
+        assert_eq!(granted, 1, "0.06 fits the $0.10 day once");
+    }
 }
