@@ -336,7 +336,7 @@ fn session(
     let t = Transcript::from_messages(&messages);
     if t.user_texts()
         .next()
-        .is_some_and(|(_, text)| text.contains(crate::reflect::OWN_CALL_MARKER))
+        .is_some_and(|(_, text)| crate::llm::is_own_call(text))
     {
         return Ok(skipped(s, "a session of cm's own LLM calls".into()));
     }

@@ -29,6 +29,7 @@ pub(crate) mod stats;
 mod top;
 mod trauma;
 mod undo;
+mod usage;
 mod validate;
 mod why;
 
@@ -120,6 +121,8 @@ pub enum Command {
     Validate(validate::Args),
     /// Which agents' sessions reflection may read.
     Privacy(privacy::Args),
+    /// LLM calls, tokens and cost by day and month, against the budget.
+    Usage(usage::Args),
 }
 
 /// Commands that stand for another, and the name their answers carry.
@@ -177,6 +180,7 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Diary(a) => diary::run(a, ctx),
         Command::Validate(a) => validate::run(a, ctx),
         Command::Privacy(a) => privacy::run(a, ctx),
+        Command::Usage(a) => usage::run(a, ctx),
     }
 }
 

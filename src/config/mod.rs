@@ -19,7 +19,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Keys a repository config may not set: storage locations and consent-like settings (anything
-/// that would send or keep data somewhere the user did not choose).
+/// that would send or keep data somewhere the user did not choose, or spend the user's money:
+/// a cloned repository cannot turn an LLM on or raise its budget).
 pub const REPO_FORBIDDEN_KEYS: &[&str] = &[
     "dataDir",
     "cassPath",
@@ -31,6 +32,9 @@ pub const REPO_FORBIDDEN_KEYS: &[&str] = &[
     "redaction",
     "embeddingProvider",
     "llm",
+    "provider",
+    "model",
+    "budget",
 ];
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -149,7 +153,7 @@ pub fn load_quiet(cwd: &Path) -> Result<Loaded> {
             for key in REPO_FORBIDDEN_KEYS {
                 if map.remove(*key).is_some() {
                     warnings.push(format!(
-                            "{}: ignoring \"{key}\": a repository config cannot change where data is stored or privacy consent",
+                            "{}: ignoring \"{key}\": a repository config cannot change where data is stored, privacy consent or LLM use",
                             path.display()
                         ));
                 }

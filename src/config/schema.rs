@@ -3,8 +3,8 @@
 //! the key's path (exit 3), an unknown key is a warning with the closest known key.
 //!
 //! The keys of [`super::Config`] are checked against this table by a test; sections read by
-//! other modules (`guard`, `history`, `remoteCass`, `embeddingProvider`) are listed here with
-//! the module that owns them, and their entries' inner shape is left to that module.
+//! other modules (`guard`, `history`, `remoteCass`, `embeddingProvider`, `llm`) are listed here
+//! with the module that owns them, and their entries' inner shape is left to that module.
 
 use serde_json::Value;
 
@@ -23,6 +23,8 @@ pub enum Kind {
         max: i64,
     },
     Text,
+    /// A string that must be one of these words.
+    OneOf(&'static [&'static str]),
     TextList,
     /// A list whose entries the owning module checks.
     List,
@@ -47,6 +49,19 @@ const fn int(min: i64, max: i64) -> Kind {
     Integer { min, max }
 }
 const DAYS: i64 = 36_500;
+/// US dollars: a limit or a price per million tokens.
+const USD: Kind = num(0.0, 1_000_000.0);
+/// The LLM providers `llm.provider` names (`google` is the original tool's name for `gemini`,
+/// `none` turns the LLM off).
+pub const LLM_PROVIDERS: &[&str] = &[
+    "anthropic",
+    "openai",
+    "gemini",
+    "google",
+    "ollama",
+    "openai-compatible",
+    "none",
+];
 
 /// Every key path and its kind.
 pub const KEYS: &[(&str, Kind)] = &[
@@ -115,10 +130,35 @@ pub const KEYS: &[(&str, Kind)] = &[
             above: true,
         },
     ),
+    // Owned by src/llm/settings.rs. Only the global config may set them (config::REPO_FORBIDDEN_KEYS).
+    ("llm", OptionalSection),
+    ("llm.provider", OneOf(LLM_PROVIDERS)),
+    ("llm.model", Text),
+    ("llm.baseUrl", Text),
+    ("llm.apiKeyEnv", Text),
+    (
+        "llm.timeoutSecs",
+        Number {
+            min: 0.0,
+            max: 3600.0,
+            above: true,
+        },
+    ),
+    ("llm.budget", Section),
+    ("llm.budget.dailyLimit", USD),
+    ("llm.budget.monthlyLimit", USD),
+    ("llm.budget.warningThreshold", num(0.0, 100.0)),
+    ("llm.prices", Section),
+    ("llm.prices.inputPerMillion", USD),
+    ("llm.prices.outputPerMillion", USD),
+    // The original tool's top-level LLM keys, read as aliases of `llm.*` (which wins).
+    ("provider", OneOf(LLM_PROVIDERS)),
+    ("model", Text),
+    ("budget", Section),
+    ("budget.dailyLimit", USD),
+    ("budget.monthlyLimit", USD),
+    ("budget.warningThreshold", num(0.0, 100.0)),
     // Keys of the original tool's configuration that cm does not use.
-    ("provider", Unused),
-    ("model", Unused),
-    ("budget", Unused),
     ("embeddingModel", Unused),
     ("crossAgent", Unused),
     ("cassPath", Unused),
@@ -127,7 +167,6 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("dataDir", Unused),
     ("privacy", Unused),
     ("redaction", Unused),
-    ("llm", Unused),
 ];
 
 fn kind_of(path: &str) -> Option<Kind> {
@@ -182,6 +221,10 @@ fn walk(
             (Bool, v) => return Err(bad(format!("{v} is not true or false"))),
             (Text, Value::String(_)) => {}
             (Text, v) => return Err(bad(format!("{v} is not a string"))),
+            (OneOf(words), Value::String(s)) if words.contains(&s.as_str()) => {}
+            (OneOf(words), v) => {
+                return Err(bad(format!("{v} is not one of {}", words.join(", "))));
+            }
             (TextList, Value::Array(items)) if items.iter().all(Value::is_string) => {}
             (TextList, v) => return Err(bad(format!("{v} is not a list of strings"))),
             (List, Value::Array(_)) => {}
@@ -299,11 +342,21 @@ mod tests {
         assert!(check(&json!({"staleDays": 1.5})).is_err());
         assert!(check(&json!({"guard": {"failClosed": "yes"}})).is_err());
         assert!(check(&json!({"embeddingProvider": null})).is_ok());
+        let e = check(&json!({"llm": {"provider": "antropic"}})).unwrap_err();
+        assert_eq!(e.path, "llm.provider");
+        assert!(e.problem.contains("not one of anthropic, openai"), "{e:?}");
+        assert!(check(&json!({"llm": {"budget": {"dailyLimit": -1}}})).is_err());
+        assert!(check(&json!({"budget": {"warningThreshold": 120}})).is_err());
+        assert!(check(&json!({"llm": {"timeoutSecs": 0}})).is_err());
+        assert_eq!(
+            check(&json!({"provider": "google", "model": "m", "budget": {"dailyLimit": 0.5}})),
+            Ok(Vec::new())
+        );
     }
 
     #[test]
     fn unknown_keys_are_warnings_with_the_closest_known_key() {
-        let w = check(&json!({"scoring": {"harmfulMultipler": 2}, "maxBulletsInContxt": 5, "zzz": 1, "budget": {"x": 1}})).unwrap();
+        let w = check(&json!({"scoring": {"harmfulMultipler": 2}, "maxBulletsInContxt": 5, "zzz": 1, "crossAgent": {"x": 1}})).unwrap();
         assert_eq!(w.len(), 3, "{w:?}");
         assert!(w.contains(&"unknown key \"scoring.harmfulMultipler\" is ignored (did you mean \"scoring.harmfulMultiplier\"?)".to_string()), "{w:?}");
         assert!(

@@ -20,4 +20,4 @@ pub mod validate;
 
 /// The tag cm puts in every prompt of its own LLM calls: a session that starts with it is cm
 /// talking to a model, never a session to learn from.
-pub const OWN_CALL_MARKER: &str = "[cm-reflection-call]";
+pub const OWN_CALL_MARKER: &str = crate::llm::MARKER;

@@ -13,6 +13,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (3, include_str!("sql/003_context.sql")),
     (4, include_str!("sql/004_hot_paths.sql")),
     (5, include_str!("sql/005_reflection.sql")),
+    (6, include_str!("sql/006_llm_usage.sql")),
 ];
 
 pub fn latest_version() -> i64 {

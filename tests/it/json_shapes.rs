@@ -340,6 +340,8 @@ fn every_command_has_its_json_shape_documented() {
     w.record("stats --trace-decay", &["stats", "--trace-decay"], None);
     w.record("playbook stats", &["playbook", "stats"], None);
     w.record("doctor", &["doctor"], None);
+    seed_llm_usage(&w.env);
+    w.record("usage --days 7", &["usage", "--days", "7"], None);
 
     w.doc.push_str("## Episodic memory\n\n");
     w.record(
@@ -488,3 +490,29 @@ documentation. `UPDATE_GOLDEN=1 cargo test --test it json_shapes` rewrites it af
 change.
 
 ";
+
+/// Two calls in the LLM ledger, written through its own API (what the client leaves behind).
+fn seed_llm_usage(env: &Env) {
+    use cm::llm::ledger::{self, Ended, Pending};
+    let store = cm::store::Store::open(&env.db()).unwrap();
+    for ended in [Ended::Ok, Ended::Error("HTTP 529")] {
+        let id = ledger::reserve(
+            &store,
+            &Pending {
+                at: cm::clock::now(),
+                purpose: "reflect",
+                provider: "anthropic",
+                model: "claude-sonnet-4-20250514",
+                session: None,
+                estimate: 0.001,
+            },
+            &cm::llm::Budget::default(),
+        )
+        .unwrap();
+        let tokens = cm::llm::Tokens {
+            input: 120,
+            output: 30,
+        };
+        ledger::finish(&store, id, tokens, 0.0008, ended).unwrap();
+    }
+}

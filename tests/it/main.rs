@@ -19,6 +19,7 @@ mod guard_hostile;
 mod guard_install;
 mod install;
 mod json_shapes;
+mod llm_usage;
 mod messages;
 mod playbook;
 mod reflect;

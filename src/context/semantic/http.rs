@@ -1,26 +1,14 @@
-//! The one HTTP exchange semantic search needs: POST a JSON body to an embedding endpoint and
-//! read the JSON answer, over `http://` (a local Ollama or OpenAI-compatible server) or
-//! `https://` (a hosted one), with a whole-call timeout.
-//!
-//! Built on reqwest's blocking client with rustls, so TLS needs no system library. Only
-//! `cm context` / `cm similar` with `semanticSearchEnabled` reach this code; the hooks never do.
+//! The semantic pass's side of [`crate::http`]: an embedding endpoint's URL checked before any
+//! connection, and failures as [`Unavailable`] reasons for `degraded.semantic`.
 
 use super::unavailable::Unavailable;
 use std::time::Duration;
 
 /// Check that `url` is an absolute http(s) URL with a host, before any connection is tried.
 pub fn check_url(url: &str) -> Result<(), Unavailable> {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-        .ok_or_else(|| {
-            Unavailable::BadUrl(format!("{url}: expected an http:// or https:// URL"))
-        })?;
-    let authority = rest.split('/').next().unwrap_or("");
-    if authority.is_empty() || authority.starts_with(':') {
-        return Err(Unavailable::BadUrl(format!("{url}: no host")));
-    }
-    Ok(())
+    crate::http::host_of(url)
+        .map(|_| ())
+        .map_err(Unavailable::BadUrl)
 }
 
 /// POST `body` as JSON; returns the status and the body. Every failure (no route, refused,
@@ -32,42 +20,11 @@ pub fn post_json(
     timeout: Duration,
 ) -> Result<(u16, String), Unavailable> {
     check_url(url)?;
-    let client = reqwest::blocking::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout)
-        .user_agent(concat!("cm/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| Unavailable::Endpoint(format!("cannot set up the HTTP client: {e}")))?;
-    let mut req = client
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json")
-        .body(body.to_string());
-    if let Some(token) = bearer {
-        req = req.bearer_auth(token);
-    }
-    let resp = req
-        .send()
-        .map_err(|e| Unavailable::Endpoint(describe(url, &e)))?;
-    let status = resp.status().as_u16();
-    let text = resp
-        .text()
-        .map_err(|e| Unavailable::Endpoint(format!("no complete answer from {url}: {e}")))?;
-    Ok((status, text))
-}
-
-fn describe(url: &str, e: &reqwest::Error) -> String {
-    // The error's source chain says what actually failed (refused, DNS, TLS certificate).
-    let mut msg = format!("cannot reach {url}: {e}");
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        msg.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    if e.is_timeout() {
-        msg.push_str(" (timed out)");
-    }
-    msg
+    let headers: Vec<(&str, String)> = bearer
+        .map(|t| ("Authorization", format!("Bearer {t}")))
+        .into_iter()
+        .collect();
+    crate::http::post_json(url, &headers, body, timeout).map_err(Unavailable::Endpoint)
 }
 
 #[cfg(test)]
