@@ -69,7 +69,7 @@ def reflect(cm, manifest, placed, per_session, reference=None):
         took, out = cm.run("reflect")
         return took, [out.get("data") or {}]
     total, outs = 0.0, []
-    for e in sorted(manifest["sessions"], key=lambda e: e["file"]):
+    for e in sorted(manifest["sessions"], key=lambda e: e["started"]):  # the order they happened
         took, out = cm.run("reflect", "--session", placed[e["file"]])
         total += took
         outs.append(out.get("data") or {})
