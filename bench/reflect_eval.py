@@ -6,8 +6,9 @@ into the Claude Code projects layout, `cm history index` (every file indexed, no
 skipped), `cm reflect` (all sessions at once, or one `--session` at a time with --per-session),
 then `cm reflect` again, which must change nothing. Reported:
 
-- lessons learned: a rule added by reflection contains every `expect` phrase of the lesson
-  (a kind-d lesson spans several sessions and counts once);
+- lessons learned: a rule added by reflection contains every `expect` item of the lesson and
+  its provenance names one of the lesson's sessions (or no fixture session at all); a kind-d
+  lesson spans several sessions and counts once;
 - lessons surfaced: that rule is in the top 3 of `cm context "<later_task>" --workspace W`;
 - rules from lesson-free sessions: added rules whose provenance names a lesson-free session,
   plus (when a rule names no fixture session at all) added rules that match no lesson;
@@ -69,7 +70,7 @@ def reflect(cm, manifest, placed, per_session, reference=None):
         took, out = cm.run("reflect")
         return took, [out.get("data") or {}]
     total, outs = 0.0, []
-    for e in sorted(manifest["sessions"], key=lambda e: e["file"]):
+    for e in sorted(manifest["sessions"], key=lambda e: e["started"]):  # the order they happened
         took, out = cm.run("reflect", "--session", placed[e["file"]])
         total += took
         outs.append(out.get("data") or {})
@@ -136,8 +137,7 @@ def provenance_sessions(bullet, manifest):
 
 
 def matches(bullet, expect):
-    text = (bullet.get("content") or "").lower()
-    return all(p.lower() in text for p in expect)
+    return fixture_check.satisfied(expect, bullet.get("content") or "")
 
 
 def evaluate(cm, manifest, before, after, top):
@@ -149,7 +149,9 @@ def evaluate(cm, manifest, before, after, top):
     for lesson, group in groups.items():
         first = group[0]
         files = {e["file"] for e in group}
-        found = [b for b in added.values() if matches(b, first["expect"])]
+        # A rule whose provenance names other fixture sessions only was learned elsewhere.
+        found = [b for b in added.values() if matches(b, first["expect"])
+                 and (provenance_sessions(b, manifest) & files or not provenance_sessions(b, manifest))]
         found.sort(key=lambda b: (not (provenance_sessions(b, manifest) & files), b["id"]))
         claimed.update(b["id"] for b in found)
         row = {"lesson": lesson, "kind": first["kind"], "sessions": len(group), "workspace": first["workspace"],
@@ -251,6 +253,7 @@ def main():
         mode = "reference rules (no cm reflect)" if a.reference else "per-session" if a.per_session else "all"
         result["runs"] = {"mode": mode, "firstSeconds": round(took1, 3),
                           "secondSeconds": round(took2, 3), "sessionsReflected": sessions_reflected(outs1),
+                          "sessionsExpected": len(manifest["sessions"]),
                           "sessionsReflectedAgain": sessions_reflected(outs2),
                           "secondRunUnchanged": fingerprint(again) == fingerprint(after),
                           "privacy": privacy, "degraded": [d.get("degraded") for d in outs1 if d.get("degraded")][:3]}

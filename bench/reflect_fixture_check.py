@@ -8,8 +8,9 @@ What it holds the set to:
 - >= 20 sessions with a lesson or inline feedback, >= 3 lessons of each kind (a-e), >= 10
   lesson-free sessions; sessions of one kind-d lesson (the same error in several sessions) share
   a workspace, a rule, `expect` and `later_task`, and there are at least two of them;
-- each `expect` phrase occurs in the text of every session of its lesson (a reflector reading
-  the session can find it), and `later_task` shares none of the expect words (whole words, nor
+- each `expect` item (a phrase, or a list of phrases any one of which will do) occurs in the
+  text of every session of its lesson (a reflector reading the session can find it), and
+  `later_task` shares none of the expect words (whole words, nor
   the pieces of a word such as `tidepool` in `tidepool/queries`, after light stemming);
 - each inline feedback names a rule of the seed playbook and the session really says so
   (`[cass: helpful ID]`, `[cass: harmful ID]`, or `Following ID` for helpful).
@@ -41,6 +42,17 @@ def words(text):
             out.add(stem(token))
         out.update(stem(p) for p in re.findall(r"[a-z0-9]+", token) if len(p) >= 2)
     return out
+
+
+def alternatives(item):
+    """An `expect` item is one phrase or a list of phrases, any of which satisfies it."""
+    return item if isinstance(item, list) else [item]
+
+
+def satisfied(expect, text):
+    """Every expect item has a phrase in `text` (case-insensitive)."""
+    text = text.lower()
+    return all(any(p.lower() in text for p in alternatives(item)) for item in expect)
 
 
 def lessons(manifest):
@@ -105,10 +117,10 @@ def check(manifest):
         if not first["expect"]:
             problems.append("lesson %s has no expect words" % lesson)
         for e in group:
-            for phrase in e["expect"]:
-                if phrase.lower() not in texts.get(e["file"], ""):
-                    problems.append("%s: expect phrase %r is not in the session's text" % (e["file"], phrase))
-        shared = words(" ".join(first["expect"])) & words(first["later_task"])
+            for item in e["expect"]:
+                if not satisfied([item], texts.get(e["file"], "")):
+                    problems.append("%s: expect phrase %r is not in the session's text" % (e["file"], item))
+        shared = words(" ".join(p for item in first["expect"] for p in alternatives(item))) & words(first["later_task"])
         if shared:
             problems.append("lesson %s: later_task shares expect words %s" % (lesson, sorted(shared)))
 

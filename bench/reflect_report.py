@@ -67,6 +67,8 @@ def print_tables(result, top):
     for f in result["feedback"]:
         print("  %-10s %-8s want %d got %d  %s" % (f["rule"], f["type"], f["want"], f["got"], "ok" if f["ok"] else "WRONG"))
     runs = result["runs"]
+    if runs["sessionsReflected"] != runs.get("sessionsExpected", runs["sessionsReflected"]):
+        print("WARNING: the first run reflected %d of %d sessions" % (runs["sessionsReflected"], runs["sessionsExpected"]))
     print("second run: %s (%d sessions reflected again)" % (
         "changed nothing" if runs["secondRunUnchanged"] else "CHANGED the playbook", runs["sessionsReflectedAgain"]))
     for title, key in (("rules from lesson-free sessions", "fromLessonFree"),
