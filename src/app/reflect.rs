@@ -239,7 +239,17 @@ fn evidence_in(
         },
     )
     .unwrap_or_default();
+    let needed = words.len().min(2);
     for h in hits {
+        let snippet = h.snippet.to_lowercase();
+        if words
+            .iter()
+            .filter(|w| snippet.contains(&w.to_lowercase()))
+            .count()
+            < needed
+        {
+            continue; // matched a word or two of the situation, not the situation
+        }
         if Some(h.session_id.as_str()) == except
             || others
                 .iter()
@@ -277,27 +287,58 @@ fn recurring(
         return Ok(related);
     }
     let earlier = tables::entries(store, s.workspace.as_deref(), None, 200)?;
+    let earlier: Vec<&DiaryEntry> = earlier
+        .iter()
+        .filter(|e| e.session_id != s.session_id)
+        .collect();
     for f in failures.iter().take(5) {
         let words = crate::reflect::lessons::situation_words(&f.error);
-        let (ev, others) = evidence(store, s, &words)?;
-        for (agent, id) in others.iter().take(5) {
-            if !related.iter().any(|r: &RelatedSession| r.session_id == *id) {
+        // The same failure in an earlier session of this workspace: the same step failing with
+        // an error that shares most of its words.
+        let same = |c: &diary::FailedCommand| {
+            fixes::base(&c.command) == fixes::base(&f.command) && {
+                let lower = c.error.to_lowercase();
+                let shared = words
+                    .iter()
+                    .filter(|w| lower.contains(&w.to_lowercase()))
+                    .count();
+                shared * 2 >= words.len().max(1)
+            }
+        };
+        let seen: Vec<&&DiaryEntry> = earlier
+            .iter()
+            .filter(|e| e.failed_commands.iter().any(same))
+            .collect();
+        for e in seen.iter().take(5) {
+            if !related
+                .iter()
+                .any(|r: &RelatedSession| r.session_id == e.session_id)
+            {
                 related.push(RelatedSession {
-                    agent: agent.clone(),
-                    session_id: id.clone(),
+                    agent: e.agent.clone(),
+                    session_id: e.session_id.clone(),
                     why: format!("also hit: {}", f.error),
                 });
             }
         }
+        let ev = Evidence {
+            sessions: seen.len(),
+            succeeded: seen
+                .iter()
+                .filter(|e| e.status == diary::Status::Success)
+                .count(),
+            failed: seen
+                .iter()
+                .filter(|e| e.status == diary::Status::Failure)
+                .count(),
+        };
         if f.fix.is_some() || ev.sessions == 0 {
             continue;
         }
-        let key = fixes::base(&f.command);
-        let known_fix = earlier
+        let known_fix = seen
             .iter()
-            .filter(|e| e.session_id != s.session_id)
             .flat_map(|e| e.failed_commands.iter())
-            .find(|c| fixes::base(&c.command) == key && c.fixed_by.is_some())
+            .find(|c| same(c) && c.fixed_by.is_some())
             .and_then(|c| c.fixed_by.clone());
         let content = match known_fix {
             Some(fix) => format!(

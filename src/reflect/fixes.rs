@@ -23,6 +23,8 @@ pub enum Fix {
     Command { passed: String, added: Vec<String> },
     /// Files changed between the failure and the pass: (file, the lines the change added).
     Edits(Vec<(String, String)>),
+    /// Another command run before the same command passed (a service started, say).
+    Step { first: String },
 }
 
 /// The program and its subcommand, after leading `VAR=value` assignments: `TZ=UTC npm test -x`
@@ -108,6 +110,17 @@ pub fn clip(s: &str, max: usize) -> String {
     out
 }
 
+/// Lines that only restate a removed line with a character or two changed, and comments,
+/// say nothing about the fix.
+fn telling_line(line: &str, old: &[&str]) -> bool {
+    let comment = ["//", "#", "/*", "*", "--"]
+        .iter()
+        .any(|c| line.starts_with(c));
+    line.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+        && !comment
+        && !old.iter().any(|o| edit_distance(o, line) <= 3)
+}
+
 /// The lines an edit added, as one short line of code.
 fn added_lines(run: &ToolRun) -> String {
     let old: Vec<&str> = run.removed.lines().map(str::trim).collect();
@@ -115,11 +128,43 @@ fn added_lines(run: &ToolRun) -> String {
         .added
         .lines()
         .map(str::trim)
-        .filter(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 3 && !old.contains(l))
+        .filter(|l| telling_line(l, &old))
         .take(2)
         .collect();
     clip(&new.join(" "), 120)
 }
+
+/// Commands that only look around (they change nothing, so they cannot be the fix).
+const LOOKING: &[&str] = &[
+    "which", "type", "env", "printenv", "echo", "cat", "ls", "grep", "rg", "find", "head", "tail",
+    "pwd", "wc", "less", "file", "stat", "uname", "id", "whoami", "date", "ps", "df", "du",
+];
+
+fn only_looks(command: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let first = words.first().copied().unwrap_or("");
+    LOOKING.contains(&first)
+        || (first == "git"
+            && words
+                .get(1)
+                .is_some_and(|w| ["status", "log", "diff", "show", "branch"].contains(w)))
+        || (first == "docker"
+            && words
+                .get(1)
+                .is_some_and(|w| ["ps", "logs", "inspect"].contains(w)))
+}
+
+/// Whether `later` runs the same thing as `failed`: the same program and subcommand, or the
+/// failed command line wrapped (`poetry run pytest -q` for `pytest -q`).
+fn same_step(failed: &str, later: &str) -> bool {
+    let key = base(failed);
+    let other = base(later);
+    other == key
+        || edit_distance(&other, &key) <= 2
+        || (later.contains(failed.trim()) && later.trim() != failed.trim())
+}
+
+const SHELL_OPERATORS: &[&str] = &["&&", "||", ";", "|"];
 
 /// Every failed command of the session, in order, with what fixed it.
 pub fn failures(t: &Transcript) -> Vec<Failure> {
@@ -139,12 +184,9 @@ pub fn failures(t: &Transcript) -> Vec<Failure> {
         }
         let error = error_line(&run.output);
         let later = &runs[i + 1..];
-        let passed = later.iter().position(|r| {
-            r.command
-                .as_deref()
-                .is_some_and(|c| base(c) == key || edit_distance(&base(c), &key) <= 2)
-                && !r.failed
-        });
+        let passed = later
+            .iter()
+            .position(|r| r.command.as_deref().is_some_and(|c| same_step(cmd, c)) && !r.failed);
         let Some(p) = passed else {
             let typo = run.output.contains("command not found") || run.output.contains("not found");
             out.push(Failure {
@@ -156,45 +198,9 @@ pub fn failures(t: &Transcript) -> Vec<Failure> {
             });
             continue;
         };
-        let pass = later[p];
-        let pass_cmd = pass.command.clone().unwrap_or_default();
-        let edits: Vec<&&ToolRun> = later[..p].iter().filter(|r| r.is_edit()).collect();
-        let tiny = |r: &ToolRun| edit_distance(&r.removed, &r.added) <= 2;
-        let (fix, trivial) = if !edits.is_empty() {
-            if edits.iter().all(|r| tiny(r)) {
-                (None, true)
-            } else {
-                let changes = edits
-                    .iter()
-                    .filter(|r| !tiny(r))
-                    .map(|r| (r.file.clone().unwrap_or_default(), added_lines(r)))
-                    .collect();
-                (Some(Fix::Edits(changes)), false)
-            }
-        } else if edit_distance(pass_cmd.trim(), cmd.trim()) <= 2
-            || run.output.contains("command not found")
-        {
-            // Passed on a plain re-run (distance 0), or the command was mistyped.
-            (None, true)
-        } else {
-            let before: Vec<&str> = cmd.split_whitespace().collect();
-            let added: Vec<String> = pass_cmd
-                .split_whitespace()
-                .filter(|w| !before.contains(w))
-                .map(str::to_string)
-                .collect();
-            if added.is_empty() {
-                (None, true)
-            } else {
-                (
-                    Some(Fix::Command {
-                        passed: pass_cmd.clone(),
-                        added,
-                    }),
-                    false,
-                )
-            }
-        };
+        let pass_cmd = later[p].command.clone().unwrap_or_default();
+        let between = &later[..p];
+        let (fix, trivial) = diagnose(cmd, &run.output, &pass_cmd, between, &runs[..i]);
         out.push(Failure {
             line: run.line,
             command: cmd.to_string(),
@@ -204,6 +210,76 @@ pub fn failures(t: &Transcript) -> Vec<Failure> {
         });
     }
     out
+}
+
+/// What made `cmd` pass as `pass_cmd`, given the runs in between and those before the failure;
+/// `(None, true)` when the session fixed nothing worth a rule.
+fn diagnose(
+    cmd: &str,
+    output: &str,
+    pass_cmd: &str,
+    between: &[&ToolRun],
+    before: &[&ToolRun],
+) -> (Option<Fix>, bool) {
+    let tiny = |r: &ToolRun| edit_distance(&r.removed, &r.added) <= 2;
+    // The agent's own mistake: the edit undoes text this session's own edits wrote just before.
+    let own = |r: &ToolRun| {
+        !r.removed.trim().is_empty()
+            && before
+                .iter()
+                .any(|b| b.is_edit() && b.added.contains(r.removed.trim()))
+    };
+    let before_words: Vec<&str> = cmd.split_whitespace().collect();
+    let added: Vec<String> = pass_cmd
+        .split_whitespace()
+        .filter(|w| !before_words.contains(w))
+        .map(str::to_string)
+        .collect();
+    // The command line itself changed (an added variable, flag or wrapper): that is the fix,
+    // unless it only ran a fixer of the same tool first (`cargo fmt && cargo fmt --check`).
+    let rewritten = !added.is_empty() && edit_distance(pass_cmd.trim(), cmd.trim()) > 2;
+    if rewritten {
+        let fixer_first = added.iter().all(|w| SHELL_OPERATORS.contains(&w.as_str()));
+        if fixer_first || output.contains("command not found") {
+            return (None, true);
+        }
+        return (
+            Some(Fix::Command {
+                passed: pass_cmd.to_string(),
+                added,
+            }),
+            false,
+        );
+    }
+    let edits: Vec<&&ToolRun> = between.iter().filter(|r| r.is_edit()).collect();
+    if !edits.is_empty() {
+        if edits.iter().all(|r| tiny(r) || own(r)) {
+            return (None, true);
+        }
+        let changes = edits
+            .iter()
+            .filter(|r| !tiny(r) && !own(r))
+            .map(|r| (r.file.clone().unwrap_or_default(), added_lines(r)))
+            .collect();
+        return (Some(Fix::Edits(changes)), false);
+    }
+    // A step run in between (a service started, a dependency installed): the fix is to run it
+    // first. Steps that only look around do not count, nor does a plain re-run.
+    let steps: Vec<String> = between
+        .iter()
+        .filter(|r| !r.failed && !r.is_edit())
+        .filter_map(|r| r.command.clone())
+        .filter(|c| !only_looks(c) && !same_step(cmd, c))
+        .collect();
+    match steps.last() {
+        Some(step) => (
+            Some(Fix::Step {
+                first: step.clone(),
+            }),
+            false,
+        ),
+        None => (None, true),
+    }
 }
 
 #[cfg(test)]
@@ -286,10 +362,85 @@ mod tests {
             f[0].fix,
             Some(Fix::Edits(vec![(
                 "src/lib.rs".into(),
-                "fn run() { let cfg = Config::load();".into()
+                "let cfg = Config::load();".into()
             )]))
         );
         assert!(f[0].error.contains("E0425"), "{}", f[0].error);
+    }
+
+    #[test]
+    fn a_step_run_first_or_a_wrapper_is_a_fix() {
+        let refused = "--- FAIL: TestX\n  dial tcp 127.0.0.1:5433: connect: connection refused";
+        let t = Transcript {
+            steps: vec![
+                cmd(1, "go test ./internal/store/...", refused, true),
+                cmd(2, "grep -rn 5433 .", "docker-compose.yml:24", false),
+                cmd(3, "docker compose up -d postgres-test", "Started", false),
+                cmd(4, "go test ./internal/store/...", "ok", false),
+            ],
+        };
+        assert_eq!(
+            failures(&t)[0].fix,
+            Some(Fix::Step {
+                first: "docker compose up -d postgres-test".into()
+            })
+        );
+        let t = Transcript {
+            steps: vec![
+                cmd(
+                    1,
+                    "pytest tests/ingest -q",
+                    "E   ModuleNotFoundError: No module named 'tidepool'",
+                    true,
+                ),
+                cmd(2, "poetry run pytest tests/ingest -q", "12 passed", false),
+            ],
+        };
+        assert_eq!(
+            failures(&t)[0].fix,
+            Some(Fix::Command {
+                passed: "poetry run pytest tests/ingest -q".into(),
+                added: vec!["poetry".into(), "run".into()]
+            })
+        );
+    }
+
+    #[test]
+    fn the_agents_own_slip_and_running_the_fixer_teach_nothing() {
+        let t = Transcript {
+            steps: vec![
+                edit(
+                    1,
+                    "src/show.rs",
+                    "println!(title);",
+                    "println!(title);\nlet words: u32 = body.count();",
+                ),
+                cmd(2, "cargo build", "error[E0308]: mismatched types", true),
+                edit(
+                    3,
+                    "src/show.rs",
+                    "let words: u32 = body.count();",
+                    "let words = body.count();",
+                ),
+                cmd(4, "cargo build", "Finished", false),
+            ],
+        };
+        assert!(
+            failures(&t).iter().all(|f| f.trivial && f.fix.is_none()),
+            "{:?}",
+            failures(&t)
+        );
+        let t = Transcript {
+            steps: vec![
+                cmd(1, "cargo fmt --check", "Diff in src/main.rs", true),
+                cmd(2, "cargo fmt && cargo fmt --check", "", false),
+            ],
+        };
+        assert!(
+            failures(&t).iter().all(|f| f.trivial && f.fix.is_none()),
+            "{:?}",
+            failures(&t)
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!   followed (helpful only when the session went well).
 
 use super::delta::{Delta, LessonKind};
-use super::fixes::{self, Fix};
+use super::fixes::{self, Fix, base};
 use super::phrasing;
 use super::transcript::{Step, Transcript};
 
@@ -190,6 +190,12 @@ fn fix_rule(f: &fixes::Failure, reason: Option<&str>, workspace: Option<&str>) -
                 .map(|a| format!("`{a}`"))
                 .collect::<Vec<_>>()
                 .join(" "),
+            fixes::quoted(&f.error)
+        ),
+        Fix::Step { first } => format!(
+            "Run `{first}` before `{}`{because}: without it `{}` fails with {}.",
+            f.command,
+            base(&f.command),
             fixes::quoted(&f.error)
         ),
         Fix::Edits(changes) => {

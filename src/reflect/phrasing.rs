@@ -148,7 +148,39 @@ fn sentences(text: &str) -> Vec<String> {
     out
 }
 
+/// "Our team convention: X", "Team rule - X", "House style is that X": the X.
+fn stated_rule(s: &str) -> Option<&str> {
+    let lower = s.to_lowercase();
+    let head: String = lower.chars().take(40).collect();
+    let named = [
+        "convention",
+        "team rule",
+        "house rule",
+        "house style",
+        "ground rule",
+    ]
+    .iter()
+    .any(|w| head.contains(w));
+    if !named {
+        return None;
+    }
+    for sep in [": ", " - ", " is that ", " is to ", " are that "] {
+        if let Some(at) = lower.find(sep).filter(|at| *at < 45) {
+            let rest = s[at + sep.len()..].trim();
+            return (!rest.is_empty()).then_some(rest);
+        }
+    }
+    None
+}
+
 fn directive(sentence: &str) -> Option<Directive> {
+    if let Some(rest) = stated_rule(strip_filler(sentence)) {
+        let rule = finish(rest);
+        return specific(&rule).then_some(Directive {
+            rule,
+            lesson: LessonKind::Convention,
+        });
+    }
     let lower = sentence.to_lowercase();
     if CASUAL.iter().any(|c| lower.starts_with(c)) {
         return None;
@@ -389,6 +421,10 @@ mod tests {
         assert_eq!(
             rules("I prefer pnpm over npm for this monorepo")[0].0,
             "Prefer pnpm over npm for this monorepo."
+        );
+        assert_eq!(
+            rules("Build it please. Our team convention: tests live next to the component as X.test.tsx, we don't use __tests__ folders.")[0].0,
+            "Tests live next to the component as X.test.tsx, we don't use __tests__ folders."
         );
     }
 
