@@ -9,10 +9,12 @@
 //! - [`add_rules`]: rules added, one or a batch, curated against the playbook.
 //! - [`import_rules`]: a file of rules imported, optionally replacing the personal ones.
 //! - [`index_sessions`]: agents' sessions indexed, with the upkeep the hooks rely on.
+//! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
 
 pub mod add_rules;
+pub mod audit;
 pub mod feedback_once;
 pub mod import_rules;
 pub mod index_sessions;

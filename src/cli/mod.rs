@@ -7,6 +7,7 @@
 mod ctx;
 pub mod view;
 
+mod audit;
 mod context;
 mod diary;
 mod doctor;
@@ -121,6 +122,8 @@ pub enum Command {
     Validate(validate::Args),
     /// Which agents' sessions reflection may read.
     Privacy(privacy::Args),
+    /// Recent sessions that went against a rule or ran a command the guard blocks.
+    Audit(audit::Args),
     /// LLM calls, tokens and cost by day and month, against the budget.
     Usage(usage::Args),
 }
@@ -180,6 +183,7 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Diary(a) => diary::run(a, ctx),
         Command::Validate(a) => validate::run(a, ctx),
         Command::Privacy(a) => privacy::run(a, ctx),
+        Command::Audit(a) => audit::run(a, ctx),
         Command::Usage(a) => usage::run(a, ctx),
     }
 }

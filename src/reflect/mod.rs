@@ -8,6 +8,7 @@
 //! existing deterministic curation of new rules and scoring of feedback ([`crate::app::reflect`]
 //! applies them). Everything here is free of I/O except [`tables`].
 
+pub mod audit;
 pub mod delta;
 pub mod diary;
 pub mod fixes;

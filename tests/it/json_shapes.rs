@@ -313,6 +313,7 @@ fn every_command_has_its_json_shape_documented() {
     w.record("reflect --dry-run", &["reflect", "--dry-run"], None);
     w.record("reflect", &["reflect"], None);
     w.record("diary list", &["diary", "list"], None);
+    w.record("audit --days 7", &["audit", "--days", "7"], None);
     w.record(
         "validate RULE",
         &["validate", "Always run make lint before pushing"],

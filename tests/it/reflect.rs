@@ -276,3 +276,45 @@ fn validate_weighs_a_rule_against_the_history() {
     let d = env.data_of(&["validate", "Always do that"]);
     assert_eq!(d["verdict"], "reject");
 }
+
+#[test]
+fn audit_names_sessions_that_went_against_a_rule_or_ran_a_guarded_command() {
+    let env = Env::builder().now(NOW).build();
+    let lint = env.add("Always run `make lint` before `git push`");
+    let none = env.data_of(&["audit"]);
+    assert_eq!(none["degraded"]["history"]["code"], "NO_INDEX");
+    let mut t = Transcript::new("33333333-2222-4333-8444-555566667777", "/home/dev/harbor");
+    t.user("ship it")
+        .bash(
+            "git push origin main",
+            "To github.com:dev/harbor.git",
+            false,
+        )
+        .bash("git reset --hard HEAD~1", "HEAD is now at 1a2b3c4", false)
+        .bash("make lint", "ok", false)
+        .bash("git push", "Everything up-to-date", false);
+    let path = t.write_to(&env);
+    env.cm(&["history", "index", "--file", path.to_str().unwrap()])
+        .run()
+        .ok();
+    let d = env.data_of(&["audit", "--days", "30"]);
+    assert_eq!(d["sessionsChecked"], 1, "{d}");
+    assert_eq!(d["rulesChecked"], 1);
+    let f = &d["findings"][0];
+    assert_eq!(f["againstRules"].as_array().unwrap().len(), 1, "{d}");
+    assert_eq!(f["againstRules"][0]["rule"], lint.as_str());
+    assert_eq!(f["againstRules"][0]["command"], "git push origin main");
+    assert_eq!(
+        f["guardedCommands"][0]["command"], "git reset --hard HEAD~1",
+        "{d}"
+    );
+    // Outside the window: nothing.
+    let old = env
+        .cm(&["audit", "--days", "0"])
+        .json()
+        .now("2027-01-01T00:00:00Z")
+        .run()
+        .ok()
+        .data();
+    assert_eq!(old["findings"], json!([]));
+}
