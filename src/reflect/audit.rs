@@ -75,16 +75,7 @@ mod tests {
     use crate::reflect::transcript::{Step, ToolRun};
 
     fn run(line: i64, c: &str) -> Step {
-        Step::Tool(ToolRun {
-            line,
-            tool: "Bash".into(),
-            command: Some(c.into()),
-            file: None,
-            removed: String::new(),
-            added: String::new(),
-            output: String::new(),
-            failed: false,
-        })
+        Step::Tool(ToolRun::shell(line, c, "", false))
     }
 
     #[test]

@@ -288,16 +288,7 @@ mod tests {
     use crate::reflect::transcript::Step;
 
     fn cmd(line: i64, c: &str, out: &str, failed: bool) -> Step {
-        Step::Tool(ToolRun {
-            line,
-            tool: "Bash".into(),
-            command: Some(c.into()),
-            file: None,
-            removed: String::new(),
-            added: String::new(),
-            output: out.into(),
-            failed,
-        })
+        Step::Tool(ToolRun::shell(line, c, out, failed))
     }
 
     fn edit(line: i64, file: &str, old: &str, new: &str) -> Step {

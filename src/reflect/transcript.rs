@@ -22,6 +22,21 @@ pub struct ToolRun {
 }
 
 impl ToolRun {
+    /// A shell command and what it printed (tests build transcripts from these).
+    #[cfg(test)]
+    pub fn shell(line: i64, command: &str, output: &str, failed: bool) -> ToolRun {
+        ToolRun {
+            line,
+            tool: "Bash".into(),
+            command: Some(command.into()),
+            file: None,
+            removed: String::new(),
+            added: String::new(),
+            output: output.into(),
+            failed,
+        }
+    }
+
     pub fn is_edit(&self) -> bool {
         self.file.is_some() && self.command.is_none()
     }
