@@ -44,6 +44,8 @@ pub struct ReflectRequest {
     /// Reflect again on sessions already reflected on.
     pub force: bool,
     pub now: String,
+    /// The optional LLM pass (`None`: deterministic only).
+    pub llm: Option<crate::llm::LlmSettings>,
 }
 
 /// A proposed rule and what the validator and curator made of it.
@@ -97,6 +99,11 @@ pub struct Reflected {
     pub remaining: usize,
     /// Sessions matched but already reflected on.
     pub already_reflected: usize,
+    /// Sessions the LLM pass refined.
+    pub llm_refined: usize,
+    /// Why the LLM pass did not run (not configured, over budget, unreachable), when it did not
+    /// for some session: the reflection is then deterministic.
+    pub llm_unavailable: Option<crate::degraded::Issue>,
 }
 
 /// Reflect on the sessions `req` selects.
@@ -168,7 +175,14 @@ pub fn run(
             out.already_reflected += 1;
             continue;
         }
-        let one = session(store, playbook, cfg, req, &s)?;
+        let mut llm_state = LlmState::default();
+        let one = session(store, playbook, cfg, req, &s, &mut llm_state)?;
+        if llm_state.refined {
+            out.llm_refined += 1;
+        }
+        if out.llm_unavailable.is_none() {
+            out.llm_unavailable = llm_state.unavailable;
+        }
         out.added.extend(
             one.proposed
                 .iter()
@@ -366,12 +380,67 @@ fn recurring(
     Ok(related)
 }
 
+/// What the LLM pass did for one session.
+#[derive(Default)]
+struct LlmState {
+    refined: bool,
+    unavailable: Option<crate::degraded::Issue>,
+}
+
+/// The LLM pass: the model's diary lines merged into `entry`, its rules appended to `deltas`.
+/// Any failure (no provider, no key, over budget, unreachable, an answer that fails the schema
+/// twice) leaves the deterministic result as it is and says why.
+fn llm_pass(
+    store: &Store,
+    settings: Option<&crate::llm::LlmSettings>,
+    t: &Transcript,
+    entry: &mut DiaryEntry,
+    deltas: &mut Vec<Delta>,
+    session_ref: &str,
+    state: &mut LlmState,
+) {
+    use crate::reflect::llm_pass;
+    let Some(settings) = settings else {
+        return; // `--no-llm`: deterministic by request
+    };
+    let schema = llm_pass::schema();
+    let system = llm_pass::system();
+    let prompt = llm_pass::prompt(t, entry, deltas);
+    let req = crate::llm::LlmRequest {
+        purpose: "reflect",
+        system: &system,
+        prompt: &prompt,
+        schema: &schema,
+        max_output_tokens: 1200,
+        session: Some(session_ref),
+    };
+    match crate::llm::complete_json(settings, store, &req) {
+        Ok(answer) => {
+            for w in &answer.budget_warnings {
+                eprintln!("cm reflect: {w}");
+            }
+            let proposed = llm_pass::apply(&answer.value, entry);
+            for d in proposed {
+                if let Delta::Add { content, .. } = &d
+                    && deltas.iter().any(|e| matches!(e, Delta::Add { content: c, .. } if c.eq_ignore_ascii_case(content)))
+                {
+                    continue;
+                }
+                deltas.push(d);
+            }
+            state.refined = true;
+        }
+        Err(why) => state.unavailable = Some(why.issue()),
+    }
+}
+
 fn session(
     store: &Store,
     playbook: &Playbook,
     cfg: &Config,
     req: &ReflectRequest,
     s: &Session,
+    llm_state: &mut LlmState,
 ) -> Result<SessionReflection> {
     let messages = sessions::messages(store, &s.agent, &s.session_id, 0, i64::MAX)?;
     let t = Transcript::from_messages(&messages);
@@ -402,7 +471,18 @@ fn session(
         title: s.title.as_deref(),
         now: &req.now,
     };
-    let entry = diary::write(&t, &about, &deltas, related);
+    let mut entry = diary::write(&t, &about, &deltas, related);
+    if !req.dry_run {
+        llm_pass(
+            store,
+            req.llm.as_ref(),
+            &t,
+            &mut entry,
+            &mut deltas,
+            &session_ref,
+            llm_state,
+        );
+    }
     let mut proposed: Vec<Proposed> = Vec::new();
     let mut fresh: Vec<(usize, Bullet)> = Vec::new();
     let mut feedback: Vec<Feedback> = Vec::new();
@@ -417,7 +497,15 @@ fn session(
                 situation,
             } => {
                 let (ev, _) = evidence(store, s, situation)?;
-                let verdict = validate::judge(content, *lesson, &ev);
+                let mut verdict = validate::judge(content, *lesson, &ev);
+                if *lesson == LessonKind::Model
+                    && !crate::reflect::llm_pass::grounded(situation, &t)
+                    && !matches!(verdict, Verdict::Reject { .. })
+                {
+                    verdict = Verdict::Reject {
+                        reason: "its words do not occur in the session".into(),
+                    };
+                }
                 let mut outcome = String::new();
                 if let Verdict::Reject { reason } = &verdict {
                     outcome = format!("rejected: {reason}");

@@ -38,6 +38,9 @@ pub struct Args {
     /// Do not index new session logs first.
     #[arg(long)]
     no_index: bool,
+    /// Deterministic reflection only, even when an LLM is configured.
+    #[arg(long)]
+    no_llm: bool,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
@@ -54,6 +57,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         (None, None, None) => Some(clock::to_rfc3339(now_t - chrono::Duration::days(30))),
     };
     let cfg = ctx.config()?;
+    let loaded = ctx.loaded()?;
     let session_file = match &args.session {
         Some(path) => Some(index(Some(path), ctx)?.unwrap_or_default()),
         None if !args.no_index => index(None, ctx)?,
@@ -69,6 +73,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         dry_run: args.dry_run,
         force: args.force,
         now: clock::to_rfc3339(now_t),
+        llm: (!args.no_llm).then(|| crate::llm::LlmSettings::from_loaded(loaded)),
     };
     let done = reflect::run(store, &playbook, cfg, &req)?;
     let degraded = degraded(&done, store, args);
@@ -76,12 +81,25 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let quiet = done.added.join("\n");
     let mut data = serde_json::to_value(&done).unwrap_or_default();
     data["dryRun"] = json!(args.dry_run);
-    data["reflector"] = json!("deterministic");
-    data["degraded"] = match degraded {
-        Some(m) => {
-            json!({"reflection": {"code": "NOTHING_TO_REFLECT", "message": m, "fix": "run `cm history index`, or install the post-session hook with `cm hooks install`"}})
-        }
-        None => serde_json::Value::Null,
+    data["reflector"] = json!(if done.llm_refined > 0 {
+        "deterministic+llm"
+    } else {
+        "deterministic"
+    });
+    let mut issues = serde_json::Map::new();
+    if let Some(m) = degraded {
+        issues.insert(
+            "reflection".into(),
+            json!({"code": "NOTHING_TO_REFLECT", "message": m, "fix": "run `cm history index`, or install the post-session hook with `cm hooks install`"}),
+        );
+    }
+    if let Some(issue) = &done.llm_unavailable {
+        issues.insert("llm".into(), json!(issue));
+    }
+    data["degraded"] = if issues.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::Value::Object(issues)
     };
     Ok(Report::new(data).human(human).quiet(quiet))
 }

@@ -15,6 +15,8 @@ pub enum LessonKind {
     Fix,
     /// The same error came up in several sessions of the workspace.
     Recurring,
+    /// Proposed by the optional LLM pass (validated and curated like the others).
+    Model,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -13,6 +13,7 @@ pub mod delta;
 pub mod diary;
 pub mod fixes;
 pub mod lessons;
+pub mod llm_pass;
 pub mod phrasing;
 pub mod privacy;
 pub mod tables;

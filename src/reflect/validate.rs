@@ -66,6 +66,7 @@ pub fn provenance(
         LessonKind::Convention => "the user stated a convention",
         LessonKind::Fix => "a failing command passed after this change",
         LessonKind::Recurring => "the same error recurred",
+        LessonKind::Model => "the LLM reflector proposed it from the session",
     };
     let mut s = format!("Learned from {session} (line {line}): {how}.");
     if let Some(r) = reason {

@@ -318,3 +318,139 @@ fn audit_names_sessions_that_went_against_a_rule_or_ran_a_guarded_command() {
         .data();
     assert_eq!(old["findings"], json!([]));
 }
+
+/// A local endpoint speaking the OpenAI-compatible chat format: answers every request with
+/// `content` (a JSON text) and counts the requests.
+fn chat_server(content: String) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/v1",
+        listener.local_addr().unwrap().port()
+    );
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 8192];
+            // Read the head, then the body its Content-Length announces.
+            loop {
+                let n = stream.read(&mut chunk).unwrap_or(0);
+                if n == 0 {
+                    break;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                let text = String::from_utf8_lossy(&buf).to_string();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let len = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    if buf.len() >= end + 4 + len {
+                        break;
+                    }
+                }
+            }
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let body = json!({
+                "id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 900, "completion_tokens": 120, "total_tokens": 1020}
+            })
+            .to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, hits)
+}
+
+fn storybook_session() -> Transcript {
+    let mut t = Transcript::new(
+        "44444444-2222-4333-8444-555566667777",
+        "/home/dev/storefront",
+    );
+    t.user("Show me the Button variants")
+        .bash(
+            "pnpm storybook --ci",
+            "Storybook 8.1 started on http://localhost:6006 from the repo root",
+            false,
+        )
+        .agent("Storybook is up from the repo root; the Button stories preview every variant.");
+    t
+}
+
+#[test]
+fn the_llm_pass_refines_the_diary_and_its_rules_are_validated_before_they_count() {
+    let env = Env::builder().now(NOW).build();
+    let answer = json!({
+        "status": "success",
+        "accomplishments": ["Previewed the Button variants in Storybook"],
+        "decisions": [], "challenges": [], "keyLearnings": [], "preferences": [],
+        "rules": [
+            {"content": "Run `pnpm storybook --ci` from the repo root to preview components.", "category": "workflow", "reason": "the stories load from the root"},
+            {"content": "Always cache Kubernetes operator manifests in Redis.", "category": "performance", "reason": "made up"}
+        ]
+    });
+    let (url, hits) = chat_server(answer.to_string());
+    env.write_config(
+        &json!({"llm": {"provider": "openai-compatible", "baseUrl": url, "model": "test-model"}}),
+    );
+    let path = storybook_session().write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(d["reflector"], "deterministic+llm", "{d}");
+    assert_eq!(d["degraded"], Value::Null, "{d}");
+    let proposed = d["sessions"][0]["proposed"].as_array().unwrap();
+    let by = |word: &str| {
+        proposed
+            .iter()
+            .find(|p| p["content"].as_str().unwrap().contains(word))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by("storybook")["outcome"], "added", "{d}");
+    assert_eq!(by("storybook")["lesson"], "model");
+    assert!(
+        by("Kubernetes")["outcome"]
+            .as_str()
+            .unwrap()
+            .starts_with("rejected"),
+        "{d}"
+    );
+    assert!(
+        d["sessions"][0]["diary"]["accomplishments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == "Previewed the Button variants in Storybook")
+    );
+    let usage = env.data_of(&["usage"]);
+    assert_eq!(usage["total"]["calls"], 1, "{usage}");
+    assert_eq!(usage["byPurpose"][0]["purpose"], "reflect", "{usage}");
+
+    // Over budget: no request leaves, the reflection is deterministic and says why.
+    let env = Env::builder().now(NOW).build();
+    let (url, hits) = chat_server(answer.to_string());
+    env.write_config(&json!({"llm": {"provider": "openai-compatible", "baseUrl": url, "model": "test-model",
+        "budget": {"dailyLimit": 0.0, "monthlyLimit": 0.0}, "prices": {"inputPerMillion": 3.0, "outputPerMillion": 15.0}}}));
+    let path = storybook_session().write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(d["reflector"], "deterministic");
+    assert_eq!(d["degraded"]["llm"]["code"], "LLM_OVER_BUDGET", "{d}");
+    // Without a configured LLM the output says so.
+    let env = Env::builder().now(NOW).build();
+    let path = storybook_session().write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert_eq!(d["degraded"]["llm"]["code"], "LLM_NOT_CONFIGURED", "{d}");
+}
