@@ -472,7 +472,8 @@ fn session(
         now: &req.now,
     };
     let mut entry = diary::write(&t, &about, &deltas, related);
-    if !req.dry_run {
+    let refined_before = tables::llm_refined(store, &s.agent, &s.session_id)?;
+    if !req.dry_run && (req.force || !refined_before) {
         llm_pass(
             store,
             req.llm.as_ref(),
@@ -607,6 +608,7 @@ fn session(
             "added": proposed.iter().filter(|p| p.outcome == "added").filter_map(|p| p.rule.clone()).collect::<Vec<_>>(),
             "feedback": feedback.iter().filter(|f| f.outcome == "applied").map(|f| json!({"rule": f.rule, "type": f.kind})).collect::<Vec<_>>(),
             "rejected": proposed.iter().filter(|p| p.outcome.starts_with("rejected")).count(),
+            "llm": llm_state.refined || refined_before,
         });
         store.write(|tx| {
             tables::save_entry(tx, &entry)?;

@@ -114,3 +114,18 @@ pub fn reflected_count(conn: &Connection) -> Result<i64> {
     conn.query_row("SELECT count(*) FROM reflections", [], |r| r.get(0))
         .map_err(sql)
 }
+
+/// Whether the LLM pass already refined this session (an agent whose session-end hook fires
+/// after every turn would otherwise pay for a call per turn).
+pub fn llm_refined(conn: &Connection, agent: &str, session_id: &str) -> Result<bool> {
+    let result: Option<String> = conn
+        .prepare_cached("SELECT result FROM reflections WHERE agent = ?1 AND session_id = ?2")
+        .and_then(|mut s| {
+            s.query_row(params![agent, session_id], |r| r.get(0))
+                .optional()
+        })
+        .map_err(sql)?;
+    Ok(result
+        .and_then(|r| serde_json::from_str::<serde_json::Value>(&r).ok())
+        .is_some_and(|v| v["llm"] == true))
+}

@@ -454,3 +454,94 @@ fn the_llm_pass_refines_the_diary_and_its_rules_are_validated_before_they_count(
     let d = reflect(&env, &[path.to_str().unwrap()]);
     assert_eq!(d["degraded"]["llm"]["code"], "LLM_NOT_CONFIGURED", "{d}");
 }
+
+/// Wait until the diary holds `n` entries (the post-session job runs detached).
+fn wait_for_diary(env: &Env, n: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let list = env.data_of(&["diary", "list"]);
+        if list["count"] == n {
+            return list;
+        }
+        assert!(Instant::now() < deadline, "never reflected: {list}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn codex_and_gemini_session_ends_are_reflected_on_too() {
+    let env = Env::builder().now(NOW).build();
+    env.cm(&["init"]).run().ok();
+    // Codex: a rollout file, and its Stop hook's payload.
+    let rollout = env
+        .home
+        .join(".codex/sessions/2026/11/20/rollout-2026-11-20T09-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl");
+    std::fs::create_dir_all(rollout.parent().unwrap()).unwrap();
+    let lines = [
+        json!({"timestamp": "2026-11-20T09:00:00.000Z", "type": "session_meta", "payload": {"id": "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "timestamp": "2026-11-20T09:00:00.000Z", "cwd": "/home/dev/shop", "originator": "codex_cli_rs", "cli_version": "0.128.0", "source": "cli", "model_provider": "openai"}}),
+        json!({"timestamp": "2026-11-20T09:00:01.000Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "add the recharts dependency"}]}}),
+        json!({"timestamp": "2026-11-20T09:00:02.000Z", "type": "response_item", "payload": {"type": "function_call", "name": "exec_command", "arguments": "{\"cmd\":\"npm install recharts\"}", "call_id": "c1"}}),
+        json!({"timestamp": "2026-11-20T09:00:03.000Z", "type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": "added 12 packages"}}),
+        json!({"timestamp": "2026-11-20T09:00:04.000Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "no, don't use npm in this repo, we use pnpm; npm writes a package-lock.json we do not want."}]}}),
+        json!({"timestamp": "2026-11-20T09:00:05.000Z", "type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Switching to pnpm add recharts."}]}}),
+    ];
+    std::fs::write(
+        &rollout,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let codex = json!({"session_id": "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "transcript_path": rollout, "cwd": "/home/dev/shop", "hook_event_name": "Stop", "model": "gpt-5-codex", "turn_id": "t1", "stop_hook_active": false, "last_assistant_message": "Switching to pnpm add recharts."});
+    assert!(
+        env.hook("postsession", codex.to_string())
+            .run()
+            .ok()
+            .stdout
+            .is_empty()
+    );
+    let list = wait_for_diary(&env, 1);
+    assert_eq!(list["entries"][0]["agent"], "codex", "{list}");
+
+    // Gemini CLI: a chat document, and its SessionEnd payload.
+    let dir = env
+        .home
+        .join(".gemini/tmp/5d41402abc4b2a76b9719d911017c592d4b6f1a0c3e5b7d9f1a3c5e7b9d1f3a5");
+    std::fs::create_dir_all(dir.join("chats")).unwrap();
+    std::fs::write(dir.join(".project_root"), "/home/dev/ledger").unwrap();
+    let chat = dir.join("chats/session-2026-11-20T11-00-7a1b2c3d.json");
+    let doc = json!({
+        "sessionId": "7a1b2c3d-4c5d-4e6f-8a9b-0c1d2e3f4a5b",
+        "projectHash": "5d41402abc4b2a76b9719d911017c592d4b6f1a0c3e5b7d9f1a3c5e7b9d1f3a5",
+        "startTime": "2026-11-20T11:00:00.000Z", "lastUpdated": "2026-11-20T11:02:00.000Z",
+        "messages": [
+            {"id": "m1", "timestamp": "2026-11-20T11:00:00.000Z", "type": "user", "content": "Add a refund fee field"},
+            {"id": "m2", "timestamp": "2026-11-20T11:01:00.000Z", "type": "gemini", "content": "Added feeAmount as a float.", "model": "gemini-2.5-pro"},
+            {"id": "m3", "timestamp": "2026-11-20T11:02:00.000Z", "type": "user", "content": "no, never use floats for money in ledger; amounts are integer cents in fields named somethingCents."}
+        ]
+    });
+    std::fs::write(&chat, doc.to_string()).unwrap();
+    let gemini = json!({"session_id": "7a1b2c3d-4c5d-4e6f-8a9b-0c1d2e3f4a5b", "transcript_path": chat, "cwd": "/home/dev/ledger", "hook_event_name": "SessionEnd", "timestamp": "2026-11-20T11:02:30.000Z", "reason": "exit"});
+    assert!(
+        env.hook("postsession", gemini.to_string())
+            .run()
+            .ok()
+            .stdout
+            .is_empty()
+    );
+    let list = wait_for_diary(&env, 2);
+    let agents: Vec<&str> = list["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["agent"].as_str().unwrap())
+        .collect();
+    assert!(agents.contains(&"gemini"), "{list}");
+    let learned: Vec<String> = rules(&env)
+        .iter()
+        .map(|b| b["content"].as_str().unwrap().to_string())
+        .collect();
+    assert!(learned.iter().any(|r| r.contains("pnpm")), "{learned:?}");
+    assert!(
+        learned.iter().any(|r| r.contains("integer cents")),
+        "{learned:?}"
+    );
+}
