@@ -46,6 +46,8 @@ pub struct ReflectRequest {
     pub now: String,
     /// The optional LLM pass (`None`: deterministic only).
     pub llm: Option<crate::llm::LlmSettings>,
+    /// Embeddings for near-duplicate detection, when semantic search is configured.
+    pub embeddings: Option<crate::context::semantic::provider::Provider>,
 }
 
 /// A proposed rule and what the validator and curator made of it.
@@ -513,8 +515,19 @@ fn session(
                 } else {
                     let mut tags: Vec<String> = vec!["learned".into()];
                     tags.extend(entry.tags.iter().cloned());
-                    let reasoning =
+                    // The place it was learned in: the workspace is its scope, the files go in
+                    // the provenance (as tags they would weigh in every ranking).
+                    let mut reasoning =
                         validate::provenance(*lesson, &session_ref, *line, &ev, reason.as_deref());
+                    if !entry.files_touched.is_empty() {
+                        let files: Vec<&str> = entry
+                            .files_touched
+                            .iter()
+                            .take(5)
+                            .map(String::as_str)
+                            .collect();
+                        reasoning.push_str(&format!(" Files: {}.", files.join(", ")));
+                    }
                     let built = new_rule::build(RuleInput {
                         content,
                         category: Some(category),
@@ -576,7 +589,29 @@ fn session(
         for (i, _) in &fresh {
             proposed[*i].outcome = "dry-run".into();
         }
-    } else if !fresh.is_empty() {
+    } else if let Some(provider) = &req.embeddings {
+        {
+            fresh.retain(|(slot, b)| {
+                match semantic_duplicate(
+                    store,
+                    playbook,
+                    provider,
+                    &b.content,
+                    cfg.dedup_similarity_threshold,
+                ) {
+                    Some((id, sim)) => {
+                        let p = &mut proposed[*slot];
+                        p.outcome =
+                            format!("near-duplicate (embeddings, {:.0}% alike)", sim * 100.0);
+                        p.rule = Some(id);
+                        false
+                    }
+                    None => true,
+                }
+            });
+        }
+    }
+    if !req.dry_run && !fresh.is_empty() {
         let (slots, bullets): (Vec<usize>, Vec<Bullet>) = fresh.into_iter().unzip();
         let ids: Vec<String> = bullets.iter().map(|b| b.id.clone()).collect();
         let contents: Vec<String> = bullets.iter().map(|b| b.content.clone()).collect();
@@ -632,6 +667,30 @@ fn session(
         proposed,
         feedback,
     })
+}
+
+/// The live rule an embedding finds at least `threshold` alike to `content`, when there is
+/// one. Embeddings that cannot be had (endpoint down) leave the lexical curation alone.
+fn semantic_duplicate(
+    store: &Store,
+    playbook: &Playbook,
+    provider: &crate::context::semantic::provider::Provider,
+    content: &str,
+    threshold: f64,
+) -> Option<(String, f64)> {
+    let repo = playbook.readable_repo_rules();
+    let found = crate::context::semantic::similarities(store, Some(provider), content, &repo);
+    if found.issue.is_some() {
+        return None;
+    }
+    let mut best: Vec<(String, f64)> = found
+        .similarity
+        .into_iter()
+        .filter(|(_, s)| *s >= threshold)
+        .collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1));
+    best.into_iter()
+        .find(|(id, _)| playbook.get(id).is_ok_and(|e| e.bullet.is_live()))
 }
 
 #[allow(clippy::too_many_arguments)]

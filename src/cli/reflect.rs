@@ -74,6 +74,11 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         force: args.force,
         now: clock::to_rfc3339(now_t),
         llm: (!args.no_llm).then(|| crate::llm::LlmSettings::from_loaded(loaded)),
+        embeddings: if cfg.semantic_search_enabled {
+            crate::context::semantic::provider::from_config(loaded)?
+        } else {
+            None
+        },
     };
     let done = reflect::run(store, &playbook, cfg, &req)?;
     let degraded = degraded(&done, store, args);

@@ -669,8 +669,8 @@ fn recall_reinforcement_counts_citations_not_displays() {
 }
 
 /// A tiny embeddings server: deterministic vectors from word hashes, Ollama or OpenAI shape.
-struct EmbedServer {
-    port: u16,
+pub(crate) struct EmbedServer {
+    pub(crate) port: u16,
     requests: Arc<AtomicUsize>,
     texts: Arc<AtomicUsize>,
 }
@@ -696,7 +696,7 @@ fn vector_for(text: &str) -> Vec<f64> {
     v
 }
 
-fn start_server(openai: bool) -> EmbedServer {
+pub(crate) fn start_server(openai: bool) -> EmbedServer {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let requests = Arc::new(AtomicUsize::new(0));

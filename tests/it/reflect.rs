@@ -126,6 +126,25 @@ fn a_session_teaches_its_lessons_once_and_a_second_run_changes_nothing() {
             .any(|r| r.contains("process.env.TZ = 'UTC'") && r.contains("npm test")),
         "{learned:?}"
     );
+    let fix = rules(&env)
+        .into_iter()
+        .find(|b| b["content"].as_str().unwrap().contains("process.env.TZ"))
+        .unwrap();
+    let tags: Vec<&str> = fix["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(tags.contains(&"learned"), "{tags:?}");
+    assert!(
+        fix["reasoning"]
+            .as_str()
+            .unwrap()
+            .contains("Files: /home/dev/shop/jest.config.js"),
+        "{fix}"
+    );
+    assert_eq!(fix["scope"], "workspace");
     // The inline comment appears twice in the session: one helpful event.
     assert_eq!(helpful(&env, &seed), 1);
     let entry = &d["sessions"][0]["diary"];
@@ -544,4 +563,54 @@ fn codex_and_gemini_session_ends_are_reflected_on_too() {
         learned.iter().any(|r| r.contains("integer cents")),
         "{learned:?}"
     );
+}
+
+#[test]
+fn with_embeddings_a_rule_said_in_other_words_is_a_near_duplicate() {
+    let env = Env::builder().now(NOW).build();
+    let existing = env.add("Never log the auth header when requests get slow");
+    let mut t = Transcript::new("55555555-2222-4333-8444-555566667777", "/home/dev/harbor");
+    t.user("Add request logging to the proxy")
+        .agent("Logging every header now.")
+        .user("no, never log the login header when requests get sluggish.");
+    let path = t.write_to(&env);
+    let path = path.to_str().unwrap().to_string();
+    // Lexically the two differ: without embeddings the rule is added ...
+    let plain = Env::builder().now(NOW).build();
+    plain.add("Never log the auth header when requests get slow");
+    let other = t.write_to(&plain);
+    let d = reflect(&plain, &[other.to_str().unwrap(), "--no-llm"]);
+    assert_eq!(d["sessions"][0]["proposed"][0]["outcome"], "added", "{d}");
+    // ... with embeddings the curator sees they say the same.
+    let server = crate::context::start_server(false);
+    env.write_config(&json!({
+        "semanticSearchEnabled": true,
+        "embeddingProvider": {"kind": "ollama", "url": format!("http://127.0.0.1:{}/api/embed", server.port), "model": "test-256"}
+    }));
+    let d = reflect(&env, &[&path, "--no-llm"]);
+    let p = &d["sessions"][0]["proposed"][0];
+    assert!(
+        p["outcome"]
+            .as_str()
+            .unwrap()
+            .starts_with("near-duplicate (embeddings"),
+        "{d}"
+    );
+    assert_eq!(p["rule"], existing.as_str());
+    assert_eq!(rules(&env).len(), 1);
+}
+
+#[test]
+fn sessions_of_cms_own_llm_calls_are_never_reflected_on() {
+    let env = Env::builder().now(NOW).build();
+    let mut t = Transcript::new("66666666-2222-4333-8444-555566667777", "/home/dev/shop");
+    t.user("[cm-reflection-call]\nWorkspace: /home/dev/shop\nno, never use moment here, we use date-fns.")
+        .agent("{\"status\": \"success\"}");
+    let path = t.write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert_eq!(
+        d["sessions"][0]["skipped"], "a session of cm's own LLM calls",
+        "{d}"
+    );
+    assert_eq!(rules(&env).len(), 0);
 }
