@@ -172,13 +172,19 @@ impl LlmSettings {
 }
 
 /// The `llm` section with the top-level aliases under it (`llm.*` wins key by key). `llm: null`
-/// is off, whatever the aliases say.
+/// is off, whatever the aliases say. Without an `llm` object no LLM is used at all: the original
+/// tool's configuration names a provider by default, and a config copied from it (with that
+/// provider's key in the environment, as most of its users have) must not start spending.
 fn resolve_section(raw: &Value) -> Section {
-    if raw.get("llm").is_some_and(Value::is_null) {
-        return Section {
-            provider: Some("none".into()),
-            ..Section::default()
-        };
+    match raw.get("llm") {
+        Some(Value::Object(_)) => {}
+        Some(Value::Null) => {
+            return Section {
+                provider: Some("none".into()),
+                ..Section::default()
+            };
+        }
+        _ => return Section::default(),
     }
     let mut merged = serde_json::Map::new();
     for alias in ["provider", "model"] {
@@ -277,6 +283,12 @@ mod tests {
         let s = LlmSettings::from_config(&off, &no_env);
         assert!(s.disabled);
         assert_eq!(s.provider, None);
+        // The original tool's top-level provider alone turns nothing on.
+        let key = |n: &str| (n == "ANTHROPIC_API_KEY").then(|| "sk-ant-x".to_string());
+        let copied = json!({"provider": "anthropic", "model": "claude-sonnet-4-20250514", "budget": {"dailyLimit": 0.1}});
+        let s = LlmSettings::from_config(&copied, &key);
+        assert_eq!(s.provider, None);
+        assert!(!s.disabled, "not configured, rather than switched off");
         assert!(LlmSettings::from_config(&json!({"llm": {"provider": "none"}}), &no_env).disabled);
     }
 }
