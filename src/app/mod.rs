@@ -10,6 +10,7 @@
 //! - [`import_rules`]: a file of rules imported, optionally replacing the personal ones.
 //! - [`index_sessions`]: agents' sessions indexed, with the upkeep the hooks rely on.
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
+//! - [`repair`]: the safe repairs of `cm doctor --fix`.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
 
@@ -22,5 +23,6 @@ pub mod inject;
 pub mod outcomes;
 pub mod prompt_flashback;
 pub mod reflect;
+pub mod repair;
 pub mod session_start;
 pub mod task_context;

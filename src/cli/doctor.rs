@@ -13,7 +13,52 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Apply the safe repairs of what the checks find (each one undoable), then check again.
+    #[arg(long)]
+    fix: bool,
+    /// With --fix: say what would be repaired, change nothing.
+    #[arg(long, requires = "fix")]
+    dry_run: bool,
+}
+
+/// The repairs `--fix` applies, before the checks run (so the checks show the state after).
+fn repairs(args: &Args, ctx: &Ctx, exe: &Path) -> Vec<crate::app::repair::Repair> {
+    use crate::app::repair;
+    let dry = args.dry_run;
+    let mut out = repair::data_dir(dry);
+    // Links only where none answers: not beside the binary and not on PATH (or beside it but
+    // dangling).
+    let wanted: Vec<&str> = LINKS
+        .iter()
+        .copied()
+        .filter(|n| which(n).is_none() || !exe.with_file_name(n).exists())
+        .filter(|n| which(n).is_none() || std::fs::symlink_metadata(exe.with_file_name(n)).is_ok())
+        .collect();
+    out.extend(repair::links(exe, &wanted, dry));
+    out.extend(repair::hooks(&ctx.cwd, exe, dry));
+    // The store exists only once the data dir does (a dry run may have created neither).
+    if paths::data_dir().exists()
+        && let Ok(store) = ctx.store()
+    {
+        out.extend(repair::store_upkeep(store, dry, || {
+            let connectors = crate::episodic::connectors::all();
+            let refs: Vec<&dyn crate::episodic::connectors::Connector> =
+                connectors.iter().map(|c| c.as_ref()).collect();
+            let request = crate::app::index_sessions::IndexRequest {
+                connectors: &refs,
+                file: None,
+                agent: None,
+                full: false,
+                threads: 0,
+                limits: super::history::index::limits(ctx)?,
+                progress: None,
+            };
+            crate::app::index_sessions::run(request, || ctx.store()).map(drop)
+        }));
+    }
+    out
+}
 
 #[derive(Serialize, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -49,9 +94,14 @@ fn check(
 /// The hook links that must sit beside the binary (or on PATH).
 pub const LINKS: &[&str] = &["cm-pretool", "cm-postsession", "cm-precommit"];
 
-pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
+pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let mut checks = Vec::new();
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("cm"));
+    let repairs = if args.fix {
+        Some(repairs(args, ctx, &exe))
+    } else {
+        None
+    };
     checks.push(check(
         "binary",
         Status::Ok,
@@ -80,8 +130,24 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
         )),
     }
     checks.push(check_guard_config());
-    match ctx.store().and_then(|s| s.check_integrity().map(|_| s)) {
-        Ok(store) => {
+    // Checking must not create what it checks: without a store there is nothing to open.
+    let store_exists = paths::db_path().exists();
+    if !store_exists {
+        checks.push(check(
+            "store",
+            Status::Warn,
+            format!("{} does not exist yet", paths::db_path().display()),
+            Some("run `cm init` (or `cm doctor --fix`)"),
+        ));
+    }
+    let opened = if store_exists {
+        Some(ctx.store().and_then(|s| s.check_integrity().map(|_| s)))
+    } else {
+        None
+    };
+    match opened {
+        None => {}
+        Some(Ok(store)) => {
             let count = crate::memory::tables::bullets::count(store).unwrap_or(-1);
             checks.push(check(
                 "store",
@@ -94,14 +160,14 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
                 None,
             ));
         }
-        Err(e) => checks.push(check(
+        Some(Err(e)) => checks.push(check(
             "store",
             Status::Fail,
             e.message.clone(),
             e.hint.as_deref(),
         )),
     }
-    if let Ok(store) = ctx.store() {
+    if store_exists && let Ok(store) = ctx.store() {
         checks.push(check_index(store));
     }
     checks.push(check_hooks(&ctx.cwd));
@@ -124,7 +190,35 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
         (true, n) => format!("No check failed; {n} warning(s) above.\n"),
         (false, _) => "Some checks failed.\n".to_string(),
     });
-    let mut report = Report::new(json!({"healthy": healthy, "checks": checks})).human(human);
+    if let Some(list) = &repairs {
+        let mut h = String::new();
+        if list.is_empty() {
+            h.push_str("Nothing to repair.\n");
+        }
+        for r in list {
+            let tag = match r.outcome {
+                "done" => "fixed",
+                "would" => "would",
+                _ => "FAILED",
+            };
+            h.push_str(&format!("{tag}  {:<16} {}", r.check, r.action));
+            if let Some(e) = &r.error {
+                h.push_str(&format!(": {e}"));
+            }
+            h.push('\n');
+        }
+        if args.dry_run {
+            h.push_str("(dry run: nothing was changed; the checks below are as things stand)\n");
+        }
+        h.push('\n');
+        human.insert_str(0, &h);
+    }
+    let mut data = json!({"healthy": healthy, "checks": checks});
+    if let Some(list) = &repairs {
+        data["repairs"] = json!(list);
+        data["dryRun"] = json!(args.dry_run);
+    }
+    let mut report = Report::new(data).human(human);
     report.quiet = if healthy { "ok".into() } else { "fail".into() };
     if !healthy {
         report.exit = 1;

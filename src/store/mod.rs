@@ -25,7 +25,7 @@ pub const APPLICATION_ID: i64 = 0x636d_3031;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 /// WAL size past which a writer folds it back into the database (see
 /// [`Store::truncate_wal_if_large`]).
-const WAL_TRUNCATE_BYTES: u64 = 1 << 20;
+pub const WAL_TRUNCATE_BYTES: u64 = 1 << 20;
 
 pub struct Store {
     pub conn: Connection,
@@ -127,6 +127,13 @@ impl Store {
                 Err(e)
             }
         }
+    }
+
+    /// The size of the write-ahead log beside the store (0 when there is none).
+    pub fn wal_bytes(&self) -> u64 {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0)
     }
 
     /// Fold the WAL back into the database once it passes [`WAL_TRUNCATE_BYTES`].

@@ -10,6 +10,7 @@ mod connectors;
 mod context;
 mod dispatch;
 mod docs_match;
+mod doctor_fix;
 mod episodic;
 mod feedback;
 mod fuzz;

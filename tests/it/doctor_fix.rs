@@ -1,0 +1,116 @@
+//! `cm doctor --fix`: the safe repairs, run from a copy of the binary in a throwaway home so the
+//! links it creates land beside the copy, never beside the build's binary.
+
+use crate::harness::{CM, Env, copy_tree, fixture_path};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+fn copy_of_cm(env: &Env) -> PathBuf {
+    let dir = env.root.join("install/bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("cm");
+    std::fs::copy(CM, &exe).unwrap();
+    exe
+}
+
+fn repairs(d: &Value) -> Vec<(String, String)> {
+    d["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["check"].as_str().unwrap().to_string(),
+                r["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn doctor_fix_repairs_what_it_can_undo_and_a_dry_run_changes_nothing() {
+    let env = Env::new();
+    let exe = copy_of_cm(&env);
+    let cm = exe.to_str().unwrap();
+    // A moved install: Claude Code's settings still name a hook that is gone.
+    let settings = env.home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let dead = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/gone/bin/cm-pretool"}]}]}});
+    std::fs::write(&settings, dead.to_string()).unwrap();
+    // Sessions on disk that were never indexed.
+    copy_tree(
+        &fixture_path("episodic/claude/.claude"),
+        &env.home.join(".claude"),
+    );
+
+    let dry = env
+        .run_program(cm, &["doctor", "--fix", "--dry-run", "--json"])
+        .run()
+        .json();
+    let d = &dry["data"];
+    let planned = repairs(d);
+    for want in [
+        "data dir",
+        "config",
+        "cm-pretool",
+        "cm-postsession",
+        "cm-precommit",
+        "hooks",
+    ] {
+        assert!(
+            planned.contains(&(want.to_string(), "would".to_string())),
+            "{want}: {planned:?}"
+        );
+    }
+    assert!(!env.data.exists(), "a dry run creates nothing");
+    assert!(std::fs::symlink_metadata(exe.with_file_name("cm-pretool")).is_err());
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        dead.to_string()
+    );
+
+    let fixed = env
+        .run_program(cm, &["doctor", "--fix", "--json"])
+        .run()
+        .json();
+    let done = repairs(&fixed["data"]);
+    assert!(done.iter().all(|(_, o)| o == "done"), "{fixed}");
+    assert!(env.data.join("config.json").is_file());
+    assert_eq!(
+        std::fs::read_link(exe.with_file_name("cm-postsession")).unwrap(),
+        exe
+    );
+    let now = std::fs::read_to_string(&settings).unwrap();
+    assert!(
+        now.contains(exe.parent().unwrap().to_str().unwrap()),
+        "{now}"
+    );
+    assert!(!now.contains("/gone/bin/cm-pretool"), "{now}");
+    let backups: Vec<_> = std::fs::read_dir(settings.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name().to_string_lossy().contains("bak")
+                || e.file_name().to_string_lossy().contains("backup")
+        })
+        .collect();
+    assert!(!backups.is_empty(), "the settings file was backed up first");
+    // The index was never refreshed: --fix indexed the sessions on disk.
+    let stats = env
+        .run_program(cm, &["history", "stats", "--json"])
+        .run()
+        .ok()
+        .data();
+    assert!(stats["messages"].as_u64().unwrap() > 0, "{stats}");
+    assert!(
+        done.contains(&("session index".to_string(), "done".to_string())),
+        "{done:?}"
+    );
+
+    // Nothing left: a second --fix repairs nothing.
+    let again = env
+        .run_program(cm, &["doctor", "--fix", "--json"])
+        .run()
+        .json();
+    assert_eq!(again["data"]["repairs"], json!([]), "{again}");
+}
