@@ -195,5 +195,21 @@ fn human(done: &Reflected, dry_run: bool, degraded: Option<&str>) -> String {
             done.remaining
         ));
     }
+    match &done.llm_unavailable {
+        // The default: nothing to say beyond the docs.
+        Some(issue) if issue.code != "LLM_NOT_CONFIGURED" => {
+            s.push_str(&format!(
+                "The LLM pass did not run: {} ({}).\n",
+                issue.message, issue.fix
+            ));
+        }
+        _ if done.llm_refined > 0 => {
+            s.push_str(&format!(
+                "The LLM refined {} session(s).\n",
+                done.llm_refined
+            ));
+        }
+        _ => {}
+    }
     s
 }
