@@ -11,6 +11,7 @@
 //! - [`index_sessions`]: agents' sessions indexed, with the upkeep the hooks rely on.
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
+//! - [`onboard`]: onboarding from past sessions: progress, gaps, sampling, reading.
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
 
 pub mod add_rules;
@@ -19,6 +20,7 @@ pub mod feedback_once;
 pub mod import_rules;
 pub mod index_sessions;
 pub mod inject;
+pub mod onboard;
 pub mod outcomes;
 pub mod prompt_flashback;
 pub mod reflect;
