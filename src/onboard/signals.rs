@@ -168,7 +168,7 @@ pub fn topics(text: &str) -> Vec<&'static str> {
         .into_iter()
         .filter(|(_, n)| *n >= MIN_HITS)
         .collect();
-    found.sort_by(|a, b| b.1.cmp(&a.1));
+    found.sort_by_key(|f| std::cmp::Reverse(f.1));
     found.into_iter().map(|(c, _)| c).collect()
 }
 

@@ -8,6 +8,7 @@
 
 pub mod read;
 pub mod sample;
+pub mod template;
 
 use crate::context::gaps::{self, Gaps};
 use crate::degraded::{Degraded, Issue};
