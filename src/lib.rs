@@ -20,6 +20,7 @@ pub mod http;
 pub mod install;
 pub mod llm;
 pub mod memory;
+pub mod onboard;
 pub mod output;
 pub mod paths;
 pub mod redact;

@@ -12,6 +12,7 @@
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`repair`]: the safe repairs of `cm doctor --fix`.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
+//! - [`onboard`]: onboarding from past sessions: progress, gaps, sampling, reading.
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
 
 pub mod add_rules;
@@ -20,6 +21,7 @@ pub mod feedback_once;
 pub mod import_rules;
 pub mod index_sessions;
 pub mod inject;
+pub mod onboard;
 pub mod outcomes;
 pub mod prompt_flashback;
 pub mod reflect;

@@ -141,7 +141,7 @@ pub(super) fn selected(agent: Option<&str>) -> Result<Vec<Box<dyn Connector>>> {
 
 /// A validated agent filter for queries: one of the agents cm has a connector for (every
 /// machine running this version indexes the same agents), as `history index --agent` accepts.
-fn agent_filter(agent: &Option<String>) -> Result<Option<String>> {
+pub(super) fn agent_filter(agent: &Option<String>) -> Result<Option<String>> {
     let Some(a) = agent
         .as_ref()
         .map(|a| a.trim().to_ascii_lowercase())

@@ -20,6 +20,7 @@ mod hooks_cmd;
 mod init;
 mod list_json;
 mod mark;
+mod onboard;
 mod outcome;
 mod playbook;
 mod privacy;
@@ -126,6 +127,8 @@ pub enum Command {
     Audit(audit::Args),
     /// LLM calls, tokens and cost by day and month, against the budget.
     Usage(usage::Args),
+    /// Build the playbook from past sessions: status, gaps, sample, read, mark-done, reset.
+    Onboard(onboard::Args),
 }
 
 /// Commands that stand for another, and the name their answers carry.
@@ -185,6 +188,7 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Privacy(a) => privacy::run(a, ctx),
         Command::Audit(a) => audit::run(a, ctx),
         Command::Usage(a) => usage::run(a, ctx),
+        Command::Onboard(a) => onboard::run(a, ctx),
     }
 }
 

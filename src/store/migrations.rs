@@ -14,6 +14,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (4, include_str!("sql/004_hot_paths.sql")),
     (5, include_str!("sql/005_reflection.sql")),
     (6, include_str!("sql/006_llm_usage.sql")),
+    (7, include_str!("sql/007_onboarding.sql")),
 ];
 
 pub fn latest_version() -> i64 {

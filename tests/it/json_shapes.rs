@@ -364,6 +364,26 @@ fn every_command_has_its_json_shape_documented() {
     w.record("history stats", &["history", "stats"], None);
     w.record("history sources", &["history", "sources"], None);
 
+    w.doc.push_str("## Onboarding\n\n");
+    w.record("onboard status", &["onboard", "status"], None);
+    w.record("onboard gaps", &["onboard", "gaps"], None);
+    w.record(
+        "onboard sample --fill-gaps",
+        &["onboard", "sample", "--fill-gaps"],
+        None,
+    );
+    w.record(
+        "onboard read SESSION --template",
+        &["onboard", "read", "7d1e2f30", "--template"],
+        None,
+    );
+    w.record(
+        "onboard mark-done SESSION",
+        &["onboard", "mark-done", "7d1e2f30"],
+        None,
+    );
+    w.record("onboard reset --yes", &["onboard", "reset", "--yes"], None);
+
     w.doc.push_str("## Context\n\n");
     w.quietly(&[
         "add",

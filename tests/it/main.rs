@@ -22,6 +22,7 @@ mod install;
 mod json_shapes;
 mod llm_usage;
 mod messages;
+mod onboard;
 mod playbook;
 mod reflect;
 mod reflect_fixtures;
