@@ -12,6 +12,7 @@
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
+//! - [`quickstart`]: what this machine has set up, for `cm quickstart`.
 
 pub mod add_rules;
 pub mod audit;
@@ -21,6 +22,7 @@ pub mod index_sessions;
 pub mod inject;
 pub mod outcomes;
 pub mod prompt_flashback;
+pub mod quickstart;
 pub mod reflect;
 pub mod session_start;
 pub mod task_context;

@@ -23,6 +23,7 @@ mod mark;
 mod outcome;
 mod playbook;
 mod privacy;
+mod quickstart;
 mod reflect;
 mod similar;
 mod stale;
@@ -99,6 +100,8 @@ pub enum Command {
     Doctor(doctor::Args),
     /// List the starter playbooks `cm init --starter` accepts.
     Starters,
+    /// The whole system for an agent in one call: layers, protocol, commands, what is set up.
+    Quickstart(quickstart::Args),
     /// Run a hook entry point (reads the agent's payload on stdin).
     Hook(hook::Args),
     /// Manage trauma patterns: commands the guard must block.
@@ -172,6 +175,7 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Stats(a) => stats::run(a, ctx),
         Command::Doctor(a) => doctor::run(a, ctx),
         Command::Starters => init::starters(ctx),
+        Command::Quickstart(a) => quickstart::run(a, ctx),
         Command::Hook(a) => hook::run(a, ctx),
         Command::Trauma(a) => trauma::run(a, ctx),
         Command::Guard(a) => guard::run(a, ctx),

@@ -22,6 +22,7 @@ mod json_shapes;
 mod llm_usage;
 mod messages;
 mod playbook;
+mod quickstart;
 mod reflect;
 mod reflect_fixtures;
 mod rule_health;
