@@ -12,6 +12,7 @@
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
+//! - [`project`]: the rules that belong in a repository's documentation (`cm project`).
 //! - [`quickstart`]: what this machine has set up, for `cm quickstart`.
 
 pub mod add_rules;
@@ -21,6 +22,7 @@ pub mod import_rules;
 pub mod index_sessions;
 pub mod inject;
 pub mod outcomes;
+pub mod project;
 pub mod prompt_flashback;
 pub mod quickstart;
 pub mod reflect;

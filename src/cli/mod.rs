@@ -23,6 +23,7 @@ mod mark;
 mod outcome;
 mod playbook;
 mod privacy;
+mod project;
 mod quickstart;
 mod reflect;
 mod similar;
@@ -102,6 +103,8 @@ pub enum Command {
     Starters,
     /// The whole system for an agent in one call: layers, protocol, commands, what is set up.
     Quickstart(quickstart::Args),
+    /// The repository's rules as a document, or as the AGENTS.md / CLAUDE.md section.
+    Project(project::Args),
     /// Run a hook entry point (reads the agent's payload on stdin).
     Hook(hook::Args),
     /// Manage trauma patterns: commands the guard must block.
@@ -176,6 +179,7 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Doctor(a) => doctor::run(a, ctx),
         Command::Starters => init::starters(ctx),
         Command::Quickstart(a) => quickstart::run(a, ctx),
+        Command::Project(a) => project::run(a, ctx),
         Command::Hook(a) => hook::run(a, ctx),
         Command::Trauma(a) => trauma::run(a, ctx),
         Command::Guard(a) => guard::run(a, ctx),

@@ -22,6 +22,7 @@ mod json_shapes;
 mod llm_usage;
 mod messages;
 mod playbook;
+mod project;
 mod quickstart;
 mod reflect;
 mod reflect_fixtures;

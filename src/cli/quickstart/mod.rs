@@ -77,6 +77,7 @@ pub const KEY_COMMANDS: &[&str] = &[
     "reflect",
     "guard check",
     "hooks install",
+    "project",
     "doctor",
     "starters",
     "init",
