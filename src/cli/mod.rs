@@ -28,6 +28,7 @@ mod quickstart;
 mod reflect;
 mod similar;
 mod stale;
+mod starters;
 pub(crate) mod stats;
 mod top;
 mod trauma;

@@ -28,4 +28,5 @@ mod reflect;
 mod reflect_fixtures;
 mod rule_health;
 mod secrets;
+mod starters;
 mod store_faults;
