@@ -14,6 +14,8 @@
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
 //! - [`onboard`]: onboarding from past sessions: progress, gaps, sampling, reading.
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
+//! - [`project`]: the rules that belong in a repository's documentation (`cm project`).
+//! - [`quickstart`]: what this machine has set up, for `cm quickstart`.
 
 pub mod add_rules;
 pub mod audit;
@@ -23,7 +25,9 @@ pub mod index_sessions;
 pub mod inject;
 pub mod onboard;
 pub mod outcomes;
+pub mod project;
 pub mod prompt_flashback;
+pub mod quickstart;
 pub mod reflect;
 pub mod repair;
 pub mod session_start;

@@ -1,4 +1,4 @@
-//! `cm init [--force] [--starter NAME]` and `cm starters`.
+//! `cm init [--force] [--starter NAME]` and `cm starters` (built-in and user starters, see `starters`).
 //!
 //! Creates the data directory, the store (migrated) and a default `config.json`. An existing
 //! config is kept; `--force` rewrites it to the defaults after saving the old one as
@@ -8,22 +8,11 @@ use super::Ctx;
 use crate::clock;
 use crate::config::{self, Config};
 use crate::error::{CmError, Result};
-use crate::memory::formats::{self, Format};
 use crate::memory::playbook::Playbook;
 use crate::memory::tables::bullets as rows;
 use crate::output::Report;
 use crate::paths;
 use serde_json::json;
-
-/// Starter playbooks shipped in the binary: (name, YAML).
-pub const STARTERS: &[(&str, &str)] = &[
-    ("general", include_str!("../../starters/general.yaml")),
-    ("go", include_str!("../../starters/go.yaml")),
-    ("python", include_str!("../../starters/python.yaml")),
-    ("react", include_str!("../../starters/react.yaml")),
-    ("rust", include_str!("../../starters/rust.yaml")),
-    ("typescript", include_str!("../../starters/typescript.yaml")),
-];
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -37,7 +26,7 @@ pub struct Args {
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let starter = match &args.starter {
-        Some(name) => Some(find_starter(name)?),
+        Some(name) => Some(super::starters::find(name)?),
         None => None,
     };
     let dir = paths::data_dir();
@@ -79,9 +68,8 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     }
 
     let mut seeded = json!(null);
-    if let Some((name, yaml)) = starter {
+    if let Some((name, mut bullets)) = starter {
         let now = clock::now_rfc3339();
-        let mut bullets = formats::parse(yaml, Format::Yaml).map_err(CmError::internal)?;
         let mut added = Vec::new();
         for b in &mut bullets {
             if rows::find_by_content(store, &b.content)?.is_some() {
@@ -128,39 +116,45 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     .quiet(dir.display().to_string()))
 }
 
-fn find_starter(name: &str) -> Result<(&'static str, &'static str)> {
-    STARTERS
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))
-        .copied()
-        .ok_or_else(|| {
-            CmError::usage(
-                "STARTER_NOT_FOUND",
-                format!("no starter playbook named \"{name}\""),
-            )
-            .hint(format!(
-                "available: {}",
-                STARTERS.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
-            ))
-        })
-}
-
 pub fn starters(_ctx: &Ctx) -> Result<Report> {
+    let all = super::starters::all();
     let mut list = Vec::new();
     let mut human = String::new();
-    for (name, yaml) in STARTERS {
-        let bullets = formats::parse(yaml, Format::Yaml).map_err(CmError::internal)?;
-        let description = serde_norway::from_str::<serde_json::Value>(yaml)
-            .ok()
-            .and_then(|v| v["description"].as_str().map(str::to_string))
-            .unwrap_or_default();
+    for st in &all {
+        let source = if st.path.is_some() { "user" } else { "builtin" };
+        let (count, error) = match &st.rules {
+            Ok(r) => (r.len(), None),
+            Err(e) => (0, Some(e.clone())),
+        };
+        let note = match &error {
+            Some(e) => format!("  (unusable: {e})"),
+            None => String::new(),
+        };
         human.push_str(&format!(
-            "{name:<12} {:>2} rules  {description}\n",
-            bullets.len()
+            "{:<12} {count:>2} rules  {:<8} {}{note}\n",
+            st.name, source, st.description
         ));
-        list.push(json!({"name": name, "rules": bullets.len(), "description": description}));
+        list.push(json!({
+            "name": st.name,
+            "rules": count,
+            "description": st.description,
+            "source": source,
+            "path": st.path.as_ref().map(|p| p.display().to_string()),
+            "error": error,
+        }));
     }
-    Ok(Report::new(json!({"starters": list}))
-        .human(human)
-        .quiet(STARTERS.iter().map(|s| s.0).collect::<Vec<_>>().join("\n")))
+    human.push_str(&format!(
+        "Add your own as {}/NAME.yaml.",
+        super::starters::dir().display()
+    ));
+    Ok(Report::new(
+        json!({"starters": list, "userDir": super::starters::dir().display().to_string()}),
+    )
+    .human(human)
+    .quiet(
+        all.iter()
+            .map(|s| s.name.clone())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    ))
 }

@@ -24,9 +24,12 @@ mod onboard;
 mod outcome;
 mod playbook;
 mod privacy;
+mod project;
+mod quickstart;
 mod reflect;
 mod similar;
 mod stale;
+mod starters;
 pub(crate) mod stats;
 mod top;
 mod trauma;
@@ -100,6 +103,10 @@ pub enum Command {
     Doctor(doctor::Args),
     /// List the starter playbooks `cm init --starter` accepts.
     Starters,
+    /// The whole system for an agent in one call: layers, protocol, commands, what is set up.
+    Quickstart(quickstart::Args),
+    /// The repository's rules as a document, or as the AGENTS.md / CLAUDE.md section.
+    Project(project::Args),
     /// Run a hook entry point (reads the agent's payload on stdin).
     Hook(hook::Args),
     /// Manage trauma patterns: commands the guard must block.
@@ -175,6 +182,8 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Stats(a) => stats::run(a, ctx),
         Command::Doctor(a) => doctor::run(a, ctx),
         Command::Starters => init::starters(ctx),
+        Command::Quickstart(a) => quickstart::run(a, ctx),
+        Command::Project(a) => project::run(a, ctx),
         Command::Hook(a) => hook::run(a, ctx),
         Command::Trauma(a) => trauma::run(a, ctx),
         Command::Guard(a) => guard::run(a, ctx),

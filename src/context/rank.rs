@@ -58,7 +58,7 @@ pub fn scope_factor(
     (1.0, None)
 }
 
-fn same_workspace(a: &str, b: &str) -> bool {
+pub(crate) fn same_workspace(a: &str, b: &str) -> bool {
     let a = a.trim_end_matches('/');
     let b = b.trim_end_matches('/');
     a == b || b.starts_with(&format!("{a}/"))

@@ -12,6 +12,7 @@ fn documents() -> Vec<(String, String)> {
     let mut docs = vec![
         root.join("README.md"),
         root.join("templates/agents-blurb.md"),
+        root.join("templates/agents-section.md"),
     ];
     let mut more: Vec<_> = std::fs::read_dir(root.join("docs"))
         .unwrap()

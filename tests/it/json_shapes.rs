@@ -187,6 +187,7 @@ fn every_command_has_its_json_shape_documented() {
     w.doc.push_str("## Setting up and the playbook\n\n");
     w.record("init", &["init"], None);
     w.record("starters", &["starters"], None);
+    w.record("quickstart", &["quickstart"], None);
     let a = id(&w.record(
         r#"playbook add "Always refresh auth tokens before they expire" --category security --tags auth"#,
         &["playbook", "add", "Always refresh auth tokens before they expire", "--category", "security", "--tags", "auth"],
@@ -237,6 +238,11 @@ fn every_command_has_its_json_shape_documented() {
     w.record("playbook get ID", &["playbook", "get", &a], None);
     w.record("playbook list --all", &["playbook", "list", "--all"], None);
     w.record("ls", &["ls"], None);
+    w.record(
+        "project --output AGENTS.md --scores",
+        &["project", "--output", "AGENTS.md", "--scores"],
+        None,
+    );
     w.record(
         "playbook export --format json",
         &["playbook", "export", "--format", "json"],
