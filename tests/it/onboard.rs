@@ -315,3 +315,28 @@ fn read_bounds_a_long_session_and_names_the_cut() {
     );
     assert_eq!(read["metadata"]["corrections"], 1);
 }
+
+#[test]
+fn the_documented_walkthrough_reaches_ten_rules_from_three_agents() {
+    // The same path docs/onboarding.md shows, driven by its script against this build.
+    let out = std::process::Command::new("python3")
+        .arg(crate::harness::repo_path("bench/onboard_walkthrough.py"))
+        .args(["--bin", crate::harness::CM, "--check", "--quiet"])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let summary: serde_json::Value = serde_json::from_str(
+        text.lines()
+            .find_map(|l| l.strip_prefix("summary: "))
+            .expect("a summary line"),
+    )
+    .unwrap();
+    assert!(summary["rules"].as_u64().unwrap() >= 10, "{summary}");
+    assert_eq!(
+        summary["agentsCredited"],
+        serde_json::json!(["claude", "codex", "gemini"])
+    );
+    assert_eq!(summary["sessionsIndexed"], 20);
+}
