@@ -80,6 +80,10 @@ def main():
     home = os.path.join(root, "home")
     os.makedirs(home)
     env = dict(os.environ, HOME=home, CASS_MEMORY_HOME=os.path.join(home, ".cass-memory"), CM_NOW="2026-11-25T12:00:00Z")
+    # The toolchain stays where it is (the throwaway HOME holds no rustup).
+    real = os.path.expanduser("~")
+    env.setdefault("RUSTUP_HOME", os.path.join(real, ".rustup"))
+    env.setdefault("CARGO_HOME", os.path.join(real, ".cargo"))
     for k in ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_DIR", "CASS_MEMORY_LLM"]:
         env.pop(k, None)
     shown = []
