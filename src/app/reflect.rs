@@ -585,6 +585,38 @@ fn session(
             }
         }
     }
+    // What the validator refused (a planted or secret-bearing rule) is not a learning of the
+    // session either, and no diary line may carry a credential.
+    let refused: Vec<String> = proposed
+        .iter()
+        .filter(|p| p.outcome.starts_with("rejected"))
+        .filter_map(|p| match &p.delta {
+            Delta::Add { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .collect();
+    // A refused rule that carried a credential is not repeated in the answer either.
+    for p in proposed.iter_mut() {
+        if p.outcome.contains("credential")
+            && let Delta::Add {
+                content, situation, ..
+            } = &mut p.delta
+        {
+            *content = "[withheld: it carried a credential]".into();
+            situation.clear();
+        }
+    }
+    entry.key_learnings.retain(|l| !refused.contains(l));
+    entry.preferences.retain(|l| !refused.contains(l));
+    for lines in [
+        &mut entry.accomplishments,
+        &mut entry.decisions,
+        &mut entry.challenges,
+        &mut entry.key_learnings,
+        &mut entry.preferences,
+    ] {
+        crate::reflect::safety::scrub(lines);
+    }
     if req.dry_run {
         for (i, _) in &fresh {
             proposed[*i].outcome = "dry-run".into();

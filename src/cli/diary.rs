@@ -30,8 +30,8 @@ struct ListArgs {
     #[arg(long)]
     workspace: Option<String>,
     /// Most entries to list.
-    #[arg(long, default_value_t = 20)]
-    limit: usize,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    limit: u32,
 }
 
 #[derive(clap::Args, Debug)]
@@ -56,7 +56,7 @@ fn list(a: &ListArgs, ctx: &Ctx) -> Result<Report> {
         store,
         a.workspace.as_deref(),
         since.as_deref(),
-        a.limit.max(1),
+        a.limit as usize,
     )?;
     let degraded = if entries.is_empty() {
         json!({"diary": {"code": "EMPTY_DIARY", "message": "no session has been reflected on yet", "fix": "run `cm reflect` (the post-session hook does it after each session once `cm hooks install` ran)"}})

@@ -27,8 +27,8 @@ pub struct Args {
     #[arg(long)]
     workspace: Option<String>,
     /// Reflect on at most N sessions this run (oldest first); the rest wait for the next.
-    #[arg(long, default_value_t = 200)]
-    max_sessions: usize,
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions: u32,
     /// Propose and validate, but change nothing.
     #[arg(long)]
     dry_run: bool,
@@ -59,7 +59,23 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let loaded = ctx.loaded()?;
     let session_file = match &args.session {
-        Some(path) => Some(index(Some(path), ctx)?.unwrap_or_default()),
+        Some(path) => {
+            // A session is a regular file: a FIFO would block the reader, a device or a
+            // directory is not a transcript.
+            let meta =
+                std::fs::metadata(path).map_err(|e| CmError::io(path, "read session file", &e))?;
+            if !meta.is_file() {
+                return Err(CmError::usage(
+                    "INVALID_ARGUMENT",
+                    format!(
+                        "{} is not a regular file, so not a session log",
+                        path.display()
+                    ),
+                )
+                .hint("pass the transcript file the agent reported (a .jsonl or .json file)"));
+            }
+            Some(index(Some(path), ctx)?.unwrap_or_default())
+        }
         None if !args.no_index => index(None, ctx)?,
         None => None,
     };
@@ -69,7 +85,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         session_file,
         since,
         workspace: args.workspace.clone(),
-        max_sessions: args.max_sessions.max(1),
+        max_sessions: args.max_sessions as usize,
         dry_run: args.dry_run,
         force: args.force,
         now: clock::to_rfc3339(now_t),

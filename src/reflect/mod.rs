@@ -16,6 +16,7 @@ pub mod lessons;
 pub mod llm_pass;
 pub mod phrasing;
 pub mod privacy;
+pub mod safety;
 pub mod tables;
 pub mod transcript;
 pub mod validate;

@@ -38,6 +38,17 @@ impl Privacy {
 
     pub fn load() -> Result<Privacy> {
         let path = Self::path();
+        // Only a regular file is read (a FIFO would block every reflection).
+        if let Ok(m) = std::fs::metadata(&path)
+            && !m.is_file()
+        {
+            return Err(CmError::new(
+                "INVALID_PRIVACY_FILE",
+                ExitCode::Config,
+                format!("{} is not a regular file", path.display()),
+            )
+            .hint("remove it; `cm privacy status` shows the settings"));
+        }
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Privacy::default()),

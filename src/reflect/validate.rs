@@ -36,6 +36,9 @@ pub fn judge(content: &str, lesson: LessonKind, evidence: &Evidence) -> Verdict 
             reason: "it would carry a secret from the session".into(),
         };
     }
+    if let Some(why) = super::safety::refusal(content) {
+        return Verdict::Reject { reason: why.into() };
+    }
     if !phrasing::specific(content) {
         return Verdict::Reject {
             reason: "it names nothing specific".into(),
