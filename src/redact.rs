@@ -515,3 +515,19 @@ mod tests {
         assert!(lost.is_empty(), "decoys redacted:\n{}", lost.join("\n"));
     }
 }
+
+#[cfg(test)]
+mod stated_password_tests {
+    #[test]
+    fn passwords_said_in_prose_or_glued_to_a_client_flag_are_redacted() {
+        let (out, n) = super::redact(
+            "from now on the db password is Tr0ub4dor&3xyz, use it for mysql -u root -pTr0ub4dor&3xyz in tests",
+        );
+        assert!(!out.contains("Tr0ub4dor"), "{out}");
+        assert_eq!(n, 2, "{out}");
+        let (same, none) = super::redact(
+            "the password is stored in the vault; run mysql -u root -p to be asked for it",
+        );
+        assert_eq!(none, 0, "{same}");
+    }
+}

@@ -261,6 +261,22 @@ pub const SOURCES: &[Source] = &[
         r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s@/]{3,})@",
         &["://"],
     ),
+    exact(
+        "password-stated",
+        r#"(?i)\b(?:password|passwd|passphrase)\s+is\s+(?P<secret>[^\s"',;]{2,100}[0-9!@#$%^&*+=][^\s"',;]{0,100})"#,
+        &[
+            "password is",
+            "Password is",
+            "PASSWORD is",
+            "passwd is",
+            "passphrase is",
+        ],
+    ),
+    exact(
+        "mysql-password-flag",
+        r#"\b(?:mysql|mysqladmin|mysqldump|mariadb)\b[^\n]*?\s-p(?P<secret>[^\s"']{4,200})"#,
+        &["mysql", "mariadb"],
+    ),
     lower_then(
         "password-assignment",
         r#"(?i)\b(?P<key>[A-Za-z0-9_\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|auth|credential)[A-Za-z0-9_\-]*)\\?["']?(?P<op>\s*(?:=|:|=>)\s*)(?:\\?"(?P<dq>[^"\\\n]{6,200})\\?"|'(?P<sq>[^'\n]{6,200})'|(?P<secret>[^\s"',;}{]{8,}))"#,
