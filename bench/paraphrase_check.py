@@ -27,11 +27,11 @@ ENVELOPE = ("parentUuid", "isSidechain", "userType", "cwd", "sessionId", "versio
             "uuid", "timestamp")
 
 
-def load(sets):
-    """[project] for the named sets: project.json's fields plus `set` and `dir`."""
+def load(sets, suite=SUITE):
+    """[project] for the named sets of a suite: project.json's fields plus `set` and `dir`."""
     out = []
     for s in sets:
-        root = os.path.join(SUITE, s)
+        root = os.path.join(suite, s)
         for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
             path = os.path.join(root, name, "project.json")
             if not os.path.isfile(path):
@@ -116,13 +116,13 @@ def triple_problems(project, t, texts):
     return bad
 
 
-def problems(projects, sets):
+def problems(projects, sets, suite=SUITE):
     bad, seen_ids, seen_sessions, seen_names = [], {}, {}, {}
     spec = importlib.util.spec_from_file_location("paraphrase_build", os.path.join(SUITE, "build.py"))
     builder = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(builder)
-    bad += ["%s: stale, run tests/fixtures/paraphrase/build.py" % os.path.relpath(p, ROOT)
-            for p in builder.stale_files() if any(os.sep + s + os.sep in p for s in sets)]
+    bad += ["%s: stale, run tests/fixtures/paraphrase/build.py" % p
+            for p in builder.stale_files(suite)]
     for s in sets:
         mine = [p for p in projects if p["set"] == s]
         want_p, want_t = MINIMUM[s]

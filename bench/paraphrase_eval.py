@@ -15,7 +15,7 @@ the unrelated tasks' top-3 rate (target: <= 10%); --misses lists what ranked ins
 --check validates the fixtures only and exits 1 on a violation.
 
 usage: bench/paraphrase_eval.py [--bin target/release/cm] [--set dev|heldout|all] [--markdown]
-                                [--misses] [--check] [--noise N] [--json]
+                                [--misses] [--check] [--noise N] [--json] [--suite DIR]
 """
 import argparse
 import json
@@ -25,7 +25,7 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from paraphrase_check import SETS, load, problems, summary  # noqa: E402
+from paraphrase_check import SETS, SUITE, load, problems, summary  # noqa: E402
 from reflect_common import DEFAULT_BIN, Cm, CmError, project_slug  # noqa: E402
 from paraphrase_noise import noise_rules  # noqa: E402
 
@@ -130,7 +130,7 @@ def print_figures(figs, markdown):
         if markdown:
             print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
             for r in rows:
-                print("| " + " | ".join(r) + " |")
+                print("| " + " | ".join(c.strip() for c in r) + " |")
         else:
             widths = [max(len(x[i]) for x in rows + [head]) for i in range(len(head))]
             for r in [head] + rows:
@@ -157,10 +157,11 @@ def main():
     ap.add_argument("--check", action="store_true", help="validate the fixtures only")
     ap.add_argument("--noise", type=int, default=0, metavar="N", help="add N unrelated rules first")
     ap.add_argument("--json", action="store_true", help="print the figures and every ranking as JSON")
+    ap.add_argument("--suite", default=SUITE, help="the suite directory [default: tests/fixtures/paraphrase]")
     args = ap.parse_args()
     chosen = SETS if args.set == "all" or args.check else (args.set,)
-    projects = load(SETS)
-    bad = problems(projects, SETS)
+    projects = load(SETS, args.suite)
+    bad = problems(projects, SETS, args.suite)
     if args.check or bad:
         for b in bad:
             print("FIXTURE: " + b, file=sys.stderr)
