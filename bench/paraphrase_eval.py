@@ -86,10 +86,21 @@ def evaluate(binary, projects, chosen, noise):
                 other, other_bullets = rank_of(cm, t["unrelated"], p["cwd"], ids[t["id"]])
                 results.append({"set": p["set"], "project": p["name"], "id": t["id"], "rule": t["rule"],
                                 "task": t["task"], "unrelated": t["unrelated"], "rank": follow,
-                                "unrelatedRank": other,
+                                "unrelatedRank": other, "boundaryTie": boundary_tie(follow_bullets, follow)
+                                or boundary_tie(other_bullets, other),
                                 "instead": [brief(b, origin) for b in follow_bullets[:3]],
                                 "unrelatedTop": [brief(b, origin) for b in other_bullets[:3]]})
         return results, indexed
+
+
+def boundary_tie(bullets, rank, k=3):
+    """Whether the rule's score equals that of a bullet across the top-k boundary: rule ids
+    (random) break such ties, so the result can flip from run to run."""
+    if rank is None or len(bullets) <= k:
+        return False
+    score = bullets[rank - 1].get("finalScore")
+    other = bullets[k] if rank <= k else bullets[k - 1]
+    return score is not None and abs(score - (other.get("finalScore") or 0)) < 1e-9
 
 
 def brief(bullet, origin):
@@ -181,6 +192,10 @@ def main():
           % (len(projects), sum(len(p["triples"]) for p in projects), args.noise,
              indexed.get("filesSeen", "?"), indexed.get("messagesAdded", "?")))
     print_figures(figs, args.markdown)
+    ties = sum(1 for r in results if r["boundaryTie"])
+    if ties:
+        print("\n%d ranking(s) tie with a bullet across the top-3 boundary; rule ids (random) break "
+              "the tie, so these can flip between runs" % ties)
     if args.misses:
         print_misses(results)
 

@@ -23,6 +23,7 @@ mod json_shapes;
 mod llm_usage;
 mod messages;
 mod onboard;
+mod paraphrase_fixtures;
 mod playbook;
 mod project;
 mod quickstart;

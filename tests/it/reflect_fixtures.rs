@@ -28,7 +28,7 @@ fn text<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 /// Claude Code's directory name for a working directory.
-fn slug(cwd: &str) -> String {
+pub(crate) fn slug(cwd: &str) -> String {
     cwd.chars()
         .map(|c| if "/.\\:".contains(c) { '-' } else { c })
         .collect()
