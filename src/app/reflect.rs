@@ -218,6 +218,14 @@ fn evidence(store: &Store, s: &Session, words: &[String]) -> Result<(Evidence, S
 /// Sessions by (agent, session id).
 pub type SessionKeys = Vec<(String, String)>;
 
+/// The text `cm validate` weighs: held to the checks `playbook add` makes (`EMPTY_RULE`,
+/// `RULE_TOO_LONG`), with secrets redacted so the answer never repeats one and the validator
+/// sees that the rule would carry it.
+pub fn validation_text(text: &str) -> Result<String> {
+    let text = new_rule::rule_text(text)?;
+    Ok(crate::redact::redact(&text).0)
+}
+
 /// What `cm validate "RULE"` answers: the verdict a rule stated by a person would get, with the
 /// sessions (of `workspace`, else all) where its situation occurred.
 pub fn validate_text(

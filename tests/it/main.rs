@@ -28,6 +28,7 @@ mod project;
 mod quickstart;
 mod reflect;
 mod reflect_fixtures;
+mod reflect_input;
 mod rule_health;
 mod secrets;
 mod starters;
