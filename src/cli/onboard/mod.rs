@@ -221,7 +221,7 @@ fn sample(a: &SampleArgs, ctx: &Ctx) -> Result<Report> {
 }
 
 fn mark_done(a: &PathArg, ctx: &Ctx) -> Result<Report> {
-    let (p, new) = service::mark_done(ctx.store()?, &a.path)?;
+    let (p, new) = service::mark_done(ctx.existing_store()?, &a.path)?;
     let shown = p
         .source_path
         .clone()
