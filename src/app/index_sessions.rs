@@ -42,6 +42,7 @@ pub fn run<'s>(req: IndexRequest<'_>, open: impl FnOnce() -> Result<&'s Store>) 
     let (sources, discovery, _lock) = match req.file {
         Some(file) => {
             let source = source_for(file, req.connectors, req.agent)?;
+            crate::episodic::recognise::refuse_non_transcript(&source, req.connectors)?;
             let lock = FileLock::acquire(&locks.join(format!(
                 "index-{:016x}.lock",
                 index::files::fnv1a(source.path.to_string_lossy().as_bytes())

@@ -101,6 +101,9 @@ pub struct Reflected {
     pub remaining: usize,
     /// Sessions matched but already reflected on.
     pub already_reflected: usize,
+    /// Sessions matched that hold no message yet (a transcript just begun): nothing to learn
+    /// from; they are reflected on once they have messages.
+    pub empty_sessions: usize,
     /// Sessions the LLM pass refined.
     pub llm_refined: usize,
     /// Why the LLM pass did not run (not configured, over budget, unreachable), when it did not
@@ -133,6 +136,10 @@ pub fn run(
     for s in candidates {
         if s.parent_session_id.is_some() {
             continue; // a subagent's work belongs to its parent session
+        }
+        if s.message_count == 0 {
+            out.empty_sessions += 1;
+            continue;
         }
         let done = tables::reflected_at_count(store, &s.agent, &s.session_id)?;
         if !req.force && done == Some(s.message_count) {

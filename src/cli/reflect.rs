@@ -109,10 +109,12 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     });
     let mut issues = serde_json::Map::new();
     if let Some(m) = degraded {
-        issues.insert(
-            "reflection".into(),
-            json!({"code": "NOTHING_TO_REFLECT", "message": m, "fix": "run `cm history index`, or install the post-session hook with `cm hooks install`"}),
-        );
+        let issue = if args.session.is_some() && done.empty_sessions > 0 {
+            json!({"code": "EMPTY_SESSION", "message": m, "fix": "nothing needed; reflect on it again once the session has messages"})
+        } else {
+            json!({"code": "NOTHING_TO_REFLECT", "message": m, "fix": "run `cm history index`, or install the post-session hook with `cm hooks install`"})
+        };
+        issues.insert("reflection".into(), issue);
     }
     if let Some(issue) = &done.llm_unavailable {
         issues.insert("llm".into(), json!(issue));
@@ -152,6 +154,12 @@ fn index(path: Option<&std::path::Path>, ctx: &Ctx) -> Result<Option<String>> {
 fn degraded(done: &Reflected, store: &crate::store::Store, args: &Args) -> Option<String> {
     if !done.sessions.is_empty() || done.already_reflected > 0 {
         return None;
+    }
+    if let (Some(p), true) = (&args.session, done.empty_sessions > 0) {
+        return Some(format!(
+            "{} is a transcript with no messages yet, so there is nothing to learn from",
+            p.display()
+        ));
     }
     if !crate::episodic::sessions::has_index(store) {
         return Some("no sessions are indexed yet, so there is nothing to learn from".into());

@@ -4,6 +4,83 @@
 
 use crate::harness::Env;
 use crate::reflect::NOW;
+use serde_json::json;
+
+const PASSWD: &str = "root:x:0:0:root:/root:/bin/bash\n\
+daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n\
+bin:x:2:2:bin:/bin:/usr/sbin/nologin\n\
+sys:x:3:3:sys:/dev:/usr/sbin/nologin\n";
+
+#[test]
+fn a_file_that_is_no_transcript_is_refused_and_nothing_is_written() {
+    let env = Env::builder().now(NOW).build();
+    // Outside every agent's directory, and inside Claude Code's: refused either way.
+    let loose = env.write("etc/passwd", PASSWD);
+    let dir = env.home.join(".claude/projects/-home-dev-shop");
+    std::fs::create_dir_all(&dir).unwrap();
+    let planted = dir.join("passwd.jsonl");
+    std::fs::write(&planted, PASSWD).unwrap();
+    for path in [&loose, &planted] {
+        let e = env
+            .cm(&["reflect", "--session", path.to_str().unwrap()])
+            .json()
+            .run()
+            .code(2)
+            .error_code("NOT_A_TRANSCRIPT");
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains(path.to_str().unwrap()), "{e}");
+        assert!(message.contains("line 1"), "{e}");
+        assert!(
+            e["hint"].as_str().unwrap().contains("nothing was indexed"),
+            "{e}"
+        );
+        assert!(!env.db().exists(), "a refused file created the store");
+    }
+    // `cm history index --file` refuses it the same way; the index holds nothing of it.
+    env.cm(&["init"]).run().ok();
+    env.cm(&["history", "index", "--file", loose.to_str().unwrap()])
+        .json()
+        .run()
+        .code(2)
+        .error_code("NOT_A_TRANSCRIPT");
+    let sessions = env.data_of(&["history", "sessions"]);
+    assert_eq!(sessions["count"], 0, "{sessions}");
+}
+
+#[test]
+fn a_transcript_with_no_messages_is_not_reflected_and_says_so() {
+    let env = Env::builder().now(NOW).build();
+    let dir = env.home.join(".claude/projects/-home-dev-shop");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Just begun (empty), and one holding only a title record and bookkeeping.
+    let empty = dir.join("0a0a0a0a-1111-4222-8333-444455556666.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let titled = dir.join("0b0b0b0b-1111-4222-8333-444455556666.jsonl");
+    std::fs::write(
+        &titled,
+        json!({"type": "summary", "summary": "Shop checkout", "leafUuid": "x"}).to_string() + "\n",
+    )
+    .unwrap();
+    for path in [&empty, &titled] {
+        let d = env
+            .cm(&["reflect", "--session", path.to_str().unwrap()])
+            .json()
+            .run()
+            .ok()
+            .data();
+        assert_eq!(d["sessions"], json!([]), "{d}");
+        assert_eq!(d["emptySessions"], 1, "{d}");
+        assert_eq!(d["degraded"]["reflection"]["code"], "EMPTY_SESSION", "{d}");
+        assert!(
+            d["degraded"]["reflection"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("no messages yet"),
+            "{d}"
+        );
+    }
+    assert_eq!(env.data_of(&["diary", "list"])["count"], 0);
+}
 
 #[test]
 fn validate_holds_rule_text_to_the_checks_of_playbook_add() {
