@@ -106,8 +106,10 @@ pub struct Reflected {
     pub empty_sessions: usize,
     /// Sessions the LLM pass refined.
     pub llm_refined: usize,
-    /// Why the LLM pass did not run (not configured, over budget, unreachable), when it did not
-    /// for some session: the reflection is then deterministic.
+    /// Why the LLM pass did not run (not configured, over budget, unreachable, a dry run), when
+    /// it did not for some session: the reflection is then deterministic. Reported in
+    /// `degraded.llm` only.
+    #[serde(skip)]
     pub llm_unavailable: Option<crate::degraded::Issue>,
 }
 
@@ -200,6 +202,24 @@ pub fn run(
         );
         out.feedback.extend(one.feedback.iter().cloned());
         out.sessions.push(one);
+    }
+    if req.dry_run
+        && out.llm_unavailable.is_none()
+        && out.sessions.iter().any(|s| s.skipped.is_none())
+        && let Some(settings) = &req.llm
+    {
+        out.llm_unavailable = Some(match crate::llm::ready(settings) {
+            Ok(kind) => crate::degraded::Issue::new(
+                "LLM_SKIPPED_DRY_RUN",
+                &format!(
+                    "a dry run makes no LLM call: these proposals are the deterministic reflector's, without the {} pass a real run adds",
+                    kind.name()
+                ),
+                "run `cm reflect` without --dry-run to let the LLM refine them",
+            ),
+            // What a real run would say (not configured, disabled, no key).
+            Err(why) => why.issue(),
+        });
     }
     Ok(out)
 }

@@ -3,8 +3,8 @@
 //! rules made of the words every session uses, and a dry run with an LLM configured.
 
 use crate::harness::Env;
-use crate::reflect::NOW;
-use serde_json::json;
+use crate::reflect::{NOW, Transcript};
+use serde_json::{Value, json};
 
 const PASSWD: &str = "root:x:0:0:root:/root:/bin/bash\n\
 daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n\
@@ -109,4 +109,60 @@ fn validate_holds_rule_text_to_the_checks_of_playbook_add() {
     ]);
     assert!(!d.to_string().contains("ghp_abcdefghij"), "{d}");
     assert_eq!(d["verdict"], "reject", "{d}");
+}
+
+/// A short session of the workspace whose user message is `said`.
+fn session(n: usize, cwd: &str, said: &str) -> Transcript {
+    let id = format!("{n:08x}-1111-4222-8333-444455556666");
+    let mut t = Transcript::new(&id, cwd);
+    t.user(said)
+        .bash("npm test", "Tests: 12 passed, 0 failed", false)
+        .agent("I ran the tests before pushing; they all pass. Pushing the branch now.");
+    t
+}
+
+#[test]
+fn a_dry_run_says_it_skipped_the_configured_llm_pass() {
+    let env = Env::builder().now(NOW).build();
+    // Nothing listens there: a dry run must not call it, and says it did not.
+    env.write_config(&json!({"llm": {"provider": "openai-compatible", "baseUrl": "http://127.0.0.1:9", "model": "test-model"}}));
+    let path = session(
+        1,
+        "/home/dev/shop",
+        "no, don't use moment here, we use date-fns in this repo",
+    )
+    .write_to(&env);
+    let d = env
+        .cm(&["reflect", "--dry-run", "--session", path.to_str().unwrap()])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["degraded"]["llm"]["code"], "LLM_SKIPPED_DRY_RUN", "{d}");
+    assert!(d.get("llmUnavailable").is_none(), "{d}");
+    assert_eq!(d["reflector"], "deterministic");
+    // Without an LLM the dry run says what a real run says; with --no-llm, nothing.
+    let env = Env::builder().now(NOW).build();
+    let path = session(
+        1,
+        "/home/dev/shop",
+        "no, don't use moment here, we use date-fns in this repo",
+    )
+    .write_to(&env);
+    let p = path.to_str().unwrap();
+    let d = env
+        .cm(&["reflect", "--dry-run", "--session", p])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["degraded"]["llm"]["code"], "LLM_NOT_CONFIGURED", "{d}");
+    assert!(d.get("llmUnavailable").is_none(), "{d}");
+    let d = env
+        .cm(&["reflect", "--dry-run", "--no-llm", "--session", p])
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert_eq!(d["degraded"], Value::Null, "{d}");
 }
