@@ -27,6 +27,7 @@ pub mod redact;
 pub mod reflect;
 pub mod store;
 pub mod untrusted;
+pub mod workspace;
 
 #[cfg(test)]
 mod layers_tests;

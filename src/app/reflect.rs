@@ -36,7 +36,7 @@ pub struct ReflectRequest {
     pub session_file: Option<String>,
     /// Only sessions that ended at or after this time (RFC 3339).
     pub since: Option<String>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     pub workspace: Option<String>,
     pub max_sessions: usize,
     /// Propose and validate, write nothing.

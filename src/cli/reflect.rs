@@ -23,7 +23,7 @@ pub struct Args {
     /// Reflect on this session file (indexed first): what the post-session hook runs.
     #[arg(long, value_name = "PATH")]
     session: Option<PathBuf>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     #[arg(long)]
     workspace: Option<String>,
     /// Reflect on at most N sessions this run (oldest first); the rest wait for the next.

@@ -33,3 +33,4 @@ mod rule_health;
 mod secrets;
 mod starters;
 mod store_faults;
+mod workspaces;

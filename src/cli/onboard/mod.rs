@@ -45,7 +45,7 @@ pub struct SampleArgs {
     /// Only sessions that ended in the last N days.
     #[arg(long)]
     days: Option<u32>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     #[arg(long)]
     workspace: Option<String>,
     /// Sessions to return at most.

@@ -77,8 +77,8 @@ fn conditions(q: &SearchQuery, first: usize) -> (String, Vec<Value>) {
         sql.push_str(&format!(" AND m.role = ?{n}"));
     }
     if let Some(ws) = q.workspace.as_deref().filter(|w| !w.is_empty()) {
-        let n = next(&mut params, Value::Text(ws.into()));
-        sql.push_str(&format!(" AND substr(m.workspace, 1, length(?{n})) = ?{n}"));
+        let n = next(&mut params, Value::Text(crate::workspace::key(ws).into()));
+        sql.push_str(&format!(" AND {}", crate::workspace::sql("m.workspace", n)));
     }
     if let Some(days) = q.days {
         let since = crate::clock::now().timestamp_millis() - days as i64 * 86_400_000;
