@@ -134,6 +134,7 @@ fn index(path: Option<&std::path::Path>, ctx: &Ctx) -> Result<Option<String>> {
     let refs: Vec<&dyn Connector> = connectors.iter().map(|c| c.as_ref()).collect();
     let request = IndexRequest {
         connectors: &refs,
+        places: &crate::episodic::connectors::Places::of_process(),
         file: path,
         agent: None,
         full: false,
