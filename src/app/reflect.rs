@@ -277,6 +277,12 @@ fn evidence_in(
 ) -> Result<(Evidence, SessionKeys)> {
     let mut ev = Evidence::default();
     let mut others: Vec<(String, String)> = Vec::new();
+    // Only the rule's distinctive words are evidence: a session sharing "run" and "tests" with
+    // it is no sign that its situation occurred there.
+    let total = sessions::count(store)?.max(0) as u64;
+    let words = crate::reflect::distinctive::distinctive(words, total, |w| {
+        crate::episodic::search::spread::sessions_with(store, w, total / 2 + 1).unwrap_or(0)
+    });
     if words.is_empty() {
         return Ok((ev, others));
     }

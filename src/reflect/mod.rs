@@ -11,6 +11,7 @@
 pub mod audit;
 pub mod delta;
 pub mod diary;
+pub mod distinctive;
 pub mod fixes;
 pub mod lessons;
 pub mod llm_pass;

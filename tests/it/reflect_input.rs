@@ -121,6 +121,62 @@ fn session(n: usize, cwd: &str, said: &str) -> Transcript {
     t
 }
 
+fn index(env: &Env) {
+    env.cm(&["history", "index"]).run().ok();
+}
+
+#[test]
+fn generic_words_are_no_evidence_and_distinctive_ones_are() {
+    let env = Env::builder().now(NOW).build();
+    for n in 0..3 {
+        session(
+            n,
+            "/home/dev/shop",
+            "Run the tests before pushing, as always.",
+        )
+        .write_to(&env);
+    }
+    session(
+        9,
+        "/home/dev/shop",
+        "The jest config needs a timezone pin for the date suite.",
+    )
+    .write_to(&env);
+    index(&env);
+    // Every session ran tests before pushing: a rule of those words has no evidence.
+    let d = env.data_of(&["validate", "Always run the tests before pushing"]);
+    assert_eq!(d["evidence"]["sessions"], 0, "{d}");
+    assert_eq!(d["sessions"], json!([]), "{d}");
+    assert_ne!(d["verdict"], "accept", "{d}");
+    // The one session about the jest timezone is evidence for a rule about it.
+    let d = env.data_of(&[
+        "validate",
+        "Pin the timezone in the jest config before date tests",
+    ]);
+    assert_eq!(d["verdict"], "accept", "{d}");
+    assert_eq!(d["evidence"]["sessions"], 1, "{d}");
+}
+
+#[test]
+fn a_word_in_most_sessions_of_a_large_history_is_no_evidence() {
+    let env = Env::builder().now(NOW).build();
+    for n in 0..12 {
+        session(
+            n,
+            "/home/dev/api",
+            "Bring the docker container up for the api suite.",
+        )
+        .write_to(&env);
+    }
+    index(&env);
+    // "docker" and "container" are in every session: they tell none apart.
+    let d = env.data_of(&[
+        "validate",
+        "Restart the docker container after a schema migration",
+    ]);
+    assert_eq!(d["evidence"]["sessions"], 0, "{d}");
+}
+
 #[test]
 fn a_dry_run_says_it_skipped_the_configured_llm_pass() {
     let env = Env::builder().now(NOW).build();
