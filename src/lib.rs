@@ -30,6 +30,8 @@ pub mod untrusted;
 pub mod workspace;
 
 #[cfg(test)]
+mod error_codes_tests;
+#[cfg(test)]
 mod layers_tests;
 #[cfg(test)]
 mod plans_tests;

@@ -45,6 +45,12 @@ fn a_file_that_is_no_transcript_is_refused_and_nothing_is_written() {
         .error_code("NOT_A_TRANSCRIPT");
     let sessions = env.data_of(&["history", "sessions"]);
     assert_eq!(sessions["count"], 0, "{sessions}");
+    // A path that is not there is bad input too (exit 2, as the README's table says).
+    env.cm(&["reflect", "--session", "/no/such/session.jsonl"])
+        .json()
+        .run()
+        .code(2)
+        .error_code("FILE_NOT_FOUND");
 }
 
 #[test]
