@@ -4,20 +4,10 @@
 //! raised, and the table names no code the binary never raises. Scripts branch on these
 //! numbers, so the documentation is part of the contract.
 
+use crate::layers_tests::rust_files;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read source dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 fn exit_of(name: &str) -> u8 {
     match name {

@@ -89,7 +89,7 @@ fn lesson_session(rule_id: &str) -> Transcript {
 }
 
 /// `cm reflect --session PATH [more]` and its data.
-fn reflect(env: &Env, args: &[&str]) -> Value {
+pub(crate) fn reflect(env: &Env, args: &[&str]) -> Value {
     let mut all = vec!["reflect", "--session"];
     all.extend_from_slice(args);
     env.cm(&all).json().run().ok().data()

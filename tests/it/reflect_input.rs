@@ -3,7 +3,7 @@
 //! rules made of the words every session uses, and a dry run with an LLM configured.
 
 use crate::harness::Env;
-use crate::reflect::{NOW, Transcript};
+use crate::reflect::{NOW, Transcript, reflect};
 use serde_json::{Value, json};
 
 const PASSWD: &str = "root:x:0:0:root:/root:/bin/bash\n\
@@ -68,12 +68,7 @@ fn a_transcript_with_no_messages_is_not_reflected_and_says_so() {
     )
     .unwrap();
     for path in [&empty, &titled] {
-        let d = env
-            .cm(&["reflect", "--session", path.to_str().unwrap()])
-            .json()
-            .run()
-            .ok()
-            .data();
+        let d = reflect(&env, &[path.to_str().unwrap()]);
         assert_eq!(d["sessions"], json!([]), "{d}");
         assert_eq!(d["emptySessions"], 1, "{d}");
         assert_eq!(d["degraded"]["reflection"]["code"], "EMPTY_SESSION", "{d}");
