@@ -647,6 +647,8 @@ fn session(
             situation.clear();
         }
     }
+    // The LLM pass may have repeated a line or listed the request as done.
+    crate::reflect::tidy::tidy(&mut entry, &t);
     entry.key_learnings.retain(|l| !refused.contains(l));
     entry.preferences.retain(|l| !refused.contains(l));
     for lines in [

@@ -8,6 +8,7 @@ mod cli_contract;
 mod concurrency;
 mod connectors;
 mod context;
+mod diary_quality;
 mod dispatch;
 mod docs_match;
 mod doctor_fix;
