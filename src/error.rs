@@ -81,7 +81,9 @@ impl CmError {
             ErrorKind::StorageFull | ErrorKind::QuotaExceeded => Self::fs("DISK_FULL", base)
                 .hint("free some disk space and retry; nothing already stored was changed")
                 .retryable(),
-            ErrorKind::NotFound => Self::fs("FILE_NOT_FOUND", base).hint("check the path"),
+            // A path that is not there is one the user named (a file to read, a session):
+            // bad input, like every other argument error.
+            ErrorKind::NotFound => Self::usage("FILE_NOT_FOUND", base).hint("check the path"),
             _ => Self::fs("IO_ERROR", base),
         }
     }

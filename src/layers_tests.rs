@@ -22,7 +22,7 @@ const FORBIDDEN: &[(&str, &str)] = &[
     ("\"PRAGMA ", "SQL text"),
 ];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("read source dir").flatten() {
         let path = entry.path();
         if path.is_dir() {

@@ -27,7 +27,10 @@ pub mod redact;
 pub mod reflect;
 pub mod store;
 pub mod untrusted;
+pub mod workspace;
 
+#[cfg(test)]
+mod error_codes_tests;
 #[cfg(test)]
 mod layers_tests;
 #[cfg(test)]

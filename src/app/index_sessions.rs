@@ -8,7 +8,7 @@
 //! takes a lock of its own, so two sessions ending together never index one transcript twice
 //! at once (the indexer's per-file check would catch it anyway).
 
-use crate::episodic::connectors::{Connector, Discovery, SourceFile, SourceKind};
+use crate::episodic::connectors::{Connector, Discovery, Places, SourceFile, SourceKind};
 use crate::episodic::index::{self, IndexReport, Options, Progress, prepare::Limits};
 use crate::error::{CmError, Result};
 use crate::fsutil::FileLock;
@@ -18,6 +18,8 @@ use std::path::Path;
 /// What to index.
 pub struct IndexRequest<'a> {
     pub connectors: &'a [&'a dyn Connector],
+    /// Where the connectors look (the home directory and their overrides).
+    pub places: &'a Places,
     /// Just this session file (the post-session job), else everything discovered.
     pub file: Option<&'a Path>,
     /// The agent `file` belongs to, when the caller knows.
@@ -41,7 +43,8 @@ pub fn run<'s>(req: IndexRequest<'_>, open: impl FnOnce() -> Result<&'s Store>) 
     let locks = crate::paths::data_dir().join("locks");
     let (sources, discovery, _lock) = match req.file {
         Some(file) => {
-            let source = source_for(file, req.connectors, req.agent)?;
+            let source = source_for(file, req.connectors, req.places, req.agent)?;
+            crate::episodic::recognise::refuse_non_transcript(&source, req.connectors)?;
             let lock = FileLock::acquire(&locks.join(format!(
                 "index-{:016x}.lock",
                 index::files::fnv1a(source.path.to_string_lossy().as_bytes())
@@ -53,7 +56,7 @@ pub fn run<'s>(req: IndexRequest<'_>, open: impl FnOnce() -> Result<&'s Store>) 
             let discovery: Vec<(&'static str, Discovery)> = req
                 .connectors
                 .iter()
-                .map(|c| (c.slug(), c.discover()))
+                .map(|c| (c.slug(), c.discover(req.places)))
                 .collect();
             let sources = discovery
                 .iter()
@@ -110,6 +113,7 @@ fn upkeep(store: &Store, grew: bool) {
 fn source_for(
     file: &Path,
     connectors: &[&dyn Connector],
+    places: &Places,
     agent: Option<&str>,
 ) -> Result<SourceFile> {
     let path = std::fs::canonicalize(file).map_err(|e| {
@@ -118,7 +122,7 @@ fn source_for(
     })?;
     for c in connectors {
         if let Some(f) = c
-            .discover()
+            .discover(places)
             .files
             .into_iter()
             .find(|f| f.path == path || std::fs::canonicalize(&f.path).is_ok_and(|p| p == path))
@@ -132,7 +136,7 @@ fn source_for(
         None => connectors
             .iter()
             .find(|c| {
-                c.discover()
+                c.discover(places)
                     .looked_in
                     .iter()
                     .any(|root| path.starts_with(root))

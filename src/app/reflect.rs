@@ -36,7 +36,7 @@ pub struct ReflectRequest {
     pub session_file: Option<String>,
     /// Only sessions that ended at or after this time (RFC 3339).
     pub since: Option<String>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     pub workspace: Option<String>,
     pub max_sessions: usize,
     /// Propose and validate, write nothing.
@@ -101,10 +101,15 @@ pub struct Reflected {
     pub remaining: usize,
     /// Sessions matched but already reflected on.
     pub already_reflected: usize,
+    /// Sessions matched that hold no message yet (a transcript just begun): nothing to learn
+    /// from; they are reflected on once they have messages.
+    pub empty_sessions: usize,
     /// Sessions the LLM pass refined.
     pub llm_refined: usize,
-    /// Why the LLM pass did not run (not configured, over budget, unreachable), when it did not
-    /// for some session: the reflection is then deterministic.
+    /// Why the LLM pass did not run (not configured, over budget, unreachable, a dry run), when
+    /// it did not for some session: the reflection is then deterministic. Reported in
+    /// `degraded.llm` only.
+    #[serde(skip)]
     pub llm_unavailable: Option<crate::degraded::Issue>,
 }
 
@@ -133,6 +138,10 @@ pub fn run(
     for s in candidates {
         if s.parent_session_id.is_some() {
             continue; // a subagent's work belongs to its parent session
+        }
+        if s.message_count == 0 {
+            out.empty_sessions += 1;
+            continue;
         }
         let done = tables::reflected_at_count(store, &s.agent, &s.session_id)?;
         if !req.force && done == Some(s.message_count) {
@@ -194,6 +203,24 @@ pub fn run(
         out.feedback.extend(one.feedback.iter().cloned());
         out.sessions.push(one);
     }
+    if req.dry_run
+        && out.llm_unavailable.is_none()
+        && out.sessions.iter().any(|s| s.skipped.is_none())
+        && let Some(settings) = &req.llm
+    {
+        out.llm_unavailable = Some(match crate::llm::ready(settings) {
+            Ok(kind) => crate::degraded::Issue::new(
+                "LLM_SKIPPED_DRY_RUN",
+                &format!(
+                    "a dry run makes no LLM call: these proposals are the deterministic reflector's, without the {} pass a real run adds",
+                    kind.name()
+                ),
+                "run `cm reflect` without --dry-run to let the LLM refine them",
+            ),
+            // What a real run would say (not configured, disabled, no key).
+            Err(why) => why.issue(),
+        });
+    }
     Ok(out)
 }
 
@@ -217,6 +244,14 @@ fn evidence(store: &Store, s: &Session, words: &[String]) -> Result<(Evidence, S
 
 /// Sessions by (agent, session id).
 pub type SessionKeys = Vec<(String, String)>;
+
+/// The text `cm validate` weighs: held to the checks `playbook add` makes (`EMPTY_RULE`,
+/// `RULE_TOO_LONG`), with secrets redacted so the answer never repeats one and the validator
+/// sees that the rule would carry it.
+pub fn validation_text(text: &str) -> Result<String> {
+    let text = new_rule::rule_text(text)?;
+    Ok(crate::redact::redact(&text).0)
+}
 
 /// What `cm validate "RULE"` answers: the verdict a rule stated by a person would get, with the
 /// sessions (of `workspace`, else all) where its situation occurred.
@@ -242,6 +277,12 @@ fn evidence_in(
 ) -> Result<(Evidence, SessionKeys)> {
     let mut ev = Evidence::default();
     let mut others: Vec<(String, String)> = Vec::new();
+    // Only the rule's distinctive words are evidence: a session sharing "run" and "tests" with
+    // it is no sign that its situation occurred there.
+    let total = sessions::count(store)?.max(0) as u64;
+    let words = crate::reflect::distinctive::distinctive(words, total, |w| {
+        crate::episodic::search::spread::sessions_with(store, w, total / 2 + 1).unwrap_or(0)
+    });
     if words.is_empty() {
         return Ok((ev, others));
     }
@@ -606,6 +647,8 @@ fn session(
             situation.clear();
         }
     }
+    // The LLM pass may have repeated a line or listed the request as done.
+    crate::reflect::tidy::tidy(&mut entry, &t);
     entry.key_learnings.retain(|l| !refused.contains(l));
     entry.preferences.retain(|l| !refused.contains(l));
     for lines in [

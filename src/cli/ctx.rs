@@ -2,7 +2,7 @@
 //! each loaded at most once and only when a command asks for it.
 
 use crate::config::{self, Config, Loaded};
-use crate::error::Result;
+use crate::error::{CmError, ExitCode, Result};
 use crate::output::Mode;
 use crate::store::Store;
 use once_cell::unsync::OnceCell;
@@ -41,5 +41,22 @@ impl Ctx {
     /// The store, opened and migrated on first use.
     pub fn store(&self) -> Result<&Store> {
         self.store.get_or_try_init(Store::open_default)
+    }
+
+    /// The store when one exists; a command that reads indexed sessions must not create an
+    /// empty store just to say that nothing is indexed (`NO_STORE`, exit 6).
+    pub fn existing_store(&self) -> Result<&Store> {
+        if self.store.get().is_none() && !crate::paths::db_path().exists() {
+            return Err(CmError::new(
+                "NO_STORE",
+                ExitCode::SessionIndex,
+                format!(
+                    "no cm store yet ({} does not exist), so no session is indexed",
+                    crate::paths::db_path().display()
+                ),
+            )
+            .hint("run `cm init`, then `cm history index`; nothing was created"));
+        }
+        self.store()
     }
 }

@@ -26,7 +26,7 @@ struct ListArgs {
     /// Only entries of the last N days.
     #[arg(long)]
     days: Option<u32>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     #[arg(long)]
     workspace: Option<String>,
     /// Most entries to list.

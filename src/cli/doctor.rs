@@ -47,6 +47,7 @@ fn repairs(args: &Args, ctx: &Ctx, exe: &Path) -> Vec<crate::app::repair::Repair
                 connectors.iter().map(|c| c.as_ref()).collect();
             let request = crate::app::index_sessions::IndexRequest {
                 connectors: &refs,
+                places: &crate::episodic::connectors::Places::of_process(),
                 file: None,
                 agent: None,
                 full: false,

@@ -62,7 +62,7 @@ pub struct SearchArgs {
     /// Only this agent's sessions (claude, codex, gemini, aider, opencode, cline, cursor).
     #[arg(long)]
     agent: Option<String>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     #[arg(long)]
     workspace: Option<String>,
     /// Only messages with this role (user, assistant, tool, system).
@@ -91,7 +91,7 @@ pub struct SessionsArgs {
     /// Only this agent's sessions.
     #[arg(long)]
     agent: Option<String>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     #[arg(long)]
     workspace: Option<String>,
     /// Most sessions to list.

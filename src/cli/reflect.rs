@@ -23,7 +23,7 @@ pub struct Args {
     /// Reflect on this session file (indexed first): what the post-session hook runs.
     #[arg(long, value_name = "PATH")]
     session: Option<PathBuf>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     #[arg(long)]
     workspace: Option<String>,
     /// Reflect on at most N sessions this run (oldest first); the rest wait for the next.
@@ -109,10 +109,12 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     });
     let mut issues = serde_json::Map::new();
     if let Some(m) = degraded {
-        issues.insert(
-            "reflection".into(),
-            json!({"code": "NOTHING_TO_REFLECT", "message": m, "fix": "run `cm history index`, or install the post-session hook with `cm hooks install`"}),
-        );
+        let issue = if args.session.is_some() && done.empty_sessions > 0 {
+            json!({"code": "EMPTY_SESSION", "message": m, "fix": "nothing needed; reflect on it again once the session has messages"})
+        } else {
+            json!({"code": "NOTHING_TO_REFLECT", "message": m, "fix": "run `cm history index`, or install the post-session hook with `cm hooks install`"})
+        };
+        issues.insert("reflection".into(), issue);
     }
     if let Some(issue) = &done.llm_unavailable {
         issues.insert("llm".into(), json!(issue));
@@ -132,6 +134,7 @@ fn index(path: Option<&std::path::Path>, ctx: &Ctx) -> Result<Option<String>> {
     let refs: Vec<&dyn Connector> = connectors.iter().map(|c| c.as_ref()).collect();
     let request = IndexRequest {
         connectors: &refs,
+        places: &crate::episodic::connectors::Places::of_process(),
         file: path,
         agent: None,
         full: false,
@@ -152,6 +155,12 @@ fn index(path: Option<&std::path::Path>, ctx: &Ctx) -> Result<Option<String>> {
 fn degraded(done: &Reflected, store: &crate::store::Store, args: &Args) -> Option<String> {
     if !done.sessions.is_empty() || done.already_reflected > 0 {
         return None;
+    }
+    if let (Some(p), true) = (&args.session, done.empty_sessions > 0) {
+        return Some(format!(
+            "{} is a transcript with no messages yet, so there is nothing to learn from",
+            p.display()
+        ));
     }
     if !crate::episodic::sessions::has_index(store) {
         return Some("no sessions are indexed yet, so there is nothing to learn from".into());

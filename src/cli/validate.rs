@@ -11,15 +11,16 @@ use serde_json::json;
 pub struct Args {
     /// The rule's text.
     rule: String,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     #[arg(long)]
     workspace: Option<String>,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
+    let rule = crate::app::reflect::validation_text(&args.rule)?;
     let store = ctx.store()?;
     let (verdict, evidence, sessions) =
-        crate::app::reflect::validate_text(store, &args.rule, args.workspace.as_deref())?;
+        crate::app::reflect::validate_text(store, &rule, args.workspace.as_deref())?;
     let indexed = crate::episodic::sessions::has_index(store);
     let human = match &verdict {
         Verdict::Accept => format!(
@@ -44,7 +45,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         Verdict::Reject { reason } => ("reject", Some(reason.as_str())),
     };
     Ok(Report::new(json!({
-        "rule": args.rule, "verdict": name, "reason": reason, "evidence": evidence, "sessions": list,
+        "rule": rule, "verdict": name, "reason": reason, "evidence": evidence, "sessions": list,
         "degraded": degraded,
     }))
     .human(human))

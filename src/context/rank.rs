@@ -59,9 +59,7 @@ pub fn scope_factor(
 }
 
 pub(crate) fn same_workspace(a: &str, b: &str) -> bool {
-    let a = a.trim_end_matches('/');
-    let b = b.trim_end_matches('/');
-    a == b || b.starts_with(&format!("{a}/"))
+    crate::workspace::contains(a, b)
 }
 
 /// Everything ranking needs to know about one candidate.

@@ -6,6 +6,7 @@ pub mod connectors;
 pub mod index;
 pub mod model;
 pub mod query;
+pub mod recognise;
 pub mod remote;
 pub mod replay;
 pub mod search;

@@ -40,7 +40,7 @@ pub struct Session {
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     pub agent: Option<String>,
-    /// Workspace prefix.
+    /// This workspace or a directory under it ([`crate::workspace`]).
     pub workspace: Option<String>,
     /// Only sessions that ended at or after this time (RFC 3339).
     pub ended_since: Option<String>,
@@ -88,10 +88,10 @@ pub fn list(conn: &Connection, filter: &Filter) -> Result<Vec<Session>> {
         sql.push_str(&format!(" AND agent = ?{}", p.len()));
     }
     if let Some(w) = filter.workspace.as_ref().filter(|w| !w.is_empty()) {
-        p.push(Box::new(w.clone()));
+        p.push(Box::new(crate::workspace::key(w).to_string()));
         sql.push_str(&format!(
-            " AND substr(workspace, 1, length(?{n})) = ?{n}",
-            n = p.len()
+            " AND {}",
+            crate::workspace::sql("workspace", p.len())
         ));
     }
     if let Some(since) = &filter.ended_since {

@@ -17,7 +17,7 @@ impl Connector for Tiny {
     fn slug(&self) -> &'static str {
         "tiny"
     }
-    fn discover(&self) -> Discovery {
+    fn discover(&self, _at: &super::connectors::Places) -> Discovery {
         Discovery::default()
     }
     fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {

@@ -25,12 +25,10 @@ pub struct RuleInput<'a> {
     pub now: &'a str,
 }
 
-pub fn build(input: RuleInput) -> Result<Bullet> {
-    let collapsed = input
-        .content
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+/// A rule's text as every way in takes it (`playbook add`, import, reflection, `cm validate`):
+/// whitespace collapsed, not empty, at most [`MAX_RULE_CHARS`] characters.
+pub fn rule_text(content: &str) -> Result<String> {
+    let collapsed = content.split_whitespace().collect::<Vec<_>>().join(" ");
     if collapsed.is_empty() {
         return Err(CmError::usage("EMPTY_RULE", "rule text is empty")
             .hint("give the rule as text: cm playbook add \"Always ...\""));
@@ -45,6 +43,11 @@ pub fn build(input: RuleInput) -> Result<Bullet> {
         )
         .hint("state the rule in a sentence or two; put background in --reasoning"));
     }
+    Ok(collapsed)
+}
+
+pub fn build(input: RuleInput) -> Result<Bullet> {
+    let collapsed = rule_text(input.content)?;
     let (content, _) = crate::redact::redact(&collapsed);
     let category = validate_category(input.category.unwrap_or("general"), input.custom_categories)?;
     let (scope, mut scope_key) = match input.scope {

@@ -80,19 +80,6 @@ pub struct About<'a> {
     pub now: &'a str,
 }
 
-/// Words in the user's last messages that say the work is not done.
-const STILL_BROKEN: &[&str] = &[
-    "still doesn't work",
-    "still does not work",
-    "still broken",
-    "still failing",
-    "still fails",
-    "this is wrong",
-    "that's wrong",
-    "doesn't work",
-    "give up",
-];
-
 /// Test, build and check runs: their last result says how the session ended.
 fn is_check(command: &str) -> bool {
     let l = command.to_lowercase();
@@ -104,18 +91,17 @@ fn is_check(command: &str) -> bool {
 }
 
 pub fn status_of(t: &Transcript, failures: &[Failure]) -> Status {
-    let last_users: Vec<String> = t
-        .user_texts()
-        .map(|(_, s)| s.to_lowercase())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .take(2)
-        .collect();
-    if last_users
-        .iter()
-        .any(|u| STILL_BROKEN.iter().any(|w| u.contains(w)))
-    {
+    use super::transcript::Step;
+    use super::user_verdict::{rejects, still_broken};
+    let last_users: Vec<&str> = t.user_texts().map(|(_, s)| s).collect();
+    let last_two = &last_users[last_users.len().saturating_sub(2)..];
+    // The user's last word stopped the agent (and no work followed), or says the work is
+    // still not done.
+    let last_user = t.steps.iter().rposition(|s| matches!(s, Step::User { .. }));
+    let worked_after =
+        last_user.is_some_and(|i| t.steps[i + 1..].iter().any(|s| matches!(s, Step::Tool(_))));
+    let stopped = !worked_after && last_users.last().is_some_and(|u| rejects(u));
+    if stopped || last_two.iter().any(|u| still_broken(u)) {
         return Status::Failure;
     }
     let last_check = t
@@ -319,7 +305,7 @@ pub fn write(
             format!("{}\0{}", about.agent, about.session_id).as_bytes()
         ) & 0xffff_ffff_ffff
     );
-    DiaryEntry {
+    let mut entry = DiaryEntry {
         id,
         session_path: about.session_path.map(str::to_string),
         session_id: about.session_id.to_string(),
@@ -347,5 +333,7 @@ pub fn write(
         files_touched: files,
         related_sessions: related,
         rules_used,
-    }
+    };
+    super::tidy::tidy(&mut entry, t);
+    entry
 }

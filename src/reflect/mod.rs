@@ -11,6 +11,7 @@
 pub mod audit;
 pub mod delta;
 pub mod diary;
+pub mod distinctive;
 pub mod fixes;
 pub mod lessons;
 pub mod llm_pass;
@@ -18,7 +19,9 @@ pub mod phrasing;
 pub mod privacy;
 pub mod safety;
 pub mod tables;
+pub mod tidy;
 pub mod transcript;
+pub mod user_verdict;
 pub mod validate;
 
 /// The tag cm puts in every prompt of its own LLM calls: a session that starts with it is cm

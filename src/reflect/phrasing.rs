@@ -169,6 +169,11 @@ const COMMON: &[&str] = &[
     "go",
 ];
 
+/// Whether `word` (lower-case) is one of the words so common a rule made of them says nothing.
+pub fn is_common(word: &str) -> bool {
+    COMMON.contains(&word)
+}
+
 /// Every directive in one user message.
 pub fn directives(text: &str) -> Vec<Directive> {
     if text.len() > 1500 {

@@ -27,7 +27,7 @@ fn parse(doc: String) -> Option<DiaryEntry> {
     serde_json::from_str(&doc).ok()
 }
 
-/// Diary entries, newest first: optionally of one workspace (prefix) and since a time.
+/// Diary entries, newest first: optionally of one workspace (or under it) and since a time.
 pub fn entries(
     conn: &Connection,
     workspace: Option<&str>,
@@ -35,13 +35,15 @@ pub fn entries(
     limit: usize,
 ) -> Result<Vec<DiaryEntry>> {
     let mut stmt = conn
-        .prepare_cached(
+        .prepare_cached(&format!(
             "SELECT doc FROM diary_entries
-             WHERE (?1 IS NULL OR substr(coalesce(workspace, ''), 1, length(?1)) = ?1)
+             WHERE (?1 IS NULL OR {})
                AND (?2 IS NULL OR created_at >= ?2)
              ORDER BY created_at DESC, id LIMIT ?3",
-        )
+            crate::workspace::sql("coalesce(workspace, '')", 1)
+        ))
         .map_err(sql)?;
+    let workspace = workspace.map(crate::workspace::key);
     let docs: Vec<String> = stmt
         .query_map(params![workspace, since, limit as i64], |r| r.get(0))
         .map_err(sql)?

@@ -3,55 +3,34 @@
 //! append the rest and check that nothing is lost, duplicated or renumbered.
 
 use crate::harness::{Env, copy_tree, fixture_path};
-use cm::episodic::connectors::{self, Connector, ParseOutput, ResumePoint, SourceFile, SourceKind};
+use cm::episodic::connectors::{
+    self, Connector, ParseOutput, Places, ResumePoint, SourceFile, SourceKind,
+};
 use cm::episodic::model::{Message, MessageKind, Role};
 use std::path::Path;
-use std::sync::Mutex;
 
-/// HOME and the agents' overrides are process-wide: one test at a time touches them.
-static ENV: Mutex<()> = Mutex::new(());
-
-const OVERRIDES: &[&str] = &[
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "GEMINI_HOME",
-    "OPENCODE_STORAGE_ROOT",
-    "OPENCODE_SQLITE_DB",
-    "XDG_DATA_HOME",
-    "XDG_CONFIG_HOME",
-    "APPDATA",
-    "CASS_AIDER_DATA_ROOT",
-];
-
-/// A harness world whose HOME holds every agent's fixture tree, with this process's HOME
-/// pointed at it (the connectors are called in-process) while the value lives.
+/// A harness world whose HOME holds every agent's fixture tree. The connectors are called
+/// in-process with [`Home::places`] (that HOME and no override), never through the process
+/// environment, which the tests of this binary share.
 struct Home {
     env: Env,
-    _guard: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Home {
     fn path(&self) -> &Path {
         &self.env.home
     }
+    fn places(&self) -> Places {
+        Places::at(self.path())
+    }
 }
 
 fn home() -> Home {
-    let guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
     let env = Env::new();
     for agent in std::fs::read_dir(fixture_path("episodic")).unwrap() {
         copy_tree(&agent.unwrap().path(), &env.home);
     }
-    // SAFETY: the tests here hold ENV while they read or write the environment; the rest of
-    // this binary reads it only through std (spawning the binary, which gets its own HOME and
-    // has these overrides removed by the harness; temp dirs), under std's environment lock.
-    unsafe {
-        std::env::set_var("HOME", &env.home);
-        for v in OVERRIDES {
-            std::env::remove_var(v);
-        }
-    }
-    Home { env, _guard: guard }
+    Home { env }
 }
 
 fn connector(slug: &str) -> Box<dyn Connector> {
@@ -174,7 +153,7 @@ fn registry_knows_every_connector() {
 fn claude_sessions_subagents_errors_and_bad_lines() {
     let home = home();
     let c = connector("claude");
-    let d = c.discover();
+    let d = c.discover(&home.places());
     assert_eq!(
         d.looked_in,
         vec![
@@ -293,9 +272,7 @@ fn claude_config_dir_overrides_home() {
     let alt = home.path().join("alt-claude");
     copy_tree(&home.path().join(".claude"), &alt);
     std::fs::remove_dir_all(alt.join("projects/-home-u-other")).unwrap();
-    unsafe { std::env::set_var("CLAUDE_CONFIG_DIR", &alt) };
-    let d = connector("claude").discover();
-    unsafe { std::env::remove_var("CLAUDE_CONFIG_DIR") };
+    let d = connector("claude").discover(&home.places().with("CLAUDE_CONFIG_DIR", &alt));
     assert_eq!(d.looked_in, vec![alt.join("projects")]);
     assert_eq!(d.files.len(), 2);
 
@@ -308,7 +285,7 @@ fn claude_config_dir_overrides_home() {
         xdg.join("5e5e5e5e-0000-4000-8000-000000000001.jsonl"),
     )
     .unwrap();
-    let d = connector("claude").discover();
+    let d = connector("claude").discover(&home.places());
     assert_eq!(d.files.len(), 4);
 }
 
@@ -316,7 +293,7 @@ fn claude_config_dir_overrides_home() {
 fn codex_dedupes_prompts_marks_scaffolding_and_follows_cwd() {
     let home = home();
     let c = connector("codex");
-    let d = c.discover();
+    let d = c.discover(&home.places());
     assert_eq!(
         d.looked_in,
         vec![
@@ -391,20 +368,20 @@ fn codex_dedupes_prompts_marks_scaffolding_and_follows_cwd() {
 #[test]
 fn codex_home_overrides_and_missing_dirs_are_quiet() {
     let home = home();
-    unsafe { std::env::set_var("CODEX_HOME", home.path().join("nowhere")) };
-    let d = connector("codex").discover();
-    unsafe { std::env::remove_var("CODEX_HOME") };
+    let d = connector("codex").discover(
+        &home
+            .places()
+            .with("CODEX_HOME", home.path().join("nowhere")),
+    );
     assert!(d.files.is_empty() && d.errors.is_empty());
     assert_eq!(d.looked_in[0], home.path().join("nowhere/sessions"));
 }
 
 #[test]
 fn every_connector_survives_an_empty_home() {
-    let _home = home();
     let empty = tempfile::tempdir().unwrap();
-    unsafe { std::env::set_var("HOME", empty.path()) };
     for c in connectors::all() {
-        let d = c.discover();
+        let d = c.discover(&Places::at(empty.path()));
         assert!(d.files.is_empty(), "{} found {:?}", c.slug(), d.files);
         assert!(d.errors.is_empty(), "{}: {:?}", c.slug(), d.errors);
     }
@@ -420,7 +397,7 @@ fn line_containing(path: &Path, needle: &str) -> u64 {
 fn gemini_documents_place_messages_on_their_lines() {
     let home = home();
     let c = connector("gemini");
-    let d = c.discover();
+    let d = c.discover(&home.places());
     assert_eq!(d.looked_in, vec![home.path().join(".gemini/tmp")]);
     assert_eq!(d.files.len(), 2);
     assert!(d.files.iter().all(|f| f.kind == SourceKind::Document));
@@ -481,7 +458,7 @@ fn aider_histories_split_into_user_reply_and_output_blocks() {
     )
     .unwrap();
     let c = connector("aider");
-    let d = c.discover();
+    let d = c.discover(&home.places());
     assert_eq!(d.looked_in, vec![home.path().to_path_buf()]);
     let found: Vec<_> = d
         .files
@@ -567,7 +544,7 @@ fn opencode_reads_the_database_and_legacy_json_once_each() {
     let db = build_db(&share.join("opencode.db.sql"));
     let before = std::fs::read(&db).unwrap();
     let c = connector("opencode");
-    let d = c.discover();
+    let d = c.discover(&home.places());
     assert_eq!(d.looked_in, vec![db.clone(), share.join("storage/session")]);
     assert!(d.errors.is_empty(), "{:?}", d.errors);
     let names: Vec<String> = d
@@ -649,7 +626,7 @@ fn opencode_reads_the_database_and_legacy_json_once_each() {
 fn cline_tasks_from_every_editor_and_fork() {
     let home = home();
     let c = connector("cline");
-    let d = c.discover();
+    let d = c.discover(&home.places());
     assert!(
         d.looked_in.contains(
             &home
@@ -758,7 +735,7 @@ fn cursor_composers_bubbles_and_chat_tabs() {
     let global = user.join("globalStorage/state.vscdb");
     let before = std::fs::read(&global).unwrap();
     let c = connector("cursor");
-    let d = c.discover();
+    let d = c.discover(&home.places());
     assert!(d.looked_in.contains(&global));
     assert!(d.errors.is_empty(), "{:?}", d.errors);
     assert_eq!(d.files.len(), 3, "{:?}", d.files);

@@ -340,3 +340,25 @@ fn the_documented_walkthrough_reaches_ten_rules_from_three_agents() {
     );
     assert_eq!(summary["sessionsIndexed"], 20);
 }
+
+#[test]
+fn read_and_mark_done_without_a_store_create_none() {
+    let env = Env::builder().now(NOW).build();
+    for sub in ["read", "mark-done"] {
+        let e = env
+            .cm(&["onboard", sub, "0a1b2c3d"])
+            .json()
+            .run()
+            .code(6)
+            .error_code("NO_STORE");
+        assert!(
+            e["hint"].as_str().unwrap().contains("cm history index"),
+            "{e}"
+        );
+        assert!(!env.db().exists(), "`cm onboard {sub}` created a store");
+        assert!(
+            !env.db().parent().unwrap().exists(),
+            "`cm onboard {sub}` created the data directory"
+        );
+    }
+}

@@ -7,17 +7,17 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-const NOW: &str = "2026-11-21T00:00:00Z";
+pub(crate) const NOW: &str = "2026-11-21T00:00:00Z";
 
 /// A Claude Code transcript, line by line, in the agent's format.
-struct Transcript {
+pub(crate) struct Transcript {
     session: String,
     cwd: String,
     lines: Vec<Value>,
 }
 
 impl Transcript {
-    fn new(session: &str, cwd: &str) -> Transcript {
+    pub(crate) fn new(session: &str, cwd: &str) -> Transcript {
         Transcript {
             session: session.into(),
             cwd: cwd.into(),
@@ -33,16 +33,22 @@ impl Transcript {
             "timestamp": format!("2026-11-20T10:{:02}:{:02}.000Z", n / 60, n % 60),
         }));
     }
-    fn user(&mut self, text: &str) -> &mut Self {
+    pub(crate) fn user(&mut self, text: &str) -> &mut Self {
         self.push("user", json!({"role": "user", "content": text}));
         self
     }
-    fn agent(&mut self, text: &str) -> &mut Self {
+    pub(crate) fn agent(&mut self, text: &str) -> &mut Self {
         let n = self.lines.len();
         self.push("assistant", json!({"id": format!("msg_{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": text}]}));
         self
     }
-    fn tool(&mut self, name: &str, input: Value, output: &str, is_error: bool) -> &mut Self {
+    pub(crate) fn tool(
+        &mut self,
+        name: &str,
+        input: Value,
+        output: &str,
+        is_error: bool,
+    ) -> &mut Self {
         let id = format!("toolu_{}", self.lines.len());
         let n = self.lines.len();
         self.push("assistant", json!({"id": format!("msg_{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}));
@@ -53,10 +59,10 @@ impl Transcript {
         self.push("user", json!({"role": "user", "content": [result]}));
         self
     }
-    fn bash(&mut self, command: &str, output: &str, failed: bool) -> &mut Self {
+    pub(crate) fn bash(&mut self, command: &str, output: &str, failed: bool) -> &mut Self {
         self.tool("Bash", json!({"command": command}), output, failed)
     }
-    fn write_to(&self, env: &Env) -> PathBuf {
+    pub(crate) fn write_to(&self, env: &Env) -> PathBuf {
         let dir = env
             .home
             .join(".claude/projects")
@@ -83,7 +89,7 @@ fn lesson_session(rule_id: &str) -> Transcript {
 }
 
 /// `cm reflect --session PATH [more]` and its data.
-fn reflect(env: &Env, args: &[&str]) -> Value {
+pub(crate) fn reflect(env: &Env, args: &[&str]) -> Value {
     let mut all = vec!["reflect", "--session"];
     all.extend_from_slice(args);
     env.cm(&all).json().run().ok().data()

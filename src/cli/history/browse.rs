@@ -175,8 +175,9 @@ pub fn sources(ctx: &Ctx) -> Result<Report> {
     let indexed = sessions::files_by_agent(ctx.store()?)?;
     let mut out = Vec::new();
     let mut human = String::new();
+    let places = crate::episodic::connectors::Places::of_process();
     for c in selected(None)? {
-        let d = c.discover();
+        let d = c.discover(&places);
         let looked: Vec<Value> = d
             .looked_in
             .iter()

@@ -22,6 +22,7 @@ pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
     let mut cb = |p: &Progress| meter.show(p);
     let request = IndexRequest {
         connectors: &refs,
+        places: &crate::episodic::connectors::Places::of_process(),
         file: args.file.as_deref(),
         agent: args.agent.as_deref(),
         full: args.full,

@@ -45,7 +45,7 @@ pub struct SampleArgs {
     /// Only sessions that ended in the last N days.
     #[arg(long)]
     days: Option<u32>,
-    /// Only sessions whose workspace starts with this path.
+    /// Only sessions in this workspace or a directory under it.
     #[arg(long)]
     workspace: Option<String>,
     /// Sessions to return at most.
@@ -221,7 +221,7 @@ fn sample(a: &SampleArgs, ctx: &Ctx) -> Result<Report> {
 }
 
 fn mark_done(a: &PathArg, ctx: &Ctx) -> Result<Report> {
-    let (p, new) = service::mark_done(ctx.store()?, &a.path)?;
+    let (p, new) = service::mark_done(ctx.existing_store()?, &a.path)?;
     let shown = p
         .source_path
         .clone()

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::output::Report;
 
 pub fn run(path: &str, template: bool, ctx: &Ctx) -> Result<Report> {
-    let r = read::read(ctx.store()?, &ctx.cwd, path, template)?;
+    let r = read::read(ctx.existing_store()?, &ctx.cwd, path, template)?;
     let m = &r.metadata;
     let mut h = format!(
         "Session {} ({}){}\n  path: {}\n  workspace: {}  branch: {}\n  {} .. {}  {} messages, {} failed tool call(s), {} correction(s){}\n",

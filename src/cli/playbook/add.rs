@@ -54,11 +54,7 @@ pub(super) fn read_input(file: &str) -> Result<(String, String)> {
         return Ok(("stdin".into(), s));
     }
     let path = crate::paths::expand_tilde(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        let mut err = CmError::io(&path, "read", &e);
-        err.exit = crate::error::ExitCode::Usage;
-        err
-    })?;
+    let text = std::fs::read_to_string(&path).map_err(|e| CmError::io(&path, "read", &e))?;
     Ok((path.display().to_string(), text))
 }
 

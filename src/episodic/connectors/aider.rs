@@ -11,6 +11,7 @@
 //! The workspace is the directory holding the file. Times are the session's start time (the
 //! format records nothing finer).
 
+use super::Places;
 use super::common::{self, Context};
 use super::lines::{Line, LineReader};
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SessionInfo, SourceFile, SourceKind};
@@ -42,9 +43,9 @@ impl Connector for Aider {
         SLUG
     }
 
-    fn discover(&self) -> Discovery {
-        let mut roots = vec![crate::paths::home_dir()];
-        roots.extend(common::env_path("CASS_AIDER_DATA_ROOT"));
+    fn discover(&self, at: &Places) -> Discovery {
+        let mut roots = vec![at.home.clone()];
+        roots.extend(at.var("CASS_AIDER_DATA_ROOT"));
         discover_in(&roots)
     }
 

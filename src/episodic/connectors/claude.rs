@@ -12,6 +12,7 @@
 //! A subagent's lines carry the parent's `sessionId`, so the subagent's own session id is
 //! `<parent>:<file stem>`, linked to the parent through `parent_session_id`.
 
+use super::Places;
 use super::claude_content::{assistant_messages, string_content, user_messages};
 use super::common::{self, Context, Str, opt_str};
 use super::lines::LineReader;
@@ -31,12 +32,14 @@ pub struct Claude;
 
 /// `$CLAUDE_CONFIG_DIR/projects`; else `~/.claude/projects` and, where some versions put it,
 /// `$XDG_CONFIG_HOME/claude/projects` (`~/.config/claude/projects`).
-pub fn projects_roots() -> Vec<PathBuf> {
-    if let Some(dir) = common::env_path("CLAUDE_CONFIG_DIR") {
+pub fn projects_roots(at: &Places) -> Vec<PathBuf> {
+    if let Some(dir) = at.var("CLAUDE_CONFIG_DIR") {
         return vec![dir.join("projects")];
     }
-    let home = crate::paths::home_dir();
-    let xdg = common::env_path("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
+    let home = &at.home;
+    let xdg = at
+        .var("XDG_CONFIG_HOME")
+        .unwrap_or_else(|| home.join(".config"));
     vec![home.join(".claude/projects"), xdg.join("claude/projects")]
 }
 
@@ -45,9 +48,9 @@ impl Connector for Claude {
         SLUG
     }
 
-    fn discover(&self) -> Discovery {
+    fn discover(&self, at: &Places) -> Discovery {
         let mut d = Discovery::default();
-        for root in projects_roots() {
+        for root in projects_roots(at) {
             let found = discover_in(&root);
             d.looked_in.extend(found.looked_in);
             d.files.extend(found.files);

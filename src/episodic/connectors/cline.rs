@@ -12,6 +12,7 @@
 //! Times: a message's own `ts` when present, else the task's start (the task id is its epoch
 //! milliseconds, and the first panel message carries it too).
 
+use super::Places;
 use super::common::{self, Context};
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SessionInfo, SourceFile, SourceKind};
 use crate::episodic::model::{MessageKind, Role};
@@ -29,8 +30,8 @@ impl Connector for Cline {
         SLUG
     }
 
-    fn discover(&self) -> Discovery {
-        let roots: Vec<PathBuf> = super::editors::user_dirs(super::editors::VSCODE_FAMILY)
+    fn discover(&self, at: &Places) -> Discovery {
+        let roots: Vec<PathBuf> = super::editors::user_dirs(at, super::editors::VSCODE_FAMILY)
             .into_iter()
             .flat_map(|u| {
                 EXTENSIONS

@@ -11,6 +11,7 @@
 //! What a later run needs to continue a file (session id, cwd, branch, model, unmatched prompt
 //! hashes, tool calls awaiting output) travels in the resume state; it never holds message text.
 
+use super::Places;
 use super::codex_items::{self, Item};
 use super::common::{self, Context, Str, opt_str};
 use super::lines::LineReader;
@@ -33,8 +34,9 @@ const PENDING_TOOLS: usize = 256;
 pub struct Codex;
 
 /// `$CODEX_HOME`, else `~/.codex`.
-pub fn home() -> PathBuf {
-    common::env_path("CODEX_HOME").unwrap_or_else(|| crate::paths::home_dir().join(".codex"))
+pub fn home(at: &Places) -> PathBuf {
+    at.var("CODEX_HOME")
+        .unwrap_or_else(|| at.home.join(".codex"))
 }
 
 impl Connector for Codex {
@@ -42,8 +44,8 @@ impl Connector for Codex {
         SLUG
     }
 
-    fn discover(&self) -> Discovery {
-        discover_in(&home())
+    fn discover(&self, at: &Places) -> Discovery {
+        discover_in(&home(at))
     }
 
     fn parse_limited(

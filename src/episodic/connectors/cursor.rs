@@ -11,6 +11,7 @@
 //! else from the workspace whose `composer.composerData` lists it. A message's "line" is its
 //! position in its conversation (1-based).
 
+use super::Places;
 use super::common;
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SourceFile, SourceKind};
 use std::path::{Path, PathBuf};
@@ -25,8 +26,8 @@ impl Connector for Cursor {
         SLUG
     }
 
-    fn discover(&self) -> Discovery {
-        discover_in(&super::editors::user_dirs(&["Cursor"]))
+    fn discover(&self, at: &Places) -> Discovery {
+        discover_in(&super::editors::user_dirs(at, &["Cursor"]))
     }
 
     fn parse_limited(

@@ -5,20 +5,21 @@
 //! Support/<App>/User`; Windows: `%APPDATA%\<App>\User`. All candidates are returned; callers
 //! list the ones that exist.
 
-use super::common;
+use super::Places;
 use std::path::PathBuf;
 
 /// Editor application directory names, VS Code and its relatives.
 pub const VSCODE_FAMILY: &[&str] = &["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
 
 /// `<config>/<app>/User` for every platform location (existing or not), without duplicates.
-pub fn user_dirs(apps: &[&str]) -> Vec<PathBuf> {
-    let home = crate::paths::home_dir();
+pub fn user_dirs(at: &Places, apps: &[&str]) -> Vec<PathBuf> {
+    let home = &at.home;
     let mut bases = vec![
-        common::env_path("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")),
+        at.var("XDG_CONFIG_HOME")
+            .unwrap_or_else(|| home.join(".config")),
         home.join("Library/Application Support"),
     ];
-    bases.extend(common::env_path("APPDATA"));
+    bases.extend(at.var("APPDATA"));
     let mut out = Vec::new();
     for base in &bases {
         for app in apps {

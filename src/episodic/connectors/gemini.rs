@@ -7,6 +7,7 @@
 //! failed when its status says so). The project directory is a hash of the workspace path; when
 //! the directory holds a `.project_root` file, that names the workspace.
 
+use super::Places;
 use super::common::{self, Context, Str, opt_str};
 use super::document::{Document, LineCursor};
 use super::lines::LineReader;
@@ -22,13 +23,13 @@ pub struct Gemini;
 
 /// The `tmp` directory holding per-project chats: `$GEMINI_HOME/tmp` (or `$GEMINI_HOME/.gemini/tmp`
 /// when it points at a home directory), else `~/.gemini/tmp`.
-pub fn tmp_root() -> PathBuf {
-    match common::env_path("GEMINI_HOME") {
+pub fn tmp_root(at: &Places) -> PathBuf {
+    match at.var("GEMINI_HOME") {
         Some(h) if !h.join("tmp").is_dir() && h.join(".gemini/tmp").is_dir() => {
             h.join(".gemini/tmp")
         }
         Some(h) => h.join("tmp"),
-        None => crate::paths::home_dir().join(".gemini/tmp"),
+        None => at.home.join(".gemini/tmp"),
     }
 }
 
@@ -37,8 +38,8 @@ impl Connector for Gemini {
         SLUG
     }
 
-    fn discover(&self) -> Discovery {
-        discover_in(&tmp_root())
+    fn discover(&self, at: &Places) -> Discovery {
+        discover_in(&tmp_root(at))
     }
 
     fn parse_limited(

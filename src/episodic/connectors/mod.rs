@@ -10,6 +10,8 @@
 use super::model::Message;
 use std::path::PathBuf;
 
+pub use places::Places;
+
 pub mod aider;
 pub mod claude;
 mod claude_content;
@@ -26,6 +28,7 @@ pub mod gemini;
 pub mod lines;
 pub mod opencode;
 mod opencode_db;
+mod places;
 pub mod walk;
 
 /// Every connector, in the order sources are listed and indexed.
@@ -120,8 +123,9 @@ pub struct ParseOutput {
 pub trait Connector: Sync {
     /// Short agent name stored with every message: claude, codex, gemini, aider, opencode, cline, cursor.
     fn slug(&self) -> &'static str;
-    /// Find this agent's sources (honouring its environment overrides).
-    fn discover(&self) -> Discovery;
+    /// Find this agent's sources under `at` (its home directory and the environment
+    /// overrides that move an agent's files).
+    fn discover(&self, at: &Places) -> Discovery;
     /// Parse `file` from `from`. I/O errors on the file itself are returned; bad records are
     /// counted in `skipped`.
     fn parse(&self, file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {

@@ -11,6 +11,7 @@
 //! parts (step markers, snapshots, patches, files) are passed over. Each part's "line" is its
 //! position among the session's parts (1-based), which stays stable as a session grows.
 
+use super::Places;
 use super::common::{self, Context};
 use super::{Connector, Discovery, ParseOutput, ResumePoint, SessionInfo, SourceFile, SourceKind};
 use crate::episodic::model::{Message, MessageKind, Role};
@@ -23,23 +24,24 @@ pub const DB_FILE: &str = "opencode.db";
 pub struct OpenCode;
 
 /// `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
-pub fn data_dir() -> PathBuf {
-    common::env_path("XDG_DATA_HOME")
-        .unwrap_or_else(|| crate::paths::home_dir().join(".local/share"))
+pub fn data_dir(at: &Places) -> PathBuf {
+    at.var("XDG_DATA_HOME")
+        .unwrap_or_else(|| at.home.join(".local/share"))
         .join("opencode")
 }
 
 /// The legacy JSON storage directory.
-pub fn storage_root() -> PathBuf {
-    match common::env_path("OPENCODE_STORAGE_ROOT") {
+pub fn storage_root(at: &Places) -> PathBuf {
+    match at.var("OPENCODE_STORAGE_ROOT") {
         Some(r) if !r.join("session").is_dir() && r.join("storage").is_dir() => r.join("storage"),
         Some(r) => r,
-        None => data_dir().join("storage"),
+        None => data_dir(at).join("storage"),
     }
 }
 
-pub fn db_path() -> PathBuf {
-    common::env_path("OPENCODE_SQLITE_DB").unwrap_or_else(|| data_dir().join(DB_FILE))
+pub fn db_path(at: &Places) -> PathBuf {
+    at.var("OPENCODE_SQLITE_DB")
+        .unwrap_or_else(|| data_dir(at).join(DB_FILE))
 }
 
 impl Connector for OpenCode {
@@ -47,8 +49,8 @@ impl Connector for OpenCode {
         SLUG
     }
 
-    fn discover(&self) -> Discovery {
-        discover_in(&storage_root(), &db_path())
+    fn discover(&self, at: &Places) -> Discovery {
+        discover_in(&storage_root(at), &db_path(at))
     }
 
     fn parse_limited(

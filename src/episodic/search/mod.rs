@@ -18,6 +18,7 @@ pub mod bm25;
 mod hits;
 pub mod plan;
 mod probe;
+pub mod spread;
 pub mod statements;
 pub mod tf;
 

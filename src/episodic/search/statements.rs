@@ -28,6 +28,12 @@ pub const SPAN_SQL: &str = "SELECT (SELECT min(id) FROM episodic_messages), \
 pub const HIT_SQL: &str = "SELECT agent, session_id, file_id, line_number, workspace, role,
             created_at, coalesce(text, tool_text, ''), tool_args, ts
      FROM episodic_messages WHERE id = ?1";
+/// The newest `limit` matches of a term, by rowid (the sessions a term occurs in).
+pub const NEWEST_MATCHES_SQL: &str = "SELECT episodic_fts.rowid FROM episodic_fts
+     WHERE episodic_fts MATCH ?1 ORDER BY episodic_fts.rowid DESC LIMIT ?2";
+/// The session of one message, by rowid.
+pub const MESSAGE_SESSION_SQL: &str =
+    "SELECT agent, session_id FROM episodic_messages WHERE id = ?1";
 /// A source file's path, by rowid.
 pub const FILE_PATH_SQL: &str = "SELECT path FROM episodic_files WHERE id = ?1";
 /// A session's title, by its unique key.
@@ -77,8 +83,8 @@ fn conditions(q: &SearchQuery, first: usize) -> (String, Vec<Value>) {
         sql.push_str(&format!(" AND m.role = ?{n}"));
     }
     if let Some(ws) = q.workspace.as_deref().filter(|w| !w.is_empty()) {
-        let n = next(&mut params, Value::Text(ws.into()));
-        sql.push_str(&format!(" AND substr(m.workspace, 1, length(?{n})) = ?{n}"));
+        let n = next(&mut params, Value::Text(crate::workspace::key(ws).into()));
+        sql.push_str(&format!(" AND {}", crate::workspace::sql("m.workspace", n)));
     }
     if let Some(days) = q.days {
         let since = crate::clock::now().timestamp_millis() - days as i64 * 86_400_000;

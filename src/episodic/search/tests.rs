@@ -250,6 +250,7 @@ fn every_statement_starts_from_the_fts_table_on_stale_statistics() {
             vec!["tiny".to_string().into(), "s1".to_string().into()],
         ),
         (statements::SPAN_SQL, vec![]),
+        (statements::MESSAGE_SESSION_SQL, vec![1.into()]),
     ] {
         let plan = statements::explain(&st.conn, sql, &params).unwrap();
         assert!(
@@ -259,6 +260,25 @@ fn every_statement_starts_from_the_fts_table_on_stale_statistics() {
             "{sql}: {plan:?}"
         );
     }
+    // The sessions a term occurs in: its matches from the full-text table, newest first.
+    let plan = statements::explain(
+        &st.conn,
+        statements::NEWEST_MATCHES_SQL,
+        &["\"timeout\"".to_string().into(), 10.into()],
+    )
+    .unwrap();
+    assert!(
+        plan.len() == 1 && plan[0].starts_with("SCAN episodic_fts VIRTUAL TABLE"),
+        "{plan:?}"
+    );
+    assert_eq!(
+        super::spread::sessions_with(&st.conn, "timeout", u64::MAX).unwrap(),
+        10
+    );
+    assert_eq!(
+        super::spread::sessions_with(&st.conn, "timeout", 3).unwrap(),
+        3
+    );
 }
 
 #[test]
