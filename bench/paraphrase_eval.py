@@ -18,8 +18,10 @@ usage: bench/paraphrase_eval.py [--bin target/release/cm] [--set dev|heldout|all
                                 [--misses] [--check] [--noise N] [--json] [--suite DIR]
 """
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -59,8 +61,11 @@ def rank_of(cm, task, cwd, rule_id):
     return (ids.index(rule_id) + 1 if rule_id in ids else None), bullets
 
 
-def evaluate(binary, projects, chosen, noise):
-    with tempfile.TemporaryDirectory(prefix="cm-paraphrase-") as tmp:
+def evaluate(binary, projects, chosen, noise, keep=None):
+    if keep:
+        shutil.rmtree(keep, ignore_errors=True)
+        os.makedirs(keep)
+    with contextlib.nullcontext(keep) if keep else tempfile.TemporaryDirectory(prefix="cm-paraphrase-") as tmp:
         cm = Cm(binary, tmp, now=NOW)
         placed = place_sessions(cm.home, projects)
         cm.data_of("init")
@@ -76,6 +81,11 @@ def evaluate(binary, projects, chosen, noise):
                 if not bullet.get("id"):
                     sys.exit("cm playbook add gave no rule id for %s: %s" % (t["id"], json.dumps(data)[:400]))
                 ids[t["id"]] = bullet["id"]
+        if keep:
+            with open(os.path.join(keep, "rules.json"), "w") as f:
+                json.dump({tid: {"bullet": bid, "cwd": p["cwd"], "set": p["set"]}
+                           for p in projects for tid, bid in ids.items()
+                           if any(t["id"] == tid for t in p["triples"])}, f, indent=1)
                 origin[bullet["id"]] = "%s:%s" % (p["name"], t["id"])
         results = []
         for p in projects:
@@ -167,6 +177,8 @@ def main():
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--check", action="store_true", help="validate the fixtures only")
     ap.add_argument("--noise", type=int, default=0, metavar="N", help="add N unrelated rules first")
+    ap.add_argument("--keep", metavar="DIR", help="build the home in DIR (emptied first) and keep it, with rules.json "
+                    "mapping each triple to its rule id: for running cm context by hand afterwards")
     ap.add_argument("--json", action="store_true", help="print the figures and every ranking as JSON")
     ap.add_argument("--suite", default=SUITE, help="the suite directory [default: tests/fixtures/paraphrase]")
     args = ap.parse_args()
@@ -181,7 +193,7 @@ def main():
         print(json.dumps(summary(projects), indent=2))
         return
     try:
-        results, indexed = evaluate(args.bin, projects, chosen, args.noise)
+        results, indexed = evaluate(args.bin, projects, chosen, args.noise, args.keep)
     except CmError as e:
         sys.exit(str(e))
     figs = figures(results)

@@ -57,6 +57,7 @@ pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
     let scoring = crate::config::Scoring::default();
     let task: String = prompt.chars().take(2_000).collect();
     let engine_req = Request {
+        coverage: engine::Coverage::Task,
         task: &task,
         limit: MAX_ITEMS,
         min_relevance: MIN_RELEVANCE,

@@ -60,6 +60,7 @@ pub fn inject(req: &SessionStartRequest) -> Result<HookAnswer> {
     let scoring = crate::config::Scoring::default();
     let engine_req = Request {
         task: &task,
+        coverage: engine::Coverage::Known,
         limit: RULES,
         min_relevance: 0.15,
         history: 0,

@@ -115,6 +115,7 @@ pub fn answer(store: &Store, loaded: &Loaded, req: &TaskRequest) -> Result<TaskA
         ),
     };
     let engine_req = Request {
+        coverage: engine::Coverage::Task,
         task,
         limit: req
             .limit

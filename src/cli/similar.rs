@@ -75,7 +75,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         .as_ref()
         .filter(|o| o.issue.is_none())
         .map(|o| (o, cfg.semantic_weight));
-    let cands = engine::candidates(&corpus, &query, fused, 0.0)?;
+    let cands = engine::candidates(&corpus, &query, engine::Coverage::Task, fused, 0.0)?;
     let mut idf = Idf::new(&corpus);
     let query_terms: BTreeSet<String> = tokenize::query_terms(&query).into_iter().collect();
     let mut scored = Vec::new();

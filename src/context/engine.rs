@@ -26,9 +26,29 @@ use std::collections::HashMap;
 pub const MAX_CANDIDATES: usize = 400;
 /// Semantic-only candidates (no shared term) must reach this cosine.
 pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
+/// How much the evidence field counts beside the rule's own text.
+pub const EVIDENCE_WEIGHT: f64 = 1.0;
+
+/// A rule's relevance from its own text (`lexical`) and its sessions' words (`evidence`): a
+/// noisy-or, so either alone can make a rule relevant and both together make it more so.
+pub fn with_evidence(lexical: f64, evidence: f64) -> f64 {
+    1.0 - (1.0 - lexical) * (1.0 - EVIDENCE_WEIGHT * evidence).max(0.0)
+}
+
+/// What the text of a request is, for how much of it a rule must cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// A task: every word of it counts, those no rule holds too (a rule sharing one word of a
+    /// long task covers little of it).
+    Task,
+    /// A bag of context words (the session-start guess from a workspace's name, branch and
+    /// recent titles): only the words some rule holds count.
+    Known,
+}
 
 pub struct Request<'a> {
     pub task: &'a str,
+    pub coverage: Coverage,
     pub limit: usize,
     pub min_relevance: f64,
     pub history: usize,
@@ -193,15 +213,37 @@ fn keywords_query(task: &str) -> String {
 pub fn candidates(
     corpus: &Corpus,
     text: &str,
+    coverage: Coverage,
     semantic: Option<(&semantic::Outcome, f64)>,
     min_relevance: f64,
 ) -> Result<Vec<Cand>> {
     let terms = tokenize::query_terms(text);
-    let (scored, idf_sum) = corpus.score(&terms)?;
+    let (scored, idf_sum) = corpus.score(&terms, coverage == Coverage::Task)?;
+    let mut evidence = corpus.evidence(&terms)?;
     let mut cands: Vec<Cand> = scored
         .into_iter()
-        .map(|s| (bm25::normalize(s.raw, idf_sum), None, s))
+        .map(|mut s| {
+            let lexical = bm25::normalize(s.raw, idf_sum);
+            s.evidence = evidence.remove(&s.info.id);
+            let ev = s.evidence.as_ref().map_or(0.0, |e| e.score);
+            (with_evidence(lexical, ev), None, s)
+        })
         .collect();
+    // Rules found only through their sessions' words.
+    let only: Vec<&str> = evidence.keys().map(String::as_str).collect();
+    for info in corpus.infos(&only)? {
+        let hit = evidence[&info.id].clone();
+        cands.push((
+            with_evidence(0.0, hit.score),
+            None,
+            super::index::Scored {
+                info,
+                raw: 0.0,
+                matched: Vec::new(),
+                evidence: Some(hit),
+            },
+        ));
+    }
     if let Some((sem, w)) = semantic {
         for c in cands.iter_mut() {
             let cos = sem.similarity.get(&c.2.info.id).copied().unwrap_or(0.0);
@@ -222,6 +264,7 @@ pub fn candidates(
                 info,
                 raw: 0.0,
                 matched: Vec::new(),
+                evidence: None,
             };
             cands.push((semantic::fuse(0.0, cos, w), Some(cos), scored));
         }
@@ -235,11 +278,11 @@ pub fn candidates(
 }
 
 /// The most a document's relevance can be multiplied by: its feedback weight can not exceed
-/// that of its undecayed helpful marks, only repository and workspace rules can earn the scope
-/// boost, and its reinforcement is known.
+/// that of its undecayed helpful marks, only repository, workspace-scoped and placed rules can
+/// earn the place boost, and its reinforcement is known.
 fn factor_bound(info: &super::index::DocInfo, uses: u32) -> f64 {
-    let scope = if info.memory.is_some() || info.scoped {
-        rank::SCOPE_BOOST
+    let scope = if info.memory.is_some() || info.scoped || info.placed {
+        super::place::SCOPE_BOOST.max(super::place::HERE)
     } else {
         1.0
     };
@@ -254,12 +297,22 @@ fn factor_bound(info: &super::index::DocInfo, uses: u32) -> f64 {
 /// A deadline that stops the scoring leaves no rules; one that stops the weighing leaves the
 /// rules weighed by then. Either is reported as cut (the `bool`).
 fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
+    let stacks = workspace_stacks(corpus, req.workspace.as_deref());
     let options = rank::Options {
         min_relevance: req.min_relevance,
         limit: req.limit,
-        workspace: req.workspace.as_deref(),
+        here: super::place::Here {
+            workspace: req.workspace.as_deref(),
+            stacks: &stacks,
+        },
     };
-    let cands = match candidates(corpus, req.task, req.semantic, req.min_relevance) {
+    let cands = match candidates(
+        corpus,
+        req.task,
+        req.coverage,
+        req.semantic,
+        req.min_relevance,
+    ) {
         Ok(c) => c,
         Err(e) if e.code == crate::store::INTERRUPTED => {
             return Ok((rank::rank(Vec::new(), &options), true));
@@ -303,11 +356,11 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
             }
             Err(e) => return Err(e),
         };
-        let (scope, _) = rank::scope_factor(&cand.bullet, cand.from_repo, req.workspace.as_deref());
-        let f = cand.relevance
-            * rank::weight(cand.effective)
-            * scope
-            * rank::reinforcement_factor(cand.uses);
+        let f = if cand.place(options.here).admitted {
+            cand.final_score(options.here)
+        } else {
+            0.0
+        };
         let list = &mut finals[anti];
         let at = list.partition_point(|x| *x >= f);
         list.insert(at, f);
@@ -340,6 +393,7 @@ fn weigh(
     // Maturity and the reason for a deprecation as the feedback stands now.
     crate::memory::scoring::settle(&mut bullet, req.scoring, req.now);
     let effective = effective_score(&bullet, req.scoring, req.now);
+    let places = corpus.places(&c.2.info)?;
     Ok(Some(Candidate {
         uses: uses_of(&bullet.id),
         bullet,
@@ -348,7 +402,29 @@ fn weigh(
         effective,
         matched: c.2.matched.clone(),
         semantic: c.1,
+        evidence: c.2.evidence.clone(),
+        places,
     }))
+}
+
+/// The stacks the task's workspace uses: its top-level files, and the sessions of the rules
+/// learned there. Empty when unknown.
+fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>) -> Vec<String> {
+    let Some(w) = workspace else {
+        return Vec::new();
+    };
+    let mut stacks: std::collections::BTreeSet<String> =
+        super::evidence::places::of_directory(std::path::Path::new(w), 200)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+    if let Some(conn) = corpus.conn() {
+        match super::evidence::tables::stacks_of_workspace(conn, w) {
+            Ok(found) => stacks.extend(found),
+            Err(e) => eprintln!("cm: warning: workspace stacks unknown: {}", e.message),
+        }
+    }
+    stacks.into_iter().collect()
 }
 
 fn corpus_conn<'c>(corpus: &Corpus<'c>) -> Option<&'c Connection> {

@@ -67,6 +67,10 @@ pub fn refresh(store: &Store) -> Result<usize> {
 }
 
 fn refresh_terms(store: &Store) -> Result<usize> {
+    // Rules whose sessions were indexed (or grew) since their evidence was built.
+    if has_stale_evidence(&store.conn)? {
+        store.write(|tx| crate::context::evidence::tables::mark_stale(tx))?;
+    }
     let pending: i64 = store
         .conn
         .query_row("SELECT count(*) FROM context_dirty", [], |r| r.get(0))
@@ -84,6 +88,7 @@ fn refresh_terms(store: &Store) -> Result<usize> {
                 .collect::<rusqlite::Result<_>>()
                 .map_err(sql)?
         };
+        let mut evidence = crate::context::evidence::Builder::default();
         for id in &ids {
             let old: Option<i64> = tx
                 .query_row("SELECT doc FROM context_docs WHERE bullet_id = ?1", [id], |r| {
@@ -95,11 +100,13 @@ fn refresh_terms(store: &Store) -> Result<usize> {
                 tx.execute("DELETE FROM context_docs WHERE doc = ?1", [doc])
                     .map_err(sql)?;
             }
-            if let Some(b) = load_bullet(tx, id)? {
+            let bullet = load_bullet(tx, id)?;
+            let built = evidence.rebuild(tx, id, bullet.as_ref())?;
+            if let Some(b) = bullet {
                 let d = bullet_terms(&b);
                 tx.prepare_cached(
-                    "INSERT INTO context_docs (bullet_id, content_hash, len, live, anti, helpful, scoped)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    "INSERT INTO context_docs (bullet_id, content_hash, len, live, anti, helpful, scoped, placed, evidenced)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )
                 .and_then(|mut s| {
                     s.execute(params![
@@ -109,7 +116,9 @@ fn refresh_terms(store: &Store) -> Result<usize> {
                         b.is_live(),
                         b.is_anti_pattern(),
                         helpful_bound(&b),
-                        b.scope == crate::memory::bullet::Scope::Workspace
+                        b.scope == crate::memory::bullet::Scope::Workspace,
+                        built.placed,
+                        built.evidenced
                     ])
                 })
                 .map_err(sql)?;
@@ -126,6 +135,16 @@ fn refresh_terms(store: &Store) -> Result<usize> {
         }
         Ok(ids.len())
     })
+}
+
+/// Whether some rule's cited sessions were indexed, or grew, since its evidence was built.
+fn has_stale_evidence(conn: &Connection) -> Result<bool> {
+    conn.prepare_cached(&format!(
+        "SELECT EXISTS ({})",
+        crate::context::evidence::tables::STALE_SQL
+    ))
+    .and_then(|mut s| s.query_row([], |r| r.get(0)))
+    .map_err(sql)
 }
 
 /// Rules whose stored terms are stale (changed since the index was last refreshed).
@@ -151,6 +170,8 @@ pub struct DocInfo {
     pub helpful: f64,
     /// Workspace-scoped (may earn the scope boost).
     pub scoped: bool,
+    /// Learned or helped in a known workspace (may earn the place boost).
+    pub placed: bool,
     /// Index into [`Corpus::memory`] for in-memory documents.
     pub memory: Option<usize>,
 }
@@ -168,6 +189,8 @@ pub struct Corpus<'c> {
     excluded: HashSet<String>,
     pub memory: Vec<MemoryDoc>,
     pub stats: Stats,
+    /// Rules with an evidence vocabulary (for its idf).
+    pub evidenced: f64,
 }
 
 /// A scored document: what is known about it, its raw BM25 score and the query terms it holds.
@@ -176,15 +199,19 @@ pub struct Scored {
     pub info: DocInfo,
     pub raw: f64,
     pub matched: Vec<String>,
+    /// The evidence field's score, when the rule's sessions hold task terms.
+    pub evidence: Option<crate::context::evidence::score::Hit>,
 }
 
-const DOC_COLS: &str = "d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped";
-/// The number of indexed rules and their summed length (for BM25's average length).
-pub const TOTALS_SQL: &str = "SELECT count(*), coalesce(sum(len), 0) FROM context_docs";
+const DOC_COLS: &str = "d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped, d.placed";
+/// The number of indexed rules and their summed length (for BM25's average length), and how
+/// many have an evidence vocabulary.
+pub const TOTALS_SQL: &str =
+    "SELECT count(*), coalesce(sum(len), 0), coalesce(sum(evidenced), 0) FROM context_docs";
 /// A term's postings (primary-key prefix of the postings table).
 pub const POSTINGS_SQL: &str = "SELECT doc, tf FROM context_terms WHERE term = ?1";
 /// What ranking knows about one document, by rowid.
-pub const DOC_SQL: &str = "SELECT d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped FROM context_docs d WHERE d.doc = ?1";
+pub const DOC_SQL: &str = "SELECT d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped, d.placed FROM context_docs d WHERE d.doc = ?1";
 /// Forget one document's postings, through the index on `doc` named outright.
 pub const DELETE_TERMS_SQL: &str =
     "DELETE FROM context_terms INDEXED BY context_terms_doc WHERE doc = ?1";
@@ -201,6 +228,7 @@ fn doc_info(r: &rusqlite::Row, at: usize) -> rusqlite::Result<DocInfo> {
         anti: r.get(at + 3)?,
         helpful: r.get(at + 4)?,
         scoped: r.get(at + 5)?,
+        placed: r.get(at + 6)?,
         memory: None,
     })
 }
@@ -213,6 +241,8 @@ fn memory_info(i: usize, m: &MemoryDoc) -> DocInfo {
         anti: m.bullet.is_anti_pattern(),
         helpful: helpful_bound(&m.bullet),
         scoped: m.bullet.scope == crate::memory::bullet::Scope::Workspace,
+        // A changed personal rule keeps its stored places (an upper bound is enough here).
+        placed: !m.from_repo,
         memory: Some(i),
     }
 }
@@ -229,14 +259,15 @@ impl<'c> Corpus<'c> {
             })
             .collect();
         let mut excluded = HashSet::new();
-        let (mut docs, mut total_len) = (0.0, 0.0);
+        let (mut docs, mut total_len, mut evidenced) = (0.0, 0.0, 0.0);
         if let Some(conn) = conn {
-            let (n, len): (i64, f64) = conn
+            let (n, len, with_evidence): (i64, f64, i64) = conn
                 .prepare_cached(TOTALS_SQL)
-                .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+                .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))))
                 .map_err(sql)?;
             docs = n as f64;
             total_len = len;
+            evidenced = with_evidence as f64;
             let ids: Vec<String> = conn
                 .prepare_cached(DIRTY_SQL)
                 .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
@@ -286,6 +317,7 @@ impl<'c> Corpus<'c> {
             excluded,
             memory,
             stats,
+            evidenced,
         })
     }
 
@@ -298,8 +330,9 @@ impl<'c> Corpus<'c> {
     }
 
     /// Score every document holding at least one of `query` (distinct terms). Returns the scored
-    /// documents (unsorted) and the query's idf sum for normalisation.
-    pub fn score(&self, query: &[String]) -> Result<(Vec<Scored>, f64)> {
+    /// documents (unsorted) and the query's idf sum for normalisation: over every term of a task
+    /// (`whole_task`), else over the terms some rule holds (a bag of context words).
+    pub fn score(&self, query: &[String], whole_task: bool) -> Result<(Vec<Scored>, f64)> {
         // Stored docs keyed by rowid; in-memory docs by -(index + 1).
         let mut acc: HashMap<i64, Scored> = HashMap::new();
         let mut idf_sum = 0.0;
@@ -343,6 +376,11 @@ impl<'c> Corpus<'c> {
                 }
             }
             if postings.is_empty() {
+                // A task word no rule holds is part of the task all the same: a rule covers the
+                // task only as far as it covers its specific words.
+                if whole_task && self.stats.docs > 0.0 {
+                    idf_sum += bm25::idf(0.0, self.stats.docs);
+                }
                 continue;
             }
             let idf = bm25::idf(postings.len() as f64, self.stats.docs);
@@ -352,6 +390,7 @@ impl<'c> Corpus<'c> {
                     info: info.expect("first sighting carries the document info"),
                     raw: 0.0,
                     matched: Vec::new(),
+                    evidence: None,
                 });
                 e.raw += bm25::term_score(tf, e.info.len, idf, self.stats);
                 e.matched.push(term.clone());
@@ -377,6 +416,34 @@ impl<'c> Corpus<'c> {
             .filter(|m| m.terms.tf.contains_key(term))
             .count() as f64;
         Ok(bm25::idf(df, self.stats.docs.max(1.0)))
+    }
+
+    /// Evidence-field scores of the personal rules whose sessions hold terms of `query`
+    /// (distinct terms), by bullet id. Rules changed since the last refresh keep their stored
+    /// evidence (it is rebuilt with their terms).
+    pub fn evidence(
+        &self,
+        query: &[String],
+    ) -> Result<HashMap<String, crate::context::evidence::score::Hit>> {
+        match self.conn {
+            Some(conn) => crate::context::evidence::score::score(conn, query, self.evidenced),
+            None => Ok(HashMap::new()),
+        }
+    }
+
+    /// Where a document's rule was learned or helped (repository rules have no sessions).
+    pub fn places(&self, info: &DocInfo) -> Result<crate::context::place::Places> {
+        let mut out = crate::context::place::Places::default();
+        let from_repo = info.memory.is_some_and(|i| self.memory[i].from_repo);
+        if let (Some(conn), false, true) = (self.conn, from_repo, info.placed) {
+            for (kind, value) in crate::context::evidence::tables::places_of(conn, &info.id)? {
+                match kind.as_str() {
+                    "workspace" => out.workspaces.push(value),
+                    _ => out.stacks.push(value),
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// What is known about the documents of these bullet ids (for semantic-only candidates).

@@ -20,7 +20,7 @@ pub const NEIGHBOURS: usize = 20;
 pub fn of(conn: &Connection, repo: &[Bullet], text: &str) -> Result<Vec<(Bullet, bool)>> {
     let corpus = Corpus::load(Some(conn), repo.to_vec())?;
     let mut out = Vec::new();
-    for (_, _, scored) in engine::candidates(&corpus, text, None, 0.0)?
+    for (_, _, scored) in engine::candidates(&corpus, text, engine::Coverage::Known, None, 0.0)?
         .into_iter()
         .take(NEIGHBOURS)
     {

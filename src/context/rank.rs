@@ -3,22 +3,22 @@
 //! A rule (or pitfall) that is deprecated, or live but net harmful (effective score below 0),
 //! is never recommended: it appears only among the warnings (`deprecatedWarnings`).
 //!
-//! `finalScore = relevance x max(0.1, weight(effectiveScore)) x scope x reinforcement`, where
+//! `finalScore = relevance x max(0.1, weight(effectiveScore)) x place x reinforcement`, where
 //! - `weight(s) = 1 + ln(1 + s)` for `s >= 0` (feedback helps, with diminishing returns: a new
 //!   rule weighs 1, one with 3 fresh helpful marks 2.39); a rule below zero is not ranked at
 //!   all (it is a warning), so `1 + s/4` (floor 0.1) below zero only bounds the search;
-//! - `scope` is 1.5 for rules of the current repository's `.cass/playbook.yaml` and for
-//!   workspace-scoped rules of this workspace, 0.5 for workspace rules of another workspace,
-//!   1 otherwise;
+//! - `place` is where the rule was learned against where the task runs ([`super::place`]: 1.5
+//!   for rules of this repository, this workspace's scope, or learned here; less for rules of
+//!   other workspaces and stacks, which may then need strong relevance to be shown at all);
 //! - `reinforcement` is `1 + 0.05 x min(uses, 4)`: each time an agent actually used the rule
 //!   (cited its id in a later message of its session, or marked it helpful) adds 5%, up to 20%.
 
-use crate::memory::bullet::{Bullet, Scope, maturity_name, type_name};
+use super::evidence::score::Hit;
+use super::place::{self, Here, Places, Verdict};
+use crate::memory::bullet::{Bullet, maturity_name, type_name};
 use serde::Serialize;
 
 pub const WEIGHT_FLOOR: f64 = 0.1;
-pub const SCOPE_BOOST: f64 = 1.5;
-pub const OTHER_WORKSPACE: f64 = 0.5;
 pub const REINFORCEMENT_STEP: f64 = 0.05;
 pub const REINFORCEMENT_MAX_USES: u32 = 4;
 
@@ -35,29 +35,6 @@ pub fn reinforcement_factor(uses: u32) -> f64 {
     1.0 + REINFORCEMENT_STEP * uses.min(REINFORCEMENT_MAX_USES) as f64
 }
 
-/// How a bullet's scope relates to where the task runs.
-pub fn scope_factor(
-    b: &Bullet,
-    from_repo: bool,
-    workspace: Option<&str>,
-) -> (f64, Option<&'static str>) {
-    if from_repo {
-        return (SCOPE_BOOST, Some("rule of this repository"));
-    }
-    if b.scope == Scope::Workspace {
-        let same = match (b.scope_key.as_deref(), workspace) {
-            (Some(k), Some(w)) => same_workspace(k, w),
-            _ => false,
-        };
-        return if same {
-            (SCOPE_BOOST, Some("rule of this workspace"))
-        } else {
-            (OTHER_WORKSPACE, Some("rule of another workspace"))
-        };
-    }
-    (1.0, None)
-}
-
 pub(crate) fn same_workspace(a: &str, b: &str) -> bool {
     crate::workspace::contains(a, b)
 }
@@ -71,6 +48,31 @@ pub struct Candidate {
     pub uses: u32,
     pub matched: Vec<String>,
     pub semantic: Option<f64>,
+    /// What the words of the rule's sessions cover of the task.
+    pub evidence: Option<Hit>,
+    /// Where the rule was learned or helped.
+    pub places: Places,
+}
+
+impl Candidate {
+    /// The place verdict for this candidate where the task runs.
+    pub fn place(&self, here: Here) -> Verdict {
+        place::verdict(
+            &self.bullet,
+            self.from_repo,
+            &self.places,
+            here,
+            self.relevance,
+        )
+    }
+
+    /// `finalScore` (before the split into lists).
+    pub fn final_score(&self, here: Here) -> f64 {
+        self.relevance
+            * weight(self.effective)
+            * self.place(here).factor
+            * reinforcement_factor(self.uses)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -115,7 +117,7 @@ pub struct Ranked {
 pub struct Options<'a> {
     pub min_relevance: f64,
     pub limit: usize,
-    pub workspace: Option<&'a str>,
+    pub here: Here<'a>,
 }
 
 /// A rule's text for output. Rules of the personal store were redacted when they were written
@@ -182,19 +184,27 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
             });
             continue;
         }
-        let w = weight(c.effective);
-        let (scope, scope_note) = scope_factor(b, c.from_repo, opts.workspace);
-        let reinforce = reinforcement_factor(c.uses);
-        let final_score = c.relevance * w * scope * reinforce;
+        let verdict = c.place(opts.here);
+        if !verdict.admitted {
+            continue;
+        }
+        let final_score = c.final_score(opts.here);
         let mut why = Vec::new();
         if !c.matched.is_empty() {
             why.push(format!("matches {}", c.matched.join(", ")));
         }
+        if let Some(e) = &c.evidence {
+            why.push(format!(
+                "its sessions mention {} (evidence {:.2})",
+                e.matched.join(", "),
+                e.score
+            ));
+        }
         if let Some(s) = c.semantic {
             why.push(format!("semantic similarity {:.2}", s));
         }
-        if let Some(n) = scope_note {
-            why.push(n.to_string());
+        if let Some(n) = verdict.note {
+            why.push(n);
         }
         why.push(format!(
             "{} helpful / {} harmful",
@@ -265,6 +275,8 @@ mod tests {
             uses: 0,
             matched: vec!["x".into()],
             semantic: None,
+            evidence: None,
+            places: Places::default(),
         }
     }
 
@@ -272,7 +284,10 @@ mod tests {
         Options {
             min_relevance: 0.1,
             limit: 10,
-            workspace: Some("/w/app"),
+            here: Here {
+                workspace: Some("/w/app"),
+                stacks: &[],
+            },
         }
     }
 
@@ -315,6 +330,7 @@ mod tests {
 
     #[test]
     fn workspace_scope_follows_the_workspace() {
+        use crate::memory::bullet::Scope;
         let mut mine = cand("b-mine", 0.4, 0.0);
         mine.bullet.scope = Scope::Workspace;
         mine.bullet.scope_key = Some("/w/app".into());
@@ -322,9 +338,13 @@ mod tests {
         other.bullet.scope = Scope::Workspace;
         other.bullet.scope_key = Some("/w/elsewhere".into());
         let global = cand("b-global", 0.4, 0.0);
-        let r = rank(vec![other, global, mine], &opts());
+        let mut strong_other = cand("b-strong-other", 0.6, 0.0);
+        strong_other.bullet.scope = Scope::Workspace;
+        strong_other.bullet.scope_key = Some("/w/elsewhere".into());
+        let r = rank(vec![other, global, mine, strong_other], &opts());
         let ids: Vec<_> = r.rules.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids, ["b-mine", "b-global", "b-other"]);
+        // Another workspace's rule needs strong relevance to be shown at all.
+        assert_eq!(ids, ["b-mine", "b-global", "b-strong-other"]);
     }
 
     #[test]

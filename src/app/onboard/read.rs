@@ -249,7 +249,9 @@ fn related_rules(store: &Store, cwd: &Path, s: &Session, text: &str) -> Result<V
     }
     query.push_str(&text[..end]);
     let mut out = Vec::new();
-    for (relevance, _, scored) in engine::candidates(&corpus, &query, None, 0.0)? {
+    for (relevance, _, scored) in
+        engine::candidates(&corpus, &query, engine::Coverage::Known, None, 0.0)?
+    {
         if out.len() >= RELATED {
             break;
         }

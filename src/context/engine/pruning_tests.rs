@@ -79,6 +79,7 @@ fn pruning_never_changes_the_answer() {
     ] {
         for limit in [1, 3, 5] {
             let req = Request {
+                coverage: super::Coverage::Task,
                 task,
                 limit,
                 min_relevance: 0.05,
@@ -95,7 +96,7 @@ fn pruning_never_changes_the_answer() {
             };
             let pruned = answer(Some(&store.conn), Vec::new(), &req).unwrap().ranked;
             let corpus = Corpus::load(Some(&store.conn), Vec::new()).unwrap();
-            let all = candidates(&corpus, task, None, req.min_relevance).unwrap();
+            let all = candidates(&corpus, task, req.coverage, None, req.min_relevance).unwrap();
             let none = |_: &str| 0u32;
             let weighed: Vec<Candidate> = all
                 .iter()
@@ -106,7 +107,10 @@ fn pruning_never_changes_the_answer() {
                 &rank::Options {
                     min_relevance: req.min_relevance,
                     limit,
-                    workspace: Some("/w/app"),
+                    here: crate::context::place::Here {
+                        workspace: Some("/w/app"),
+                        stacks: &[],
+                    },
                 },
             );
             let ids =

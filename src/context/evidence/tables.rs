@@ -1,0 +1,280 @@
+//! The evidence tables (migration 009): a rule's sessions, vocabulary and places, and the
+//! per-transcript cache they are built from. The only SQL of [`super`].
+
+use crate::error::{CmError, Result};
+use rusqlite::{Connection, OptionalExtension, params};
+
+fn sql(e: rusqlite::Error) -> CmError {
+    crate::store::map_err(e, &crate::paths::db_path())
+}
+
+/// An indexed transcript: its row and message count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IndexedFile {
+    pub id: i64,
+    pub messages: i64,
+}
+
+/// The indexed file a session reference names: a transcript path, or a session id (bare or
+/// `agent/id`).
+pub fn resolve(conn: &Connection, reference: &str) -> Result<Option<IndexedFile>> {
+    let by_path = conn
+        .prepare_cached("SELECT id, messages FROM episodic_files WHERE path = ?1")
+        .and_then(|mut s| {
+            s.query_row([reference], |r| {
+                Ok(IndexedFile {
+                    id: r.get(0)?,
+                    messages: r.get(1)?,
+                })
+            })
+            .optional()
+        })
+        .map_err(sql)?;
+    if by_path.is_some() {
+        return Ok(by_path);
+    }
+    let id = reference
+        .split_once('/')
+        .filter(|(agent, _)| !agent.is_empty() && !agent.contains('.'))
+        .map(|(_, id)| id)
+        .unwrap_or(reference);
+    conn.prepare_cached(
+        "SELECT f.id, f.messages FROM episodic_sessions s JOIN episodic_files f ON f.id = s.file_id
+         WHERE s.session_id = ?1 LIMIT 1",
+    )
+    .and_then(|mut s| {
+        s.query_row([id], |r| {
+            Ok(IndexedFile {
+                id: r.get(0)?,
+                messages: r.get(1)?,
+            })
+        })
+        .optional()
+    })
+    .map_err(sql)
+}
+
+/// The transcripts of the latest `limit` sessions that ran in `workspace`.
+pub fn workspace_files(
+    conn: &Connection,
+    workspace: &str,
+    limit: usize,
+) -> Result<Vec<IndexedFile>> {
+    conn.prepare_cached(
+        "SELECT DISTINCT f.id, f.messages FROM episodic_sessions s
+         JOIN episodic_files f ON f.id = s.file_id
+         WHERE s.workspace = ?1 ORDER BY s.ended_at DESC LIMIT ?2",
+    )
+    .and_then(|mut s| {
+        s.query_map(params![workspace, limit as i64], |r| {
+            Ok(IndexedFile {
+                id: r.get(0)?,
+                messages: r.get(1)?,
+            })
+        })?
+        .collect()
+    })
+    .map_err(sql)
+}
+
+/// One message as stored, for the vocabulary.
+pub struct StoredMessage {
+    pub role: String,
+    pub kind: String,
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The first `limit` searchable messages of a file, in order.
+pub fn messages(conn: &Connection, file_id: i64, limit: usize) -> Result<Vec<StoredMessage>> {
+    conn.prepare_cached(
+        "SELECT role, kind, coalesce(text, tool_text, ''), is_error
+         FROM episodic_messages INDEXED BY episodic_messages_file_line
+         WHERE file_id = ?1 AND kind != 'scaffolding' ORDER BY line_number, id LIMIT ?2",
+    )
+    .and_then(|mut s| {
+        s.query_map(params![file_id, limit as i64], |r| {
+            Ok(StoredMessage {
+                role: r.get(0)?,
+                kind: r.get(1)?,
+                text: r.get(2)?,
+                is_error: r.get(3)?,
+            })
+        })?
+        .collect()
+    })
+    .map_err(sql)
+}
+
+/// The working directory a file's sessions ran in.
+pub fn workspace_of(conn: &Connection, file_id: i64) -> Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT workspace FROM episodic_sessions INDEXED BY episodic_sessions_file
+         WHERE file_id = ?1 AND workspace IS NOT NULL AND workspace != '' LIMIT 1",
+    )
+    .and_then(|mut s| s.query_row([file_id], |r| r.get(0)).optional())
+    .map_err(sql)
+}
+
+/// A transcript's cached vocabulary and places.
+pub struct SessionVocab {
+    pub messages: i64,
+    pub workspace: Option<String>,
+    pub langs: Vec<String>,
+    pub terms: Vec<(String, f64)>,
+}
+
+pub fn cached_vocab(conn: &Connection, file_id: i64) -> Result<Option<SessionVocab>> {
+    let row: Option<(i64, Option<String>, String, String)> = conn
+        .prepare_cached(
+            "SELECT messages, workspace, langs, terms FROM session_vocab WHERE file_id = ?1",
+        )
+        .and_then(|mut s| {
+            s.query_row([file_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()
+        })
+        .map_err(sql)?;
+    Ok(row.map(|(messages, workspace, langs, terms)| SessionVocab {
+        messages,
+        workspace,
+        langs: langs
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
+        terms: serde_json::from_str(&terms).unwrap_or_default(),
+    }))
+}
+
+pub fn store_vocab(conn: &Connection, file_id: i64, v: &SessionVocab) -> Result<()> {
+    let terms = serde_json::to_string(&v.terms).unwrap_or_else(|_| "[]".into());
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO session_vocab (file_id, messages, workspace, langs, terms)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            file_id,
+            v.messages,
+            v.workspace,
+            v.langs.join(","),
+            terms
+        ])
+    })
+    .map_err(sql)?;
+    Ok(())
+}
+
+/// Forget what was built for a rule.
+pub fn clear_rule(conn: &Connection, bullet_id: &str) -> Result<()> {
+    for table in ["rule_sessions", "rule_evidence", "rule_places"] {
+        conn.prepare_cached(&format!("DELETE FROM {table} WHERE bullet_id = ?1"))
+            .and_then(|mut s| s.execute([bullet_id]))
+            .map_err(sql)?;
+    }
+    Ok(())
+}
+
+pub fn insert_session(
+    conn: &Connection,
+    bullet_id: &str,
+    reference: &str,
+    kind: &str,
+    file: Option<IndexedFile>,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO rule_sessions (bullet_id, ref, kind, file_id, messages)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            bullet_id,
+            reference,
+            kind,
+            file.map(|f| f.id),
+            file.map(|f| f.messages)
+        ])
+    })
+    .map_err(sql)?;
+    Ok(())
+}
+
+pub fn insert_term(conn: &Connection, bullet_id: &str, term: &str, w: f64) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO rule_evidence (term, bullet_id, w) VALUES (?1, ?2, ?3)",
+    )
+    .and_then(|mut s| s.execute(params![term, bullet_id, w]))
+    .map_err(sql)?;
+    Ok(())
+}
+
+pub fn insert_place(
+    conn: &Connection,
+    bullet_id: &str,
+    kind: &str,
+    value: &str,
+    sessions: usize,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO rule_places (bullet_id, kind, value, sessions) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut s| s.execute(params![bullet_id, kind, value, sessions as i64]))
+    .map_err(sql)?;
+    Ok(())
+}
+
+/// Rules whose cited transcripts were indexed, or grew, since their evidence was built.
+pub const STALE_SQL: &str = "
+    SELECT rs.bullet_id FROM rule_sessions rs JOIN episodic_files f ON f.path = rs.ref
+    WHERE rs.file_id IS NOT f.id OR rs.messages IS NOT f.messages
+    UNION
+    SELECT rs.bullet_id FROM rule_sessions rs
+    JOIN episodic_sessions s ON s.session_id = rs.ref
+    JOIN episodic_files f ON f.id = s.file_id
+    WHERE rs.file_id IS NOT f.id OR rs.messages IS NOT f.messages";
+
+/// List the rules of [`STALE_SQL`] as changed, so the next refresh rebuilds them.
+pub fn mark_stale(conn: &Connection) -> Result<usize> {
+    conn.execute(
+        &format!("INSERT OR IGNORE INTO context_dirty (bullet_id) {STALE_SQL}"),
+        [],
+    )
+    .map_err(sql)
+}
+
+/// A rule's places: (kind, value).
+pub fn places_of(conn: &Connection, bullet_id: &str) -> Result<Vec<(String, String)>> {
+    conn.prepare_cached("SELECT kind, value FROM rule_places WHERE bullet_id = ?1")
+        .and_then(|mut s| {
+            s.query_map([bullet_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
+        .map_err(sql)
+}
+
+/// The stacks of rules learned or helped in workspaces at or under `workspace` (or holding it).
+pub fn stacks_of_workspace(conn: &Connection, workspace: &str) -> Result<Vec<String>> {
+    conn.prepare_cached(&format!(
+        "SELECT DISTINCT l.value FROM rule_places p
+         JOIN rule_places l ON l.bullet_id = p.bullet_id AND l.kind = 'lang'
+         WHERE p.kind = 'workspace' AND {}",
+        crate::workspace::sql("p.value", 1)
+    ))
+    .and_then(|mut s| {
+        s.query_map([crate::workspace::key(workspace)], |r| r.get(0))?
+            .collect()
+    })
+    .map_err(sql)
+}
+
+/// Evidence postings of one term: (bullet id, weight).
+pub fn postings(conn: &Connection, term: &str) -> Result<Vec<(String, f64)>> {
+    conn.prepare_cached("SELECT bullet_id, w FROM rule_evidence WHERE term = ?1")
+        .and_then(|mut s| {
+            s.query_map([term], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
+        .map_err(sql)
+}

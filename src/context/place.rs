@@ -1,0 +1,174 @@
+//! Place: how where a rule was learned relates to where the task runs. Pure.
+//!
+//! `place` multiplies a rule's final score (docs/context.md, "Place"):
+//! - 1.5 for a rule of the current repository's `.cass/playbook.yaml`, or scoped by hand to this
+//!   workspace; a rule scoped by hand to another workspace weighs 0.5 and is shown only when its
+//!   relevance is at least [`STRONG_EVIDENCE`];
+//! - inferred from the rule's sessions: [`HERE`] when it was learned or helped in this workspace
+//!   (or a directory inside it) and its relevance reaches [`PLACE_FLOOR`] (below it, being from
+//!   the same project earns nothing: it must not crowd an unrelated task); [`ELSEWHERE`] when
+//!   it was learned only in other workspaces; [`OTHER_STACK`] when, in addition, none of the
+//!   language or tool stacks its sessions touched is one this workspace uses, and then only with
+//!   relevance at least [`STRONG_EVIDENCE`];
+//! - 1 for a rule with no known place, or when the task's workspace is unknown.
+
+use crate::memory::bullet::{Bullet, Scope};
+
+pub const SCOPE_BOOST: f64 = 1.5;
+pub const OTHER_WORKSPACE: f64 = 0.5;
+pub const HERE: f64 = 1.5;
+pub const ELSEWHERE: f64 = 0.75;
+pub const OTHER_STACK: f64 = 0.4;
+/// Relevance a rule needs before being from this workspace counts for it.
+pub const PLACE_FLOOR: f64 = 0.2;
+/// Relevance a rule of another workspace's scope, or of another stack, needs to be shown.
+pub const STRONG_EVIDENCE: f64 = 0.45;
+
+/// Where a rule was learned or helped (from its sessions).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Places {
+    pub workspaces: Vec<String>,
+    pub stacks: Vec<String>,
+}
+
+/// Where the task runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Here<'a> {
+    pub workspace: Option<&'a str>,
+    /// The stacks the workspace uses (its files, and its rules' sessions); empty when unknown.
+    pub stacks: &'a [String],
+}
+
+/// A rule's place factor, why, and whether it may be shown at all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub factor: f64,
+    pub note: Option<String>,
+    pub admitted: bool,
+}
+
+impl Verdict {
+    fn plain() -> Verdict {
+        Verdict {
+            factor: 1.0,
+            note: None,
+            admitted: true,
+        }
+    }
+    fn of(factor: f64, note: impl Into<String>, admitted: bool) -> Verdict {
+        Verdict {
+            factor,
+            note: Some(note.into()),
+            admitted,
+        }
+    }
+}
+
+/// Whether two workspace paths are the same place: equal, or one inside the other (by path
+/// components).
+pub fn related(a: &str, b: &str) -> bool {
+    crate::workspace::contains(a, b) || crate::workspace::contains(b, a)
+}
+
+/// The place verdict for rule `b` of relevance `relevance`.
+pub fn verdict(
+    b: &Bullet,
+    from_repo: bool,
+    places: &Places,
+    here: Here,
+    relevance: f64,
+) -> Verdict {
+    if from_repo {
+        return Verdict::of(SCOPE_BOOST, "rule of this repository", true);
+    }
+    if b.scope == Scope::Workspace {
+        let same = match (b.scope_key.as_deref(), here.workspace) {
+            (Some(k), Some(w)) => crate::context::rank::same_workspace(k, w),
+            _ => false,
+        };
+        return if same {
+            Verdict::of(SCOPE_BOOST, "rule of this workspace", true)
+        } else {
+            Verdict::of(
+                OTHER_WORKSPACE,
+                "rule of another workspace",
+                relevance >= STRONG_EVIDENCE,
+            )
+        };
+    }
+    let Some(w) = here.workspace else {
+        return Verdict::plain();
+    };
+    if places.workspaces.is_empty() {
+        return Verdict::plain();
+    }
+    if places.workspaces.iter().any(|p| related(p, w)) {
+        return if relevance >= PLACE_FLOOR {
+            Verdict::of(HERE, "learned or helped in this workspace", true)
+        } else {
+            Verdict::plain()
+        };
+    }
+    let shared_stack = places.stacks.iter().any(|s| here.stacks.contains(s));
+    if !places.stacks.is_empty() && !here.stacks.is_empty() && !shared_stack {
+        return Verdict::of(
+            OTHER_STACK,
+            format!(
+                "learned in another workspace, for {}",
+                places.stacks.join(", ")
+            ),
+            relevance >= STRONG_EVIDENCE,
+        );
+    }
+    Verdict::of(ELSEWHERE, "learned in another workspace", true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placed(ws: &[&str], stacks: &[&str]) -> Places {
+        Places {
+            workspaces: ws.iter().map(|s| s.to_string()).collect(),
+            stacks: stacks.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn this_workspace_helps_only_above_the_floor() {
+        let b = Bullet::default();
+        let rust = vec!["rust".to_string()];
+        let here = Here {
+            workspace: Some("/home/dev/cli"),
+            stacks: &rust,
+        };
+        let p = placed(&["/home/dev/cli/crates/core"], &["rust"]);
+        assert_eq!(verdict(&b, false, &p, here, 0.3).factor, HERE);
+        assert_eq!(verdict(&b, false, &p, here, 0.1).factor, 1.0);
+    }
+
+    #[test]
+    fn another_stack_needs_strong_evidence() {
+        let b = Bullet::default();
+        let rust = vec!["rust".to_string()];
+        let here = Here {
+            workspace: Some("/home/dev/cli"),
+            stacks: &rust,
+        };
+        let tf = placed(&["/home/dev/infra"], &["terraform"]);
+        let v = verdict(&b, false, &tf, here, 0.3);
+        assert_eq!((v.factor, v.admitted), (OTHER_STACK, false));
+        assert!(verdict(&b, false, &tf, here, 0.5).admitted);
+        let rs = placed(&["/home/dev/other-cli"], &["rust"]);
+        assert_eq!(verdict(&b, false, &rs, here, 0.3).factor, ELSEWHERE);
+        let unplaced = Places::default();
+        assert_eq!(verdict(&b, false, &unplaced, here, 0.3), Verdict::plain());
+    }
+
+    #[test]
+    fn related_is_by_components() {
+        assert!(related("/w/app", "/w/app/"));
+        assert!(related("/w/app/sub", "/w/app"));
+        assert!(!related("/w/application", "/w/app"));
+    }
+}
