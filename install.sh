@@ -16,6 +16,7 @@
 #   CASS_MEMORY_HOME        the data directory (default ~/.cass-memory)
 #   CM_INSTALL_PREBUILT     path to an already built `cm` binary: skip the cargo build (for tests
 #                           and packaging; a normal install leaves it unset)
+#   CM_STATIC=0             link cm dynamically even where it can be linked statically
 #
 # Every check runs before anything is touched: without cargo (or a C compiler for the bundled
 # SQLite) the script refuses and leaves the machine as it was.
@@ -42,7 +43,7 @@ die() {
 }
 
 usage() {
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -227,15 +228,16 @@ if [ -n "$prebuilt" ]; then
     binary="$prebuilt"
     say "using the prebuilt binary $binary (CM_INSTALL_PREBUILT)"
 else
-    say "building cm (cargo build --release --locked) ..."
+    # scripts/build-release.sh links cm statically where the toolchain can (its hooks start
+    # faster; see docs/guard.md) and prints the binary's path.
+    say "building cm (scripts/build-release.sh: cargo rustc --release --locked) ..."
     if [ "$quiet" = 1 ]; then
-        (cd "$repo_dir" && cargo build --release --locked --quiet) ||
+        binary="$(cd "$repo_dir" && scripts/build-release.sh --quiet)" ||
             die "cargo build failed" "see the compiler output above; nothing was installed"
     else
-        (cd "$repo_dir" && cargo build --release --locked) ||
+        binary="$(cd "$repo_dir" && scripts/build-release.sh)" ||
             die "cargo build failed" "see the compiler output above; nothing was installed"
     fi
-    binary="$repo_dir/target/release/cm"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -3,5 +3,5 @@
 # Usage: bench/guard_corpus.sh [CORPUS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-python3 bench/guard_corpus.py "$PWD/target/release/cm" "$@"
+cm=$(scripts/build-release.sh --quiet)
+python3 bench/guard_corpus.py "$cm" "$@"

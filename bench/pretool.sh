@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Build the release binary, link it as cm-pretool, and time the hook per call against /bin/true.
+# Build the release binary (scripts/build-release.sh, as install.sh does), link it as cm-pretool, and time the hook per call against /bin/true.
 # Usage: bench/pretool.sh [RUNS]      (default 400 runs per case)
 #        BASELINE_CM=/path/to/older/cm bench/pretool.sh [RUNS]   (also time an older build, same loop)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
+# Built as ./install.sh builds it (statically linked where the toolchain can).
+cm=$(scripts/build-release.sh --quiet)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-ln -s "$PWD/target/release/cm" "$dir/cm-pretool"
+ln -s "$cm" "$dir/cm-pretool"
 if [ -n "${BASELINE_CM:-}" ]; then
     mkdir "$dir/base"
     ln -s "$(realpath "$BASELINE_CM")" "$dir/base/cm-pretool"

@@ -19,6 +19,7 @@ pub mod config_cache;
 pub mod expand;
 pub mod git_options;
 pub mod interpreters;
+pub mod lang;
 pub mod literals;
 pub mod matcher;
 pub mod normalize;

@@ -14,38 +14,7 @@ use super::expand::{self, Context, State};
 use super::shell::{self, Command, Word};
 use super::wrappers;
 
-/// The language of a segment's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Lang {
-    Shell,
-    Python,
-    Node,
-    Ruby,
-    Perl,
-    Sql,
-    Php,
-    Lua,
-    Awk,
-    /// A whole shell command line with the text inside quotes blanked out.
-    Line,
-}
-
-impl Lang {
-    pub fn name(self) -> &'static str {
-        match self {
-            Lang::Shell => "shell",
-            Lang::Python => "python",
-            Lang::Node => "javascript",
-            Lang::Ruby => "ruby",
-            Lang::Perl => "perl",
-            Lang::Sql => "sql",
-            Lang::Php => "php",
-            Lang::Lua => "lua",
-            Lang::Awk => "awk",
-            Lang::Line => "line",
-        }
-    }
-}
+pub use super::lang::Lang;
 
 /// One thing that would run.
 #[derive(Debug, Clone, PartialEq, Eq)]
