@@ -5,7 +5,8 @@
 # DATA_DIR: a pre-built cm data directory (e.g. with 250,000 indexed messages, as left by
 # `bench/episodic.py --keep DIR` in DIR/data-cold-0); it is topped up to 5,000 generated rules when
 # it holds fewer. Without it a temp directory gets the 5,000 rules alone. Env: RUNS (default 40), CM (default
-# target/release/cm, built if missing).
+# target/release/cm, built if missing), CITE=1 (the rules are added ten at a time, each batch citing
+# one indexed session, so every rule has an evidence vocabulary and a place: bench/cite_sessions.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-40}
@@ -21,7 +22,11 @@ if [ $# -ge 1 ]; then
   have=$("$CM" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["total"])')
   if [ "$have" -lt 5000 ]; then
     python3 bench/gen_rules.py 5000 > "$WORK/rules.json"
-    "$CM" playbook add --file "$WORK/rules.json" --json >/dev/null
+    if [ "${CITE:-0}" = 1 ]; then
+      python3 bench/cite_sessions.py "$CM" "$WORK/rules.json"
+    else
+      "$CM" playbook add --file "$WORK/rules.json" --json >/dev/null
+    fi
   fi
 else
   export CASS_MEMORY_HOME="$WORK/data"

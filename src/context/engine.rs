@@ -26,6 +26,8 @@ use std::collections::HashMap;
 pub const MAX_CANDIDATES: usize = 400;
 /// Semantic-only candidates (no shared term) must reach this cosine.
 pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
+/// At most this many rules found only through their sessions' words are weighed.
+pub const MAX_EVIDENCE_ONLY: usize = 100;
 /// How much the evidence field counts beside the rule's own text.
 pub const EVIDENCE_WEIGHT: f64 = 1.0;
 
@@ -229,8 +231,15 @@ pub fn candidates(
             (with_evidence(lexical, ev), None, s)
         })
         .collect();
-    // Rules found only through their sessions' words.
-    let only: Vec<&str> = evidence.keys().map(String::as_str).collect();
+    // Rules found only through their sessions' words: the best few (a common word may be in
+    // the vocabulary of thousands).
+    let mut only: Vec<(&str, f64)> = evidence
+        .iter()
+        .map(|(id, h)| (id.as_str(), h.score))
+        .collect();
+    only.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    only.truncate(MAX_EVIDENCE_ONLY);
+    let only: Vec<&str> = only.into_iter().map(|(id, _)| id).collect();
     for info in corpus.infos(&only)? {
         let hit = evidence[&info.id].clone();
         cands.push((
