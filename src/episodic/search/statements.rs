@@ -28,6 +28,8 @@ pub const SPAN_SQL: &str = "SELECT (SELECT min(id) FROM episodic_messages), \
 pub const HIT_SQL: &str = "SELECT agent, session_id, file_id, line_number, workspace, role,
             created_at, coalesce(text, tool_text, ''), tool_args, ts
      FROM episodic_messages WHERE id = ?1";
+/// One message's line in its source file, by rowid.
+pub const LINE_SQL: &str = "SELECT line_number FROM episodic_messages WHERE id = ?1";
 /// A source file's path, by rowid.
 pub const FILE_PATH_SQL: &str = "SELECT path FROM episodic_files WHERE id = ?1";
 /// A session's title, by its unique key.
