@@ -27,6 +27,11 @@ use crate::error::Result;
 use crate::store::{Store, map_err};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Pairs counted in memory before they are folded into the store: bounds a run's memory
+/// (about 20 bytes a pair) whatever it learns from; a big run folds several times.
+pub const PAIRS_PER_FOLD: usize = 1_000_000;
 
 /// Terms the vocabulary holds at most.
 pub const MAX_VOCABULARY: usize = 60_000;
@@ -70,46 +75,91 @@ pub fn catch_up(store: &Store) -> Result<Learned> {
     if newest <= through {
         return Ok(Learned::default());
     }
+    let mut learned = Learned::default();
+    let mut from = through;
     let mut run = Run::default();
-    {
-        let mut stmt = store.conn.prepare_cached(MESSAGES_SQL).map_err(sql)?;
-        for id in through + 1..=newest {
+    let mut stmt = store.conn.prepare_cached(MESSAGES_SQL).map_err(sql)?;
+    // One read transaction per chunk: without it every lookup takes and drops the file's
+    // shared lock (two system calls a message).
+    let mut reading = Some(store.conn.unchecked_transaction().map_err(sql)?);
+    for id in through + 1..=newest {
+        if reading.is_none() {
+            reading = Some(store.conn.unchecked_transaction().map_err(sql)?);
+        }
+        {
             let mut rows = stmt.query([id]).map_err(sql)?;
-            let Some(r) = rows.next().map_err(sql)? else {
-                continue;
-            };
-            let conversation = r.get_ref(1).map_err(sql)?.as_str().ok() == Some("text")
-                && matches!(
-                    r.get_ref(2).map_err(sql)?.as_str().ok(),
-                    Some("user" | "assistant")
-                );
-            if let Some(text) = r
-                .get_ref(0)
-                .map_err(sql)?
-                .as_str()
-                .ok()
-                .filter(|_| conversation)
-            {
-                run.add(&terms::of_text(text));
+            if let Some(r) = rows.next().map_err(sql)? {
+                let conversation = r.get_ref(1).map_err(sql)?.as_str().ok() == Some("text")
+                    && matches!(
+                        r.get_ref(2).map_err(sql)?.as_str().ok(),
+                        Some("user" | "assistant")
+                    );
+                if let Some(text) = r.get_ref(0).map_err(sql)?.as_str().ok()
+                    && conversation
+                {
+                    run.add(&terms::of_text(text));
+                }
             }
         }
-    }
-    store.write(|tx| {
-        // Another process learned meanwhile: its counts stand, ours would double them.
-        if state(tx).map_err(sql)?.0 != through {
-            return Ok(Learned::default());
+        if run.pairs.len() >= PAIRS_PER_FOLD || id == newest {
+            // Read-only: ending it changes nothing.
+            drop(reading.take());
+            let Some(done) = fold(store, &run, from, id)? else {
+                // Another process learned meanwhile: its counts stand, ours would double them.
+                return Ok(learned);
+            };
+            learned.messages += done.messages;
+            learned.terms += done.terms;
+            learned.pruned += done.pruned;
+            from = id;
+            run = Run::default();
         }
-        run.fold(tx, newest).map_err(sql)
+    }
+    Ok(learned)
+}
+
+/// Fold `run` (messages in `(from, through]`) into the store, unless another process moved
+/// the watermark since `from`.
+fn fold(store: &Store, run: &Run, from: i64, through: i64) -> Result<Option<Learned>> {
+    store.write(|tx| {
+        if state(tx).map_err(sql)?.0 != from {
+            return Ok(None);
+        }
+        run.fold(tx, through).map(Some).map_err(sql)
     })
 }
+
+/// A fast hash for the run's maps (keys are our own term ids and stems; a run is bounded, so
+/// there is no flood of collisions worth a keyed hash).
+#[derive(Default, Clone, Copy)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+}
+
+type Fast = BuildHasherDefault<Mix>;
 
 /// One run's counts, by run-local term number.
 #[derive(Default)]
 struct Run {
-    ids: HashMap<String, u32>,
+    ids: HashMap<String, u32, Fast>,
     terms: Vec<Term>,
     df: Vec<u32>,
-    pairs: HashMap<u64, u32>,
+    pairs: HashMap<u64, u32, Fast>,
     messages: u64,
 }
 
@@ -118,14 +168,21 @@ impl Run {
         self.messages += 1;
         let mut local: Vec<u32> = Vec::with_capacity(found.len());
         for t in found {
-            let next = self.terms.len() as u32;
-            let id = *self.ids.entry(t.stem.clone()).or_insert(next);
-            if id == next {
-                self.terms.push(t.clone());
-                self.df.push(0);
-            } else if t.word.contains('-') {
-                self.terms[id as usize].word = t.word.clone();
-            }
+            let id = match self.ids.get(t.stem.as_str()) {
+                Some(&id) => {
+                    if t.word.contains('-') {
+                        self.terms[id as usize].word = t.word.clone();
+                    }
+                    id
+                }
+                None => {
+                    let id = self.terms.len() as u32;
+                    self.ids.insert(t.stem.clone(), id);
+                    self.terms.push(t.clone());
+                    self.df.push(0);
+                    id
+                }
+            };
             self.df[id as usize] += 1;
             local.push(id);
         }
@@ -181,7 +238,7 @@ impl Run {
         let df: HashMap<u32, u64> = known.values().copied().collect();
         let (_, before) = state(tx)?;
         let total = before + self.messages;
-        let mut added: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+        let mut added: HashMap<u32, Vec<(u32, u32)>, Fast> = HashMap::default();
         for (&key, &n) in &self.pairs {
             let (a, b) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
             if let (Some(a), Some(b)) = (stored[a], stored[b]) {

@@ -53,14 +53,27 @@ pub fn strength(n: u64, df_a: u64, df_b: u64, total: u64) -> f64 {
 
 /// Fold one run's `added` (associate id, new co-occurrences) into `links`, strongest first;
 /// at most [`MAX_LINKS`] remain, highest count first. Strengths are left to the caller.
+/// Linear in `added` (a common term may have thousands of new associates in a big run).
 pub fn merge(links: &mut Vec<Link>, added: &[(u32, u32)]) {
-    let mut added = added.to_vec();
-    added.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let listed: std::collections::HashMap<u32, usize> =
+        links.iter().enumerate().map(|(i, l)| (l.id, i)).collect();
+    let mut fresh: Vec<(u32, u32)> = Vec::new();
+    for &(id, n) in added {
+        match listed.get(&id) {
+            Some(&i) => links[i].n = links[i].n.saturating_add(n),
+            None => fresh.push((id, n)),
+        }
+    }
+    let strongest = |a: &(u32, u32), b: &(u32, u32)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+    let keep = MAX_LINKS.saturating_sub(links.len()) + NEWCOMERS;
+    if fresh.len() > keep {
+        fresh.select_nth_unstable_by(keep, strongest);
+        fresh.truncate(keep);
+    }
+    fresh.sort_by(strongest);
     let mut newcomers = 0;
-    for (id, n) in added {
-        if let Some(l) = links.iter_mut().find(|l| l.id == id) {
-            l.n = l.n.saturating_add(n);
-        } else if links.len() < MAX_LINKS {
+    for (id, n) in fresh {
+        if links.len() < MAX_LINKS {
             links.push(Link {
                 id,
                 n,

@@ -11,7 +11,7 @@ use crate::context::tokenize::is_stop_word;
 
 /// Distinct terms learned from one message, at most (its first ones): bounds the pairs a long
 /// message adds to `MAX_TERMS * (MAX_TERMS - 1) / 2`.
-pub const MAX_TERMS: usize = 24;
+pub const MAX_TERMS: usize = 12;
 
 /// A term of a message: the stem and the form it was seen in.
 #[derive(Debug, Clone, PartialEq, Eq)]
