@@ -24,6 +24,8 @@
 //!     let similarity: f64 = assoc::cosine(&a, &b); // 0..1
 //! #   let _ = similarity;
 //! }
+//! // With embeddings configured: fuse the rankings by reciprocal rank (item ids, best first).
+//! let fused = assoc::rrf(&[&["b-1", "b-2"][..], &["b-2", "b-3"][..]]); // b-2 first
 //! let status = assoc::status(conn)?; // learned through which message; behind the index?
 //! # let _ = status; Ok(()) }
 //! ```
@@ -35,10 +37,12 @@
 //! cosine of two texts' vectors (sums of their terms' vectors) is high when their words go with
 //! the same words, even if they share none.
 
+pub mod fuse;
 pub mod learn;
 pub mod links;
 pub mod terms;
 
+pub use fuse::rrf;
 pub use links::{Vector, cosine};
 
 use rusqlite::{Connection, OptionalExtension};
