@@ -40,6 +40,10 @@ pub const MAX_PROBED: usize = 24;
 /// ranking scores are bounded).
 pub const MAX_EXPANSIONS: usize = 4;
 pub const EXPAND_UP_TO: usize = 8;
+/// Queries of fewer terms are lookups (an identifier, a word or two), answered with the
+/// messages holding them only: neither widened nor lent neighbours' scores. Questions and
+/// descriptions, whose answers use other words, have more.
+pub const WIDEN_FROM: usize = 3;
 /// An expansion's BM25 counts for this share of an original term's, times its weight.
 pub const EXPANSION_WEIGHT: f64 = 0.4;
 
@@ -137,7 +141,8 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
     }
     let asked = terms.len();
     let mut weights = vec![1.0; asked];
-    if !opts.no_expand && asked <= EXPAND_UP_TO {
+    let question = asked >= WIDEN_FROM;
+    if !opts.no_expand && question && asked <= EXPAND_UP_TO {
         match widen(conn, &terms) {
             Ok(found) => {
                 for e in found {
@@ -183,7 +188,7 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         }
         Err(Stop::Failed(e)) => return Err(err(e)),
     };
-    let ranked = if opts.no_neighbours || out.cut.is_some() {
+    let ranked = if opts.no_neighbours || !question || out.cut.is_some() {
         ranked
     } else {
         match neighbours::spread(conn, query, ranked) {
