@@ -85,11 +85,15 @@ def main():
     ap.add_argument("--misses", type=int, default=0, help="print this many missed questions")
     ap.add_argument("--no-speaker", action="store_true", help="do not prefix turns with the speaker's name")
     ap.add_argument("--mix", type=int, default=0, help="index about this many generated messages after the conversations")
-    ap.add_argument("--modes", default="bounded", help="comma-separated: bounded, exhaustive, bounded-bm25, exhaustive-bm25")
+    ap.add_argument("--modes", default="bounded", help="comma-separated: bounded, exhaustive, bounded-bm25, exhaustive-bm25, "
+                    "or any of them with +lexical (no neighbour lending, no expansion), +no-neighbours or +no-expand")
+    ap.add_argument("--per-conv", action="store_true", help="also report recall per conversation (tuning on one, holding out the others)")
     a = ap.parse_args()
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
     for m in modes:
-        if m not in ("bounded", "exhaustive", "bounded-bm25", "exhaustive-bm25"):
+        base, _, extra = m.partition("+")
+        if base not in ("bounded", "exhaustive", "bounded-bm25", "exhaustive-bm25") or \
+                extra not in ("", "lexical", "no-neighbours", "no-expand"):
             sys.exit("unknown mode: " + m)
     cm = os.path.abspath(a.bin)
     tmp = tempfile.mkdtemp(prefix="cm-locomo-")
@@ -131,11 +135,17 @@ def main():
 
 def evaluate(cm, env, convs, mode, a):
     flags = []
-    if mode.startswith("exhaustive"):
+    base, _, extra = mode.partition("+")
+    if base.startswith("exhaustive"):
         flags.append("--exhaustive")
-    if mode.endswith("-bm25"):
+    if base.endswith("-bm25"):
         flags.append("--no-coverage")
+    if extra in ("lexical", "no-neighbours"):
+        flags.append("--no-neighbours")
+    if extra in ("lexical", "no-expand"):
+        flags.append("--no-expand")
     stats = {c: {"n": 0, 5: 0, 10: 0} for c in CATEGORIES}
+    per_conv = {}
     misses = []
     for conv_id, cwd, where, qa in convs:
         for q in qa:
@@ -151,9 +161,12 @@ def evaluate(cm, env, convs, mode, a):
             ranks = [i for i, h in enumerate(hits) if (h["source_path"], h["line_number"]) in evidence]
             first = ranks[0] if ranks else None
             stats[cat]["n"] += 1
+            pc = per_conv.setdefault(conv_id, {"n": 0, 5: 0, 10: 0})
+            pc["n"] += 1
             for k in (5, 10):
                 if first is not None and first < k:
                     stats[cat][k] += 1
+                    pc[k] += 1
             if first is None:
                 misses.append((conv_id, q["question"], q.get("evidence")))
     rows = []
@@ -172,6 +185,10 @@ def evaluate(cm, env, convs, mode, a):
     else:
         for name, n, r5, r10 in rows:
             print("%-12s n=%4d  recall@5=%.3f  recall@10=%.3f" % (name, n, r5, r10))
+    if a.per_conv:
+        for conv_id, s in sorted(per_conv.items()):
+            print("conversation %s: n=%d recall@5=%.3f recall@10=%.3f" % (
+                conv_id, s["n"], s[5] / max(1, s["n"]), s[10] / max(1, s["n"])))
     for m in misses[: a.misses]:
         print("miss:", m)
 

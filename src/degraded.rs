@@ -4,6 +4,7 @@
 //!
 //! - `history`: the session index (none yet, stale, unreadable);
 //! - `semantic`: semantic search (endpoint down, no embeddings);
+//! - `associations`: the offline association layer (not built yet, or behind the index);
 //! - `remote`: remote hosts that did not answer (all named in one message);
 //! - `playbook`: the playbook itself (empty);
 //! - `repoPlaybook`: the repository's `.cass/playbook.yaml` did not parse (its rules are left
@@ -36,6 +37,8 @@ pub struct Degraded {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub semantic: Option<Issue>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub associations: Option<Issue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<Issue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub playbook: Option<Issue>,
@@ -47,6 +50,7 @@ impl Degraded {
     pub fn is_empty(&self) -> bool {
         self.history.is_none()
             && self.semantic.is_none()
+            && self.associations.is_none()
             && self.remote.is_none()
             && self.playbook.is_none()
             && self.repo_playbook.is_none()
@@ -59,6 +63,7 @@ impl Degraded {
             &self.playbook,
             &self.history,
             &self.semantic,
+            &self.associations,
             &self.remote,
         ]
         .into_iter()

@@ -54,6 +54,7 @@ fn stale_store(dir: &std::path::Path) -> Store {
     add_rules(&store, 0..1);
     index::refresh(&store).unwrap();
     reinforce::scan(&store, "2026-05-03T00:00:00Z").unwrap();
+    crate::episodic::assoc::learn::catch_up(&store).unwrap();
     store.conn.execute_batch("ANALYZE").unwrap();
     let saved: Vec<(String, Option<String>, String)> = store
         .conn
@@ -80,6 +81,7 @@ fn stale_store(dir: &std::path::Path) -> Store {
     add_rules(&store, 1..3_000);
     index::refresh(&store).unwrap();
     reinforce::scan(&store, "2026-05-03T00:00:00Z").unwrap();
+    crate::episodic::assoc::learn::catch_up(&store).unwrap();
     let tx = store.conn.unchecked_transaction().unwrap();
     tx.execute("DELETE FROM sqlite_stat1", []).unwrap();
     for (tbl, idx, stat) in &saved {
@@ -139,6 +141,26 @@ fn hot_statements_never_scan_what_they_look_up() {
             &["episodic_fts"],
         ),
         (crate::episodic::citing::MESSAGE_SQL, vec![1.into()], &[]),
+        // The association layer (search, context) and the search's neighbour lookups.
+        (crate::episodic::assoc::TERM_SQL, vec![text("auth")], &[]),
+        (crate::episodic::assoc::TERM_BY_ID_SQL, vec![1.into()], &[]),
+        (crate::episodic::assoc::LINKS_SQL, vec![1.into()], &[]),
+        (crate::episodic::assoc::learn::STATE_SQL, vec![], &[]),
+        (
+            crate::episodic::assoc::learn::MESSAGES_SQL,
+            vec![1.into()],
+            &[],
+        ),
+        (
+            crate::episodic::search::neighbours::ROW_SQL,
+            vec![1.into()],
+            &[],
+        ),
+        (
+            crate::episodic::search::statements::LINE_SQL,
+            vec![1.into()],
+            &[],
+        ),
     ];
     for (sql, params, may_scan) in cases {
         let plan = explain(&store.conn, sql, &params).unwrap();

@@ -66,6 +66,7 @@ pub fn run<'s>(req: IndexRequest<'_>, open: impl FnOnce() -> Result<&'s Store>) 
         }
     };
     let store = open()?;
+    let associations = req.limits.associations;
     let opts = Options {
         limits: req.limits,
         full: req.full,
@@ -74,13 +75,13 @@ pub fn run<'s>(req: IndexRequest<'_>, open: impl FnOnce() -> Result<&'s Store>) 
         chunk_bytes: 0,
     };
     let report = index::run(store, req.connectors, sources, opts)?;
-    upkeep(store, report.messages_added > 0);
+    upkeep(store, report.messages_added > 0, associations);
     Ok(Indexed { report, discovery })
 }
 
 /// Upkeep after indexing, best effort (the index itself is committed); each failure is a
 /// warning on stderr.
-fn upkeep(store: &Store, grew: bool) {
+fn upkeep(store: &Store, grew: bool, associations: bool) {
     if grew {
         // Fewer full-text segments for every later query, and planner statistics that match
         // the tables.
@@ -99,6 +100,10 @@ fn upkeep(store: &Store, grew: bool) {
             "cm: warning: context term index not refreshed: {}",
             e.message
         );
+    }
+    // Not only when this run grew the index: a store older than the layer learns what it holds.
+    if associations && let Err(e) = crate::episodic::assoc::learn::catch_up(store) {
+        eprintln!("cm: warning: term associations not updated: {}", e.message);
     }
     if grew && let Err(e) = crate::context::reinforce::scan(store, &crate::clock::now_rfc3339()) {
         eprintln!(

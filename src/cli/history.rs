@@ -81,6 +81,12 @@ pub struct SearchArgs {
     /// Rank by BM25 alone (no re-order by how many query terms a message holds).
     #[arg(long, hide = true)]
     no_coverage: bool,
+    /// No score lent by neighbouring turns of the same session.
+    #[arg(long, hide = true)]
+    no_neighbours: bool,
+    /// Do not widen the query with associated terms (the offline association layer).
+    #[arg(long, hide = true)]
+    no_expand: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -110,6 +110,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("history.toolOutputHeadBytes", int(0, 1 << 30)),
     ("history.toolOutputTailBytes", int(0, 1 << 30)),
     ("history.textMaxBytes", int(0, 1 << 30)),
+    ("history.associations", Bool),
     // Owned by src/episodic/remote.rs.
     ("remoteCass", Section),
     ("remoteCass.enabled", Bool),

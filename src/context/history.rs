@@ -193,6 +193,8 @@ mod tests {
             snippet: snippet.into(),
             score,
             origin: Origin::local(),
+            expanded: Vec::new(),
+            neighbour_of: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Episodic memory: agents' session logs, read by one connector per agent and indexed in the
 //! store with full-text search.
 
+pub mod assoc;
 pub mod citing;
 pub mod connectors;
 pub mod index;

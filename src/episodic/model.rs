@@ -105,6 +105,14 @@ pub struct Hit {
     pub snippet: String,
     pub score: f64,
     pub origin: Origin,
+    /// Terms the query was widened with (the offline association layer) that this message
+    /// holds; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expanded: Vec<String>,
+    /// The line of the neighbouring message (same session) whose match lent this one part of
+    /// its score; absent when the message matched on its own words alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbour_of: Option<u64>,
 }
 
 /// What to search for and how to filter.

@@ -15,6 +15,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("sql/005_reflection.sql")),
     (6, include_str!("sql/006_llm_usage.sql")),
     (7, include_str!("sql/007_onboarding.sql")),
+    (8, include_str!("sql/008_assoc.sql")),
     (9, include_str!("sql/009_rule_evidence.sql")),
 ];
 

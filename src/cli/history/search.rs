@@ -31,10 +31,13 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
         role,
     };
     let mut degraded = Degraded::default();
+    let associations = super::index::limits(ctx)?.associations;
     let opts = search::Options {
         exhaustive: args.exhaustive,
         explain: args.explain,
         no_coverage: args.no_coverage,
+        no_neighbours: args.no_neighbours,
+        no_expand: args.no_expand || !associations,
     };
     let outcome = local(&q, opts, ctx, &mut degraded)?;
     if let Some(stage) = outcome.cut {
@@ -84,6 +87,7 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
             "strategy": outcome.strategy,
             "terms": outcome.terms,
             "termsDropped": outcome.terms_dropped,
+            "expanded": outcome.expanded,
             "scored": outcome.scored,
         },
     });
@@ -115,7 +119,39 @@ fn local(
         degraded.history = Some(no_index());
         return Ok(search::Outcome::default());
     }
+    if !opts.no_expand {
+        degraded.associations = associations_issue(store);
+    }
     search::run(store, q, opts)
+}
+
+/// The association layer not built, or behind the index: searches are not widened (or only
+/// with what it learned so far) until `cm history index` catches it up.
+fn associations_issue(store: &Store) -> Option<Issue> {
+    let status = match crate::episodic::assoc::status(store) {
+        Ok(s) => s,
+        Err(_) => {
+            return Some(Issue::new(
+                "ASSOCIATIONS_UNREADABLE",
+                "the term associations could not be read; searches are not widened",
+                "run `cm history index`; if it persists run `cm doctor`",
+            ));
+        }
+    };
+    if !status.built() {
+        return Some(Issue::new(
+            "ASSOCIATIONS_NOT_BUILT",
+            "term associations have not been learned from the index yet; searches are not widened",
+            "run `cm history index` (it learns from what is already indexed)",
+        ));
+    }
+    status.behind().then(|| {
+        Issue::new(
+            "ASSOCIATIONS_BEHIND",
+            "term associations have not learned from the newest indexed messages yet",
+            "run `cm history index`",
+        )
+    })
 }
 
 fn no_index() -> Issue {

@@ -21,6 +21,9 @@ pub struct Limits {
     pub tool_output_tail_bytes: usize,
     /// Conversation text longer than this keeps its first and last halves.
     pub text_max_bytes: usize,
+    /// Learn term associations from indexed conversations and widen searches with them
+    /// (`history.associations`; [`crate::episodic::assoc`]).
+    pub associations: bool,
 }
 
 impl Default for Limits {
@@ -30,6 +33,7 @@ impl Default for Limits {
             tool_output_head_bytes: 1024,
             tool_output_tail_bytes: 1024,
             text_max_bytes: 64 * 1024,
+            associations: true,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! given a snippet. Only [`candidates_wanted`] rows are ever read.
 
 use super::Ranked;
-use super::statements::{FILE_PATH_SQL, HIT_SQL, SESSION_TITLE_SQL};
+use super::statements::{FILE_PATH_SQL, HIT_SQL, LINE_SQL, SESSION_TITLE_SQL};
 use crate::episodic::model::{Hit, Origin};
 use crate::episodic::snippet;
 use rusqlite::Connection;
@@ -29,6 +29,7 @@ pub fn fetch(
     conn: &Connection,
     ranked: Vec<Ranked>,
     terms: &[String],
+    asked: usize,
     limit: usize,
     coverage: bool,
 ) -> rusqlite::Result<Vec<Hit>> {
@@ -36,9 +37,17 @@ pub fn fetch(
     let mut path = conn.prepare_cached(FILE_PATH_SQL)?;
     let mut title = conn.prepare_cached(SESSION_TITLE_SQL)?;
     let mut rows = Vec::new();
-    let n = terms.len().max(1) as f64;
-    for Ranked { id, score, matched } in ranked.into_iter().take(candidates_wanted(limit)) {
-        let score = if coverage && terms.len() > 1 {
+    let n = asked.max(1) as f64;
+    let mut line = conn.prepare_cached(LINE_SQL)?;
+    for Ranked {
+        id,
+        score,
+        matched,
+        lent_by,
+        mask,
+    } in ranked.into_iter().take(candidates_wanted(limit))
+    {
+        let score = if coverage && asked > 1 {
             score * (1.0 + matched as f64 / n)
         } else {
             score
@@ -61,6 +70,8 @@ pub fn fetch(
                             // No -0.0.
                             score: score + 0.0,
                             origin: Origin::local(),
+                            expanded: Vec::new(),
+                            neighbour_of: None,
                         },
                         body: r.get(7)?,
                         args: r.get(8)?,
@@ -74,6 +85,16 @@ pub fn fetch(
         let Some((file_id, mut row)) = row else {
             continue;
         };
+        row.hit.expanded = (asked..terms.len().min(64))
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| terms[i].clone())
+            .collect();
+        if let Some(by) = lent_by {
+            row.hit.neighbour_of = line
+                .query_row([by], |r| r.get::<_, i64>(0))
+                .optional()?
+                .map(|l| l as u64);
+        }
         row.hit.source_path = path
             .query_row([file_id], |r| r.get(0))
             .optional()?

@@ -16,6 +16,7 @@
 
 pub mod bm25;
 mod hits;
+pub mod neighbours;
 pub mod plan;
 mod probe;
 pub mod spread;
@@ -35,6 +36,17 @@ use std::collections::HashMap;
 pub const DEFAULT_LIMIT: usize = 10;
 /// Distinct query terms probed, at most (long prompts): the first ones.
 pub const MAX_PROBED: usize = 24;
+/// Associated terms a query is widened with, at most; only queries of at most
+/// [`EXPAND_UP_TO`] terms are widened (a long prompt has words enough, and the terms the
+/// ranking scores are bounded).
+pub const MAX_EXPANSIONS: usize = 4;
+pub const EXPAND_UP_TO: usize = 8;
+/// Queries of fewer terms are lookups (an identifier, a word or two), answered with the
+/// messages holding them only: neither widened nor lent neighbours' scores. Questions and
+/// descriptions, whose answers use other words, have more.
+pub const WIDEN_FROM: usize = 3;
+/// An expansion's BM25 counts for this share of an original term's, times its weight.
+pub const EXPANSION_WEIGHT: f64 = 0.4;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
@@ -45,6 +57,10 @@ pub struct Options {
     pub explain: bool,
     /// Pure BM25: no re-order by the number of query terms a message holds.
     pub no_coverage: bool,
+    /// No score lent by neighbouring turns ([`neighbours`]).
+    pub no_neighbours: bool,
+    /// Do not widen the query with associated terms ([`crate::episodic::assoc`]).
+    pub no_expand: bool,
 }
 
 /// A search's answer and how it was reached.
@@ -59,6 +75,9 @@ pub struct Outcome {
     pub terms: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub terms_dropped: Vec<String>,
+    /// Associated terms the query was widened with (scored at a lower weight).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expanded: Vec<crate::episodic::assoc::Expansion>,
     /// Messages scored.
     pub scored: usize,
     /// The stage a deadline interrupted (probe, rare, recent, all, hits), if any.
@@ -75,6 +94,7 @@ impl Default for Outcome {
             strategy: "none",
             terms: Vec::new(),
             terms_dropped: Vec::new(),
+            expanded: Vec::new(),
             scored: 0,
             cut: None,
             plans: Vec::new(),
@@ -120,9 +140,39 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         }
         Err(e) => return Err(err(e)),
     }
+    let asked = terms.len();
+    let mut weights = vec![1.0; asked];
+    let question = asked >= WIDEN_FROM;
+    if !opts.no_expand && question && asked <= EXPAND_UP_TO {
+        match widen(conn, &terms) {
+            Ok(found) => {
+                for e in found {
+                    let Some(t) = super::query::terms(&e.word).into_iter().next() else {
+                        continue;
+                    };
+                    if terms.contains(&t) {
+                        continue;
+                    }
+                    terms.push(t);
+                    weights.push(EXPANSION_WEIGHT * e.weight);
+                    out.expanded.push(e);
+                }
+            }
+            Err(e) if interrupted(&e) => {
+                out.cut = Some("expand");
+                return Ok(out);
+            }
+            // A store without the layer's tables (or a damaged layer) searches unwidened.
+            Err(_) => {}
+        }
+    }
     let mut ran: Vec<Statement> = Vec::new();
     let want = hits::candidates_wanted(limit);
-    let result = rank(conn, query, &terms, want, opts, &mut out, &mut ran);
+    let scope = Scope {
+        weights: &weights,
+        asked,
+    };
+    let result = rank(conn, query, &terms, scope, want, opts, &mut out, &mut ran);
     if opts.explain {
         for s in &ran {
             out.plans.push(StatementPlan {
@@ -139,12 +189,45 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         }
         Err(Stop::Failed(e)) => return Err(err(e)),
     };
-    match hits::fetch(conn, ranked, &terms, limit, !opts.no_coverage) {
+    let ranked = if opts.no_neighbours || !question || out.cut.is_some() {
+        ranked
+    } else {
+        match neighbours::spread(conn, query, ranked) {
+            Ok(r) => r,
+            Err(e) if interrupted(&e) => {
+                out.cut = Some("neighbours");
+                Vec::new()
+            }
+            Err(e) => return Err(err(e)),
+        }
+    };
+    match hits::fetch(conn, ranked, &terms, asked, limit, !opts.no_coverage) {
         Ok(h) => out.hits = h,
         Err(e) if interrupted(&e) => out.cut = out.cut.or(Some("hits")),
         Err(e) => return Err(err(e)),
     }
     Ok(out)
+}
+
+/// Associated terms for the query's words.
+fn widen(
+    conn: &Connection,
+    terms: &[String],
+) -> rusqlite::Result<Vec<crate::episodic::assoc::Expansion>> {
+    use crate::episodic::assoc;
+    let stems: Vec<String> = terms
+        .iter()
+        .map(|t| assoc::terms::of_query_word(t))
+        .collect();
+    assoc::expand(conn, &stems, MAX_EXPANSIONS)
+}
+
+/// Per-term weights (1 for the query's own terms, lower for expansions) and how many of the
+/// terms the query itself asked for (they come first).
+#[derive(Clone, Copy)]
+pub struct Scope<'a> {
+    pub weights: &'a [f64],
+    pub asked: usize,
 }
 
 /// Why ranking stopped early: a deadline (with what was ranked by then) or a failure.
@@ -160,13 +243,19 @@ pub struct Ranked {
     pub score: f64,
     /// Query terms the message holds.
     pub matched: usize,
+    /// Which scored terms it holds (bit i: term i).
+    pub mask: u64,
+    /// The neighbouring message that lent it score ([`neighbours`]), if any.
+    pub lent_by: Option<i64>,
 }
 
 /// Candidates, best first.
+#[allow(clippy::too_many_arguments)]
 fn rank(
     conn: &Connection,
     q: &SearchQuery,
     terms: &[String],
+    scope: Scope,
     want: usize,
     opts: Options,
     out: &mut Outcome,
@@ -204,7 +293,7 @@ fn rank(
         (false, true) => "exact",
         (false, false) => "bounded",
     };
-    let mut scorer = Scorer::new(&stats, span);
+    let mut scorer = Scorer::new(&stats, span, scope);
     let stages = stages(q, &plan, terms, want);
     for (s, phrase_terms) in stages {
         // The newest messages holding every common term are looked for further back only when
@@ -287,6 +376,7 @@ fn stages(
 /// Per-row weighted term frequencies, folded into BM25 scores at the end.
 struct Scorer<'a> {
     stats: &'a [plan::TermStat],
+    scope: Scope<'a>,
     span: (i64, i64),
     /// rowid -> (row length, weighted frequency per probed term).
     rows: HashMap<i64, (u32, Vec<f64>)>,
@@ -295,9 +385,10 @@ struct Scorer<'a> {
 }
 
 impl<'a> Scorer<'a> {
-    fn new(stats: &'a [plan::TermStat], span: (i64, i64)) -> Self {
+    fn new(stats: &'a [plan::TermStat], span: (i64, i64), scope: Scope<'a>) -> Self {
         Scorer {
             stats,
+            scope,
             span,
             rows: HashMap::new(),
             table_rows: 0,
@@ -358,9 +449,20 @@ impl<'a> Scorer<'a> {
                 score: freq
                     .iter()
                     .zip(&idf)
-                    .map(|(f, i)| bm25::term_score(*i, *f, *len as f64, avg))
+                    .zip(self.scope.weights)
+                    .map(|((f, i), w)| w * bm25::term_score(*i, *f, *len as f64, avg))
                     .sum(),
-                matched: freq.iter().filter(|f| **f > 0.0).count(),
+                matched: freq
+                    .iter()
+                    .take(self.scope.asked)
+                    .filter(|f| **f > 0.0)
+                    .count(),
+                mask: freq
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, f)| **f > 0.0 && *i < 64)
+                    .fold(0, |m, (i, _)| m | 1 << i),
+                lent_by: None,
             })
             .collect();
         out.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.id.cmp(&a.id)));

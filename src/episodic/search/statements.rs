@@ -34,6 +34,8 @@ pub const NEWEST_MATCHES_SQL: &str = "SELECT episodic_fts.rowid FROM episodic_ft
 /// The session of one message, by rowid.
 pub const MESSAGE_SESSION_SQL: &str =
     "SELECT agent, session_id FROM episodic_messages WHERE id = ?1";
+/// One message's line in its source file, by rowid.
+pub const LINE_SQL: &str = "SELECT line_number FROM episodic_messages WHERE id = ?1";
 /// A source file's path, by rowid.
 pub const FILE_PATH_SQL: &str = "SELECT path FROM episodic_files WHERE id = ?1";
 /// A session's title, by its unique key.

@@ -80,10 +80,16 @@ fn assert_scores_are_fts5_bm25(st: &Store, q: &str, opts: Options, strategy: &st
     let q = query(q);
     let terms = crate::episodic::query::terms(&q.query);
     let mut out = Outcome::default();
+    let weights = vec![1.0; terms.len()];
+    let scope = Scope {
+        weights: &weights,
+        asked: terms.len(),
+    };
     let ours = rank(
         &st.conn,
         &q,
         &terms,
+        scope,
         usize::MAX,
         opts,
         &mut out,
