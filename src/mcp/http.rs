@@ -28,6 +28,9 @@ use tokio::sync::Semaphore;
 
 type Body = BoxBody<Bytes, Infallible>;
 
+/// An oversized body up to this size is read and dropped before the 413 is sent.
+const DRAIN_LIMIT: u64 = 16 * 1024 * 1024;
+
 /// What the gate enforces.
 pub struct Gate {
     pub token: Option<String>,
@@ -89,12 +92,21 @@ impl Gate {
             .get(hyper::header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > self.max_body as u64) {
-            return Ok(refuse(
+        if let Some(n) = declared.filter(|n| *n > self.max_body as u64) {
+            // Read what was sent (up to a bound) so the client gets the answer instead of a
+            // connection reset mid-upload; past the bound the connection is closed.
+            if n <= DRAIN_LIMIT {
+                let mut body = req.into_body();
+                while let Some(Ok(_)) = body.frame().await {}
+            }
+            let mut r = refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "BODY_TOO_LARGE",
                 &format!("the request body is over {} bytes", self.max_body),
-            ));
+            );
+            r.headers_mut()
+                .insert("connection", "close".parse().expect("header"));
+            return Ok(r);
         }
         let _permit = if req.method() == hyper::Method::POST {
             match self.in_flight.clone().try_acquire_owned() {

@@ -26,8 +26,7 @@ pub struct ContextArgs {
     /// Only history from the last N days.
     #[schemars(range(min = 1))]
     pub days: Option<u32>,
-    /// The workspace the task is about (a directory inside the server's roots; default: the
-    /// first root).
+    /// The workspace the task is about (a directory inside the server's roots; default: the first root).
     pub workspace: Option<String>,
 }
 
@@ -107,14 +106,12 @@ pub struct SearchArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ReflectArgs {
-    /// Reflect on this session log (a file inside the server's roots or data directory; it is
-    /// indexed first). Give this or days.
+    /// Reflect on this session log (a file inside the server's roots or data directory; it is indexed first). Give this or days.
     pub session: Option<String>,
     /// Reflect on indexed sessions that ended in the last N days (default 30).
     #[schemars(range(min = 1, max = 3650))]
     pub days: Option<u32>,
-    /// Propose and validate but change nothing (default true); false stores diary entries,
-    /// rules and feedback.
+    /// Propose and validate but change nothing (default true); false stores diary entries, rules and feedback.
     pub dry_run: Option<bool>,
     /// Sessions to reflect on at most this call (default 20).
     #[schemars(range(min = 1, max = 200))]
@@ -126,8 +123,7 @@ pub struct ReflectArgs {
 pub struct GuardArgs {
     /// The shell command to check, as the agent would run it.
     pub command: String,
-    /// The directory it would run in (its repository's guard policy applies; default: the
-    /// first root).
+    /// The directory it would run in (its repository's guard policy applies; default: the first root).
     pub cwd: Option<String>,
 }
 
@@ -242,7 +238,6 @@ fn parse<T: DeserializeOwned>(v: serde_json::Value) -> Result<T> {
 
 fn schema<T: JsonSchema>() -> JsonObject {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
-        .for_serialize()
         .into_generator();
     let mut root = serde_json::to_value(generator.into_root_schema_for::<T>())
         .ok()
