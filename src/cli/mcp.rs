@@ -42,7 +42,13 @@ impl ServerArgs {
         } else {
             self.roots
                 .iter()
-                .map(|r| if r.is_absolute() { r.clone() } else { ctx.cwd.join(r) })
+                .map(|r| {
+                    if r.is_absolute() {
+                        r.clone()
+                    } else {
+                        ctx.cwd.join(r)
+                    }
+                })
                 .collect()
         };
         // Resolved now, so a bad root fails before anything is served.

@@ -41,7 +41,10 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         let token = mcp::token::for_bind(ip.is_loopback(), &http.token_env)?;
         let mut data = ServerArgs::describe(&settings);
         data["transport"] = json!("http");
-        data["url"] = json!(format!("http://{}/mcp", std::net::SocketAddr::new(ip, http.port)));
+        data["url"] = json!(format!(
+            "http://{}/mcp",
+            std::net::SocketAddr::new(ip, http.port)
+        ));
         data["tokenRequired"] = json!(token.is_some());
         data["tokenSource"] = json!(token.as_ref().map(|t| t.source.clone()));
         data["maxBody"] = json!(http.max_body);

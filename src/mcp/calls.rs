@@ -197,7 +197,10 @@ fn reflect(a: tools::ReflectArgs, roots: &Roots) -> Result<Value> {
 
 fn guard(a: tools::GuardArgs, roots: &Roots) -> Result<Value> {
     let cwd = roots.workspace(a.cwd.as_deref())?;
-    command(vec!["guard".into(), "check".into(), "--".into(), a.command], &cwd)
+    command(
+        vec!["guard".into(), "check".into(), "--".into(), a.command],
+        &cwd,
+    )
 }
 
 /// A resource's JSON text.
@@ -210,11 +213,10 @@ pub fn resource(uri: &str, roots: &Roots) -> Result<Value> {
             Some(id) if !id.is_empty() && !id.contains('/') => {
                 command(words(&["diary", "show", "--", id]), cwd)
             }
-            _ => Err(CmError::usage(
-                "RESOURCE_NOT_FOUND",
-                format!("no resource {uri}"),
-            )
-            .hint("the resources are cm://playbook, cm://stats and cm://diary/{id}")),
+            _ => Err(
+                CmError::usage("RESOURCE_NOT_FOUND", format!("no resource {uri}"))
+                    .hint("the resources are cm://playbook, cm://stats and cm://diary/{id}"),
+            ),
         },
     }
 }

@@ -147,7 +147,14 @@ mod tests {
         let e = roots.file("link/secret.jsonl", &data).unwrap_err();
         assert_eq!(e.code, "PATH_OUTSIDE_WORKSPACE");
         std::fs::write(data.join("s.jsonl"), "x").unwrap();
-        assert!(roots.file(data.join("s.jsonl").to_str().unwrap(), &data).is_ok());
-        assert_eq!(roots.file("missing", &data).unwrap_err().code, "PATH_NOT_FOUND");
+        assert!(
+            roots
+                .file(data.join("s.jsonl").to_str().unwrap(), &data)
+                .is_ok()
+        );
+        assert_eq!(
+            roots.file("missing", &data).unwrap_err().code,
+            "PATH_NOT_FOUND"
+        );
     }
 }

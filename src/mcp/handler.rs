@@ -105,8 +105,8 @@ impl ServerHandler for CmServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
-        let call = tools::parse_call(&request.name, request.arguments)
-            .map_err(|e| errors::to_rpc(&e))?;
+        let call =
+            tools::parse_call(&request.name, request.arguments).map_err(|e| errors::to_rpc(&e))?;
         let value = self.blocking(move |roots| calls::run(call, roots)).await?;
         Ok(CallToolResult::structured(value).into())
     }

@@ -155,7 +155,8 @@ fn rpc_error(code: i32, message: &str, data: serde_json::Value) -> serde_json::V
 }
 
 fn refuse(status: StatusCode, code: &str, message: &str) -> Response<Body> {
-    let data = json!({"code": code, "message": message, "hint": null, "retryable": false, "exitCode": 2});
+    let data =
+        json!({"code": code, "message": message, "hint": null, "retryable": false, "exitCode": 2});
     json_response(status, rpc_error(-32600, message, data))
 }
 

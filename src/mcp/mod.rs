@@ -81,16 +81,14 @@ pub fn serve_http(settings: Settings, http: HttpSettings) -> Result<()> {
     let limits = settings.limits;
     runtime(&limits)?.block_on(async move {
         let addr = SocketAddr::new(ip, http.port);
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| {
-                CmError::new(
-                    "BIND_FAILED",
-                    crate::error::ExitCode::Network,
-                    format!("cannot listen on {addr}: {e}"),
-                )
-                .hint("pick another --port, or stop what listens there")
-            })?;
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+            CmError::new(
+                "BIND_FAILED",
+                crate::error::ExitCode::Network,
+                format!("cannot listen on {addr}: {e}"),
+            )
+            .hint("pick another --port, or stop what listens there")
+        })?;
         let bound = listener.local_addr().unwrap_or(addr);
         let (hosts, origins) = allowed(ip);
         let mcp = Arc::new(http::service(server, hosts, origins, http.max_body));
@@ -102,7 +100,10 @@ pub fn serve_http(settings: Settings, http: HttpSettings) -> Result<()> {
         });
         eprintln!("cm serve: MCP over HTTP at http://{bound}/mcp");
         match &token {
-            Some(t) => eprintln!("cm serve: clients must send Authorization: Bearer <token> ({})", t.source),
+            Some(t) => eprintln!(
+                "cm serve: clients must send Authorization: Bearer <token> ({})",
+                t.source
+            ),
             None => eprintln!("cm serve: loopback only, no token required"),
         }
         loop {

@@ -119,6 +119,9 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(read_or_create(&path).unwrap(), first);
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        assert_eq!(read_or_create(&path).unwrap_err().code, "TOKEN_FILE_EXPOSED");
+        assert_eq!(
+            read_or_create(&path).unwrap_err().code,
+            "TOKEN_FILE_EXPOSED"
+        );
     }
 }

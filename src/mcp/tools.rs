@@ -237,15 +237,55 @@ fn parse<T: DeserializeOwned>(v: serde_json::Value) -> Result<T> {
 }
 
 fn schema<T: JsonSchema>() -> JsonObject {
-    let generator = schemars::generate::SchemaSettings::draft2020_12()
-        .into_generator();
-    let mut root = serde_json::to_value(generator.into_root_schema_for::<T>())
-        .ok()
-        .and_then(|v| v.as_object().cloned())
+    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    let mut root = serde_json::to_value(settings.into_generator().into_root_schema_for::<T>())
         .unwrap_or_default();
+    portable(&mut root);
+    let mut root = root.as_object().cloned().unwrap_or_default();
     root.remove("$schema");
     root.remove("title");
     root
+}
+
+/// An optional argument is one left out, not one given as null: `"type": ["integer", "null"]`
+/// becomes `"type": "integer"` and `anyOf: [S, {"type": "null"}]` becomes `S`, the single-type
+/// spelling every client's schema dialect reads.
+fn portable(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    let Value::Object(map) = v else { return };
+    if let Some(Value::Array(types)) = map.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if kept.len() == 1 {
+            map.insert("type".into(), kept[0].clone());
+        }
+    }
+    if let Some(Value::Array(options)) = map.get_mut("enum") {
+        options.retain(|o| !o.is_null());
+    }
+    if let Some(Value::Array(any)) = map.get("anyOf") {
+        let kept: Vec<Value> = any
+            .iter()
+            .filter(|s| s.get("type").and_then(Value::as_str) != Some("null"))
+            .cloned()
+            .collect();
+        if kept.len() == 1
+            && let Value::Object(inner) = &kept[0]
+        {
+            let inner = inner.clone();
+            map.remove("anyOf");
+            for (k, val) in inner {
+                map.entry(k).or_insert(val);
+            }
+        }
+    }
+    for (_, child) in map.iter_mut() {
+        match child {
+            Value::Object(_) => portable(child),
+            Value::Array(items) => items.iter_mut().for_each(portable),
+            _ => {}
+        }
+    }
 }
 
 /// A number argument outside its published range.
@@ -276,8 +316,21 @@ mod tests {
         assert_eq!(ctx.input_schema["type"], "object");
         assert_eq!(ctx.input_schema["required"], json!(["task"]));
         assert!(ctx.input_schema["properties"]["workspace"].is_object());
+        assert_eq!(ctx.input_schema["properties"]["limit"]["type"], "integer");
         let fb = tools.iter().find(|t| t.name == "cm_feedback").unwrap();
         assert!(fb.input_schema["properties"]["bulletId"].is_object());
+        let search = tools.iter().find(|t| t.name == "memory_search").unwrap();
+        let scope = &search.input_schema["properties"]["scope"];
+        assert_eq!(
+            scope["enum"],
+            json!(["playbook", "history", "both"]),
+            "{scope}"
+        );
+        let text = serde_json::to_string(&tools).unwrap();
+        assert!(
+            !text.contains("\"null\"") && !text.contains("$ref"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -287,10 +340,14 @@ mod tests {
         assert!(e.message.contains("cm_context"), "{}", e.message);
         let e = parse_call("cm_context", obj(json!({"task": "x", "bogus": 1}))).unwrap_err();
         assert!(e.message.contains("bogus"), "{}", e.message);
-        let e = parse_call("memory_search", obj(json!({"query": "x", "scope": "all"}))).unwrap_err();
+        let e =
+            parse_call("memory_search", obj(json!({"query": "x", "scope": "all"}))).unwrap_err();
         assert_eq!(e.code, "INVALID_ARGUMENT");
         assert_eq!(parse_call("nope", None).unwrap_err().code, "UNKNOWN_TOOL");
-        let ok = parse_call("cm_outcome", obj(json!({"session": "s1", "outcome": "success", "rulesUsed": ["b-1"]})));
+        let ok = parse_call(
+            "cm_outcome",
+            obj(json!({"session": "s1", "outcome": "success", "rulesUsed": ["b-1"]})),
+        );
         assert!(matches!(ok, Ok(Call::Outcome(_))));
     }
 }
