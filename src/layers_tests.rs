@@ -130,7 +130,13 @@ fn only_the_mcp_server_names_the_async_runtime_or_the_sdk() {
         let text = std::fs::read_to_string(file).expect("read source");
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or_default();
-            for needle in ["tokio::", "rmcp::", "hyper::", "hyper_util::", "http_body_util::"] {
+            for needle in [
+                "tokio::",
+                "rmcp::",
+                "hyper::",
+                "hyper_util::",
+                "http_body_util::",
+            ] {
                 if code.contains(needle) {
                     found.push(format!("{}:{}: {needle}", file.display(), n + 1));
                 }

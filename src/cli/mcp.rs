@@ -17,10 +17,14 @@ pub struct ServerArgs {
     /// directory].
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
-    /// Tool calls and resource reads running at once; more are refused with the retryable
-    /// OVERLOADED error.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=256))]
+    /// Tool calls and resource reads running or waiting at once; more are refused with the
+    /// retryable OVERLOADED error (over HTTP: 503 with Retry-After).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub max_concurrent: u32,
+    /// Calls running at once, each on a thread with its own store [default: the number of
+    /// cores, at most 8].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub workers: Option<u32>,
     /// Seconds a request may run before it is abandoned with the retryable TIMEOUT error.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,
@@ -57,6 +61,12 @@ impl ServerArgs {
             roots: canonical.dirs().to_vec(),
             limits: Limits {
                 concurrency: self.max_concurrent as usize,
+                workers: self.workers.map(|w| w as usize).unwrap_or_else(|| {
+                    std::thread::available_parallelism()
+                        .map(|n| n.get())
+                        .unwrap_or(2)
+                        .min(8)
+                }),
                 timeout: Duration::from_secs(self.request_timeout),
             },
         })
@@ -68,6 +78,7 @@ impl ServerArgs {
             "roots": settings.roots,
             "dataDir": crate::paths::data_dir(),
             "maxConcurrent": settings.limits.concurrency,
+            "workers": settings.limits.workers,
             "requestTimeoutSecs": settings.limits.timeout.as_secs(),
         })
     }

@@ -1,7 +1,9 @@
 //! The MCP server handler both transports share: the tools and resources, each call run on a
-//! blocking thread (SQLite work never stalls the async workers) under a concurrency limit and a
-//! deadline. A call beyond the limit is refused at once with the retryable `OVERLOADED` error,
-//! so a burst of clients gets an answer to retry rather than a queue that grows without bound.
+//! blocking thread (SQLite work never stalls the async workers) under two limits and a
+//! deadline. At most `workers` calls run at once (each worker thread keeps one store open, so
+//! memory stays bounded), up to `concurrency` more wait their turn, and a call beyond that is
+//! refused at once with the retryable `OVERLOADED` error, so a burst of clients gets an answer
+//! to retry rather than a queue that grows without bound. The deadline covers the wait.
 
 use super::calls;
 use super::confine::Roots;
@@ -24,8 +26,10 @@ use tokio::sync::Semaphore;
 /// How much a server takes on.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Requests running at once; more are refused with `OVERLOADED`.
+    /// Calls running or waiting at once; more are refused with `OVERLOADED`.
     pub concurrency: usize,
+    /// Calls running at once (blocking threads, each with its store).
+    pub workers: usize,
     /// A request running longer is abandoned with `TIMEOUT`.
     pub timeout: Duration,
 }
@@ -35,6 +39,7 @@ pub struct CmServer {
     roots: Arc<Roots>,
     limits: Limits,
     permits: Arc<Semaphore>,
+    workers: Arc<Semaphore>,
 }
 
 impl CmServer {
@@ -43,6 +48,7 @@ impl CmServer {
             roots: Arc::new(roots),
             limits,
             permits: Arc::new(Semaphore::new(limits.concurrency)),
+            workers: Arc::new(Semaphore::new(limits.workers)),
         }
     }
 
@@ -57,11 +63,19 @@ impl CmServer {
             .try_acquire_owned()
             .map_err(|_| errors::to_rpc(&errors::overloaded(self.limits.concurrency)))?;
         let roots = self.roots.clone();
-        let task = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            work(&roots)
-        });
-        match tokio::time::timeout(self.limits.timeout, task).await {
+        let workers = self.workers.clone();
+        let run = async move {
+            let worker = workers
+                .acquire_owned()
+                .await
+                .expect("the semaphore stays open");
+            tokio::task::spawn_blocking(move || {
+                let _held = (permit, worker);
+                work(&roots)
+            })
+            .await
+        };
+        match tokio::time::timeout(self.limits.timeout, run).await {
             Ok(Ok(Ok(v))) => Ok(v),
             Ok(Ok(Err(e))) => Err(errors::to_rpc(&e)),
             Ok(Err(join)) => Err(errors::to_rpc(&CmError::internal(format!(
@@ -97,7 +111,7 @@ impl ServerHandler for CmServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::all()))
+        Ok(ListToolsResult::with_all_items(tools::all().to_vec()))
     }
 
     async fn call_tool(

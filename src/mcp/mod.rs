@@ -44,7 +44,7 @@ pub struct HttpSettings {
 fn runtime(limits: &Limits) -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .max_blocking_threads(limits.concurrency + 2)
+        .max_blocking_threads(limits.workers + 2)
         // A blocking thread keeps its store open while it lives.
         .thread_keep_alive(std::time::Duration::from_secs(300))
         .enable_all()

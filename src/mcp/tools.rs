@@ -198,8 +198,13 @@ const SPECS: &[Spec] = &[
     },
 ];
 
-/// Every tool, as `tools/list` publishes it.
-pub fn all() -> Vec<Tool> {
+/// Every tool, as `tools/list` publishes it (built once).
+pub fn all() -> &'static [Tool] {
+    static TOOLS: once_cell::sync::Lazy<Vec<Tool>> = once_cell::sync::Lazy::new(build);
+    &TOOLS
+}
+
+fn build() -> Vec<Tool> {
     SPECS
         .iter()
         .map(|s| {

@@ -172,7 +172,17 @@ fn the_python_sdk_over_http_calls_every_tool_and_reads_every_resource() {
 fn a_public_bind_requires_its_token_and_the_gate_refuses_what_it_documents() {
     let Some(py) = python() else { return };
     let (env, session) = world();
-    let server = Server::start(&env, &["--host", "0.0.0.0", "--max-concurrent", "1"]);
+    let server = Server::start(
+        &env,
+        &[
+            "--host",
+            "0.0.0.0",
+            "--max-concurrent",
+            "1",
+            "--workers",
+            "1",
+        ],
+    );
     let token_file = env.data.join("mcp-token");
     let token = std::fs::read_to_string(&token_file).unwrap();
     let token = token.trim();
@@ -209,7 +219,17 @@ fn a_public_bind_requires_its_token_and_the_gate_refuses_what_it_documents() {
 fn a_loopback_server_refuses_big_bodies_foreign_origins_and_bursts_past_its_limit() {
     let Some(py) = python() else { return };
     let (env, _) = world();
-    let server = Server::start(&env, &["--max-concurrent", "1", "--max-body", "65536"]);
+    let server = Server::start(
+        &env,
+        &[
+            "--max-concurrent",
+            "1",
+            "--workers",
+            "1",
+            "--max-body",
+            "65536",
+        ],
+    );
     script(&env, &py, "http_guards.py", &[&server.url]);
 }
 
@@ -219,7 +239,17 @@ fn a_token_from_the_environment_is_required_even_on_loopback() {
     let (env, _) = world();
     let token = "0123456789abcdef0123456789abcdef";
     let env = env.with_env("CM_TEST_TOKEN", token);
-    let server = Server::start(&env, &["--token-env", "CM_TEST_TOKEN"]);
+    let server = Server::start(
+        &env,
+        &[
+            "--token-env",
+            "CM_TEST_TOKEN",
+            "--max-concurrent",
+            "1",
+            "--workers",
+            "1",
+        ],
+    );
     script(&env, &py, "http_guards.py", &[&server.url, token]);
 }
 
