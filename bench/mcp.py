@@ -42,12 +42,18 @@ TASK = "auth token refresh timeout in the http client"
 PROTOCOL = "2025-11-25"
 
 
-def rss_kb(pid):
+def rss_kb(pid, field="VmRSS"):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def rss_text(pid):
+    """VmRSS, and how much of it is the store's file mapped in (SQLite's mmap: page cache
+    shared with every process, not memory the server holds for itself)."""
+    return f"{rss_kb(pid) / 1024:.1f} MB (anonymous {rss_kb(pid, 'RssAnon') / 1024:.1f} MB, file-backed {rss_kb(pid, 'RssFile') / 1024:.1f} MB)"
 
 
 def pct(xs, p):
@@ -159,9 +165,13 @@ def main():
             hostport = url.split("//", 1)[1].split("/", 1)[0]
             host, port = hostport.rsplit(":", 1)
             time.sleep(1.0)
-            rss_start = rss_kb(srv.pid)
+            rss_start = rss_text(srv.pid)
 
             c = Client(host, int(port))
+            for _ in range(3):
+                assert outcome(*c.call("cm_context", {"task": TASK})[:2]) == "ok"
+            time.sleep(2)
+            print(f"server RSS at rest after 3 calls: {rss_text(srv.pid)}")
             for _ in range(30):
                 assert outcome(*c.call("cm_context", {"task": TASK})[:2]) == "ok"
             ctx_ms, list_ms = [], []
@@ -229,8 +239,8 @@ def main():
             for e in errors:
                 print("  error:", e)
             time.sleep(5)
-            rss_after = rss_kb(srv.pid)
-            print(f"server RSS at rest: {rss_start / 1024:.1f} MB after start, {rss_after / 1024:.1f} MB idle after the load")
+            print(f"server RSS at rest after start: {rss_start}")
+            print(f"server RSS at rest after the load (idle 5 s): {rss_text(srv.pid)}")
             with open("/proc/loadavg") as f:
                 print("load average during the run:", " ".join(f.read().split()[:3]))
             if counts["error"]:
