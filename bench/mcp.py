@@ -10,7 +10,7 @@ bench/gen_rules.py rules added), or tops up --data DIR to 5,000 rules. Then, aga
 server:
 
 1. RSS at rest: VmRSS of the server after start, before any request, and again after the
-   latency and load phases once it has been idle for 5 s.
+   latency and load phases once it has been idle for 8 s (every client ended its session).
 2. Latency: --calls sequential `cm_context` calls (task as in bench/context.sh, history on)
    from one client over one keep-alive connection, after 30 warm-up calls; p50/p90/p99. In
    the same run, as baselines: the protocol floor (`tools/list` on the same connection) and
@@ -96,6 +96,19 @@ class Client:
                 if "id" in m:
                     answer = m
         return r.status, answer, hdrs
+
+    def reconnect(self):
+        self.conn.close()
+        self.conn = http.client.HTTPConnection(self.conn.host, self.conn.port, timeout=120)
+
+    def close(self):
+        """End the session, as a client does when it is done (HTTP DELETE)."""
+        try:
+            self.conn.request("DELETE", "/mcp", headers=self.headers)
+            self.conn.getresponse().read()
+        except Exception:
+            pass
+        self.conn.close()
 
     def call(self, name, args):
         return self.post({"method": "tools/call", "params": {"name": name, "arguments": args}})
@@ -218,6 +231,7 @@ def main():
                             kind = outcome(st, ans)
                         except Exception as e:
                             kind, ans = "error", repr(e)
+                            cl.reconnect()
                         with lock:
                             counts[kind] += 1
                             if kind == "ok":
@@ -227,6 +241,7 @@ def main():
                         if kind != "overloaded":
                             break
                         time.sleep(random.uniform(0.05, 0.15))
+                cl.close()
 
             t0 = time.perf_counter()
             threads = [threading.Thread(target=client_loop) for _ in range(a.clients)]
@@ -238,9 +253,10 @@ def main():
             print(f"load: {a.clients} clients x {a.per_client} calls: {counts['ok']} answered, {counts['overloaded']} overload refusals (retried), {counts['error']} other errors, {wall:.1f} s, {counts['ok'] / wall:.0f} calls/s; answered p50 {statistics.median(lat):.1f} ms, p99 {pct(lat, 99):.1f} ms" if lat else f"load: {counts}")
             for e in errors:
                 print("  error:", e)
-            time.sleep(5)
+            c.close()
+            time.sleep(8)
             print(f"server RSS at rest after start: {rss_start}")
-            print(f"server RSS at rest after the load (idle 5 s): {rss_text(srv.pid)}")
+            print(f"server RSS at rest after the load (idle 8 s): {rss_text(srv.pid)}")
             with open("/proc/loadavg") as f:
                 print("load average during the run:", " ".join(f.read().split()[:3]))
             if counts["error"]:

@@ -20,6 +20,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
@@ -40,6 +41,8 @@ pub struct CmServer {
     limits: Limits,
     permits: Arc<Semaphore>,
     workers: Arc<Semaphore>,
+    /// Calls finished so far (what [`trim_when_idle`] watches).
+    finished: Arc<AtomicU64>,
 }
 
 impl CmServer {
@@ -49,6 +52,23 @@ impl CmServer {
             limits,
             permits: Arc::new(Semaphore::new(limits.concurrency)),
             workers: Arc::new(Semaphore::new(limits.workers)),
+            finished: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Hand freed memory back to the system once the server has been idle for a few seconds
+    /// after some calls (glibc keeps what a burst freed in per-thread arenas otherwise), so an
+    /// idle server returns to its resting size. Runs for as long as the runtime does.
+    pub async fn trim_when_idle(self) {
+        let mut seen = 0;
+        loop {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            let now = self.finished.load(Ordering::Relaxed);
+            let idle = self.permits.available_permits() == self.limits.concurrency;
+            if now != seen && idle {
+                seen = now;
+                let _ = tokio::task::spawn_blocking(trim_heap).await;
+            }
         }
     }
 
@@ -64,6 +84,7 @@ impl CmServer {
             .map_err(|_| errors::to_rpc(&errors::overloaded(self.limits.concurrency)))?;
         let roots = self.roots.clone();
         let workers = self.workers.clone();
+        let finished = self.finished.clone();
         let run = async move {
             let worker = workers
                 .acquire_owned()
@@ -71,7 +92,9 @@ impl CmServer {
                 .expect("the semaphore stays open");
             tokio::task::spawn_blocking(move || {
                 let _held = (permit, worker);
-                work(&roots)
+                let out = work(&roots);
+                finished.fetch_add(1, Ordering::Relaxed);
+                out
             })
             .await
         };
@@ -85,6 +108,15 @@ impl CmServer {
                 self.limits.timeout.as_secs().max(1),
             ))),
         }
+    }
+}
+
+/// Return the allocator's free memory to the system (glibc keeps it per thread otherwise).
+fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; it has no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

@@ -55,11 +55,11 @@ pub fn service(
     } else {
         config.with_allowed_hosts(allowed_hosts)
     };
-    StreamableHttpService::new(
-        move || Ok(server.clone()),
-        LocalSessionManager::default().into(),
-        config,
-    )
+    // A finished request's answer is kept for a client resuming its stream; 10 s (not the
+    // SDK's 60 s) is enough for that, and keeps a burst's answers from sitting in memory.
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.completed_cache_ttl = std::time::Duration::from_secs(10);
+    StreamableHttpService::new(move || Ok(server.clone()), sessions.into(), config)
 }
 
 impl Gate {
@@ -69,6 +69,7 @@ impl Gate {
         mcp: &StreamableHttpService<CmServer, LocalSessionManager>,
     ) -> Result<Response<Body>, Infallible> {
         if req.uri().path() != "/mcp" {
+            drain(req).await;
             return Ok(refuse(
                 StatusCode::NOT_FOUND,
                 "NOT_FOUND",
@@ -78,6 +79,7 @@ impl Gate {
         if let Some(token) = &self.token
             && !authorized(&req, token)
         {
+            drain(req).await;
             let mut r = refuse(
                 StatusCode::UNAUTHORIZED,
                 "UNAUTHORIZED",
@@ -93,11 +95,8 @@ impl Gate {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
         if let Some(n) = declared.filter(|n| *n > self.max_body as u64) {
-            // Read what was sent (up to a bound) so the client gets the answer instead of a
-            // connection reset mid-upload; past the bound the connection is closed.
             if n <= DRAIN_LIMIT {
-                let mut body = req.into_body();
-                while let Some(Ok(_)) = body.frame().await {}
+                drain(req).await;
             }
             let mut r = refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
@@ -112,6 +111,7 @@ impl Gate {
             match self.in_flight.clone().try_acquire_owned() {
                 Ok(p) => Some(p),
                 Err(_) => {
+                    drain(req).await;
                     let e = errors::overloaded(self.limit);
                     let mut r = json_response(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -126,6 +126,19 @@ impl Gate {
             None
         };
         Ok(mcp.handle(req).await)
+    }
+}
+
+/// Read a refused request's body (up to [`DRAIN_LIMIT`]) so the client gets the answer and the
+/// connection stays usable, instead of a reset mid-upload.
+async fn drain(req: Request<Incoming>) {
+    let mut body = req.into_body();
+    let mut read = 0u64;
+    while let Some(Ok(frame)) = body.frame().await {
+        read += frame.data_ref().map_or(0, |d| d.len() as u64);
+        if read > DRAIN_LIMIT {
+            break;
+        }
     }
 }
 

@@ -61,6 +61,7 @@ pub fn serve_stdio(settings: Settings) -> Result<()> {
     use rmcp::ServiceExt;
     let server = server(&settings)?;
     runtime(&settings.limits)?.block_on(async move {
+        tokio::spawn(server.clone().trim_when_idle());
         let running = server
             .serve(rmcp::transport::stdio())
             .await
@@ -91,6 +92,7 @@ pub fn serve_http(settings: Settings, http: HttpSettings) -> Result<()> {
         })?;
         let bound = listener.local_addr().unwrap_or(addr);
         let (hosts, origins) = allowed(ip);
+        tokio::spawn(server.clone().trim_when_idle());
         let mcp = Arc::new(http::service(server, hosts, origins, http.max_body));
         let gate = Arc::new(http::Gate {
             token: token.as_ref().map(|t| t.value.clone()),
