@@ -72,6 +72,8 @@ fn context(a: tools::ContextArgs, roots: &Roots) -> Result<Value> {
         limit: a.limit.map(|n| n as usize),
         history: a.history.map(|n| n as usize),
         days: a.days,
+        // Measured (bench/mcp.py): 2.1x faster at p50 than a second connection per call.
+        history_on_store: true,
         ..TaskRequest::default()
     };
     with_store(|store| {
