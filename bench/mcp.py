@@ -68,7 +68,13 @@ class Client:
         self.conn = http.client.HTTPConnection(host, port, timeout=120)
         self.headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         self.next_id = 0
-        status, _, hdrs = self.post({"method": "initialize", "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+        self.refused = 0
+        while True:  # the documented overload (503, Retry-After) is retried
+            status, _, hdrs = self.post({"method": "initialize", "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+            if status != 503:
+                break
+            self.refused += 1
+            time.sleep(random.uniform(0.05, 0.15))
         assert status == 200, status
         sid = hdrs.get("mcp-session-id")
         self.headers["mcp-protocol-version"] = PROTOCOL
@@ -219,6 +225,8 @@ def main():
                         errors.append(repr(e))
                     barrier.abort()
                     return
+                with lock:
+                    counts["overloaded"] += cl.refused
                 try:
                     barrier.wait(timeout=120)
                 except threading.BrokenBarrierError:
