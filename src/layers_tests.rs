@@ -115,3 +115,33 @@ fn the_check_sees_each_kind_of_breach_and_allows_the_handle() {
         "{found:?}"
     );
 }
+
+/// The async runtime and the MCP SDK live in `src/mcp/` alone, so no hook (and no command but
+/// `cm mcp` and `cm serve`) can start a runtime or pay for one.
+#[test]
+fn only_the_mcp_server_names_the_async_runtime_or_the_sdk() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mcp = src.join("mcp");
+    let mut found = Vec::new();
+    let this = src.join("layers_tests.rs");
+    for file in files.iter().filter(|f| !f.starts_with(&mcp) && **f != this) {
+        let text = std::fs::read_to_string(file).expect("read source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            for needle in [
+                "tokio::",
+                "rmcp::",
+                "hyper::",
+                "hyper_util::",
+                "http_body_util::",
+            ] {
+                if code.contains(needle) {
+                    found.push(format!("{}:{}: {needle}", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

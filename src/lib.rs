@@ -19,6 +19,7 @@ pub mod hooks;
 pub mod http;
 pub mod install;
 pub mod llm;
+pub mod mcp;
 pub mod memory;
 pub mod onboard;
 pub mod output;

@@ -47,6 +47,11 @@ pub struct TaskRequest {
     pub days: Option<u32>,
     pub gaps: bool,
     pub depth: Depth,
+    /// Search history on `store`'s own connection after ranking, instead of on a second
+    /// connection opened for it in parallel: what a long-running server wants, whose
+    /// connection is warm (its page cache and schema read) and whose other cores serve other
+    /// requests.
+    pub history_on_store: bool,
 }
 
 /// The answer and how it was reached.
@@ -134,7 +139,7 @@ pub fn answer(store: &Store, loaded: &Loaded, req: &TaskRequest) -> Result<TaskA
             .as_ref()
             .filter(|o| o.issue.is_none())
             .map(|o| (o, cfg.semantic_weight)),
-        db_path: Some(&store.path),
+        db_path: (!req.history_on_store).then_some(store.path.as_path()),
         deadline: None,
     };
     let prepared = started.elapsed();

@@ -88,6 +88,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             Depth::Normal => task_context::Depth::Normal,
             Depth::Deep => task_context::Depth::Deep,
         },
+        history_on_store: false,
     };
     let out = task_context::answer(ctx.store()?, ctx.loaded()?, &req)?;
     let mut answer = out.answer;

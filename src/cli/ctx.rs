@@ -25,6 +25,26 @@ impl Ctx {
         }
     }
 
+    /// A context for one request of the MCP server: the workspace it names as the working
+    /// directory, and a store the server keeps open between requests.
+    pub fn at(mode: Mode, cwd: PathBuf, store: Option<Store>) -> Self {
+        let cell = OnceCell::new();
+        if let Some(s) = store {
+            let _ = cell.set(s);
+        }
+        Ctx {
+            mode,
+            cwd,
+            loaded: OnceCell::new(),
+            store: cell,
+        }
+    }
+
+    /// The store, when a command opened one (handed back to the server for the next request).
+    pub fn into_store(self) -> Option<Store> {
+        self.store.into_inner()
+    }
+
     pub fn json(&self) -> bool {
         self.mode == Mode::Json
     }

@@ -459,6 +459,8 @@ fn every_command_has_its_json_shape_documented() {
         None,
     );
     w.record("hooks status", &["hooks", "status"], None);
+    w.record("mcp --check", &["mcp", "--check"], None);
+    w.record("serve --check", &["serve", "--check"], None);
     w.record("hooks uninstall", &["hooks", "uninstall"], None);
 
     w.doc

@@ -23,6 +23,7 @@ mod guard_install;
 mod install;
 mod json_shapes;
 mod llm_usage;
+mod mcp;
 mod messages;
 mod onboard;
 mod paraphrase_fixtures;
