@@ -95,6 +95,12 @@ fn upkeep(store: &Store, grew: bool, associations: bool) {
             );
         }
     }
+    if let Err(e) = crate::context::index::mark_stale_evidence(store) {
+        eprintln!(
+            "cm: warning: rules citing new sessions not marked: {}",
+            e.message
+        );
+    }
     if let Err(e) = crate::context::index::refresh(store) {
         eprintln!(
             "cm: warning: context term index not refreshed: {}",

@@ -287,11 +287,20 @@ pub fn candidates(
 }
 
 /// The most a document's relevance can be multiplied by: its feedback weight can not exceed
-/// that of its undecayed helpful marks, only repository, workspace-scoped and placed rules can
-/// earn the place boost, and its reinforcement is known.
-fn factor_bound(info: &super::index::DocInfo, uses: u32) -> f64 {
-    let scope = if info.memory.is_some() || info.scoped || info.placed {
+/// that of its undecayed helpful marks, only repository and workspace-scoped rules and rules
+/// learned in this workspace (`here`) can earn the place boost, a rule learned only elsewhere
+/// weighs at most [`super::place::ELSEWHERE`] when the workspace is known, and its reinforcement
+/// is known.
+fn factor_bound(
+    info: &super::index::DocInfo,
+    uses: u32,
+    here: &std::collections::HashSet<String>,
+    workspace_known: bool,
+) -> f64 {
+    let scope = if info.memory.is_some() || info.scoped || here.contains(&info.id) {
         super::place::SCOPE_BOOST.max(super::place::HERE)
+    } else if info.placed && workspace_known {
+        super::place::ELSEWHERE
     } else {
         1.0
     };
@@ -306,7 +315,14 @@ fn factor_bound(info: &super::index::DocInfo, uses: u32) -> f64 {
 /// A deadline that stops the scoring leaves no rules; one that stops the weighing leaves the
 /// rules weighed by then. Either is reported as cut (the `bool`).
 fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
-    let stacks = workspace_stacks(corpus, req.workspace.as_deref());
+    // The rules learned in this workspace, and the stacks it uses.
+    let here: std::collections::HashSet<String> = match (corpus_conn(corpus), req.workspace.as_deref()) {
+        (Some(conn), Some(w)) => super::evidence::tables::rules_placed_in(conn, w)?
+            .into_iter()
+            .collect(),
+        _ => Default::default(),
+    };
+    let stacks = workspace_stacks(corpus, req.workspace.as_deref(), &here);
     let options = rank::Options {
         min_relevance: req.min_relevance,
         limit: req.limit,
@@ -334,7 +350,8 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         .map(super::reinforce::all_uses)
         .unwrap_or_default();
     let uses_of = |id: &str| -> u32 { uses.get(id).copied().unwrap_or(0) };
-    let bound = |c: &Cand| c.0 * factor_bound(&c.2.info, uses_of(&c.2.info.id));
+    let known = req.workspace.is_some();
+    let bound = |c: &Cand| c.0 * factor_bound(&c.2.info, uses_of(&c.2.info.id), &here, known);
     live.sort_by(|a, b| bound(b).total_cmp(&bound(a)));
     let mut out: Vec<Candidate> = Vec::new();
     let mut finals: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
@@ -417,8 +434,12 @@ fn weigh(
 }
 
 /// The stacks the task's workspace uses: its top-level files, and the sessions of the rules
-/// learned there. Empty when unknown.
-fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>) -> Vec<String> {
+/// learned there (`here`). Empty when unknown.
+fn workspace_stacks(
+    corpus: &Corpus,
+    workspace: Option<&str>,
+    here: &std::collections::HashSet<String>,
+) -> Vec<String> {
     let Some(w) = workspace else {
         return Vec::new();
     };
@@ -428,7 +449,8 @@ fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>) -> Vec<String> {
             .map(str::to_string)
             .collect();
     if let Some(conn) = corpus.conn() {
-        match super::evidence::tables::stacks_of_workspace(conn, w) {
+        let ids: Vec<String> = here.iter().cloned().collect();
+        match super::evidence::tables::stacks_of(conn, &ids) {
             Ok(found) => stacks.extend(found),
             Err(e) => eprintln!("cm: warning: workspace stacks unknown: {}", e.message),
         }

@@ -66,11 +66,16 @@ pub fn refresh(store: &Store) -> Result<usize> {
     Ok(n)
 }
 
-fn refresh_terms(store: &Store) -> Result<usize> {
-    // Rules whose sessions were indexed (or grew) since their evidence was built.
-    if has_stale_evidence(&store.conn)? {
-        store.write(|tx| crate::context::evidence::tables::mark_stale(tx))?;
+/// List the rules whose cited sessions were indexed, or grew, since their evidence was built,
+/// so the next [`refresh`] rebuilds them. Run after indexing (the only time a session changes).
+pub fn mark_stale_evidence(store: &Store) -> Result<usize> {
+    if !has_stale_evidence(&store.conn)? {
+        return Ok(0);
     }
+    store.write(|tx| crate::context::evidence::tables::mark_stale(tx))
+}
+
+fn refresh_terms(store: &Store) -> Result<usize> {
     let pending: i64 = store
         .conn
         .query_row("SELECT count(*) FROM context_dirty", [], |r| r.get(0))

@@ -15,6 +15,11 @@ use crate::error::Result;
 use rusqlite::Connection;
 use std::collections::HashMap;
 
+/// A task word held by the vocabularies of more than this share of the rules (and more than
+/// [`COMMON_MIN`] of them) is left out of the evidence score.
+pub const COMMON_SHARE: f64 = 0.1;
+pub const COMMON_MIN: usize = 50;
+
 /// The share of the score a rule keeps when only one task term recurs in its sessions.
 pub const SINGLE_TERM: f64 = 0.5;
 
@@ -37,7 +42,14 @@ pub fn score(conn: &Connection, terms: &[String], docs: f64) -> Result<HashMap<S
             .iter()
             .filter(|t| super::vocabulary::can_be_evidence(t))
         {
-            let list = tables::postings(conn, t)?;
+            // A word in the vocabulary of a large share of the rules says almost nothing (its
+            // idf is near zero) and would cost a read of thousands of postings: reading stops
+            // past that share, and the word is left out.
+            let common = ((COMMON_SHARE * docs) as usize).max(COMMON_MIN);
+            let list = tables::postings(conn, t, common + 1)?;
+            if list.len() > common {
+                continue;
+            }
             if list.is_empty() && t.contains(['-', '_', '.']) {
                 continue;
             }

@@ -254,26 +254,54 @@ pub fn places_of(conn: &Connection, bullet_id: &str) -> Result<Vec<(String, Stri
         .map_err(sql)
 }
 
-/// The stacks of rules learned or helped in workspaces at or under `workspace` (or holding it).
-pub fn stacks_of_workspace(conn: &Connection, workspace: &str) -> Result<Vec<String>> {
-    conn.prepare_cached(&format!(
-        "SELECT DISTINCT l.value FROM rule_places p
-         JOIN rule_places l ON l.bullet_id = p.bullet_id AND l.kind = 'lang'
-         WHERE p.kind = 'workspace' AND {}",
-        crate::workspace::sql("p.value", 1)
-    ))
-    .and_then(|mut s| {
-        s.query_map([crate::workspace::key(workspace)], |r| r.get(0))?
-            .collect()
-    })
-    .map_err(sql)
+/// The rules learned or helped in `workspace` or a directory under it. The range
+/// `[W, W || '0')` (`'0'` follows `'/'`) is what the index on `(kind, value)` can seek; it also
+/// holds namesakes such as `W-old`, which are dropped by path components.
+pub fn rules_placed_in(conn: &Connection, workspace: &str) -> Result<Vec<String>> {
+    let w = crate::workspace::key(workspace);
+    let rows: Vec<(String, String)> = conn
+        .prepare_cached(
+            "SELECT bullet_id, value FROM rule_places
+             WHERE kind = 'workspace' AND value >= ?1 AND value < ?1 || '0'",
+        )
+        .and_then(|mut s| {
+            s.query_map([w], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
+        .map_err(sql)?;
+    let mut ids: Vec<String> = rows
+        .into_iter()
+        .filter(|(_, v)| crate::workspace::contains(w, v))
+        .map(|(id, _)| id)
+        .collect();
+    ids.sort();
+    ids.dedup();
+    Ok(ids)
 }
 
-/// Evidence postings of one term: (bullet id, weight).
-pub fn postings(conn: &Connection, term: &str) -> Result<Vec<(String, f64)>> {
-    conn.prepare_cached("SELECT bullet_id, w FROM rule_evidence WHERE term = ?1")
+/// The stacks of these rules' sessions.
+pub fn stacks_of(conn: &Connection, rules: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut stmt = conn
+        .prepare_cached("SELECT value FROM rule_places WHERE bullet_id = ?1 AND kind = 'lang'")
+        .map_err(sql)?;
+    for id in rules {
+        let found: Vec<String> = stmt
+            .query_map([id], |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .map_err(sql)?;
+        out.extend(found);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Evidence postings of one term, at most `limit`: (bullet id, weight).
+pub fn postings(conn: &Connection, term: &str, limit: usize) -> Result<Vec<(String, f64)>> {
+    conn.prepare_cached("SELECT bullet_id, w FROM rule_evidence WHERE term = ?1 LIMIT ?2")
         .and_then(|mut s| {
-            s.query_map([term], |r| Ok((r.get(0)?, r.get(1)?)))?
+            s.query_map(params![term, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect()
         })
         .map_err(sql)
