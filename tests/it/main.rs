@@ -14,6 +14,7 @@ mod dispatch;
 mod docs_match;
 mod doctor_fix;
 mod episodic;
+mod evidence;
 mod feedback;
 mod fuzz;
 mod guard;

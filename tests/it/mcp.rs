@@ -430,7 +430,7 @@ fn check_reports_the_settings_and_a_bad_root_or_host_is_refused() {
     env.cm(&["mcp", "--root", "/no/such/dir"])
         .json()
         .run()
-        .code(4);
+        .code(2);
     env.cm(&["serve", "--host", "example.com", "--check"])
         .json()
         .run()

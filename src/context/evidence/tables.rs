@@ -264,10 +264,7 @@ pub fn rules_placed_in(conn: &Connection, workspace: &str) -> Result<Vec<String>
             "SELECT bullet_id, value FROM rule_places
              WHERE kind = 'workspace' AND value >= ?1 AND value < ?1 || '0'",
         )
-        .and_then(|mut s| {
-            s.query_map([w], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect()
-        })
+        .and_then(|mut s| s.query_map([w], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .map_err(sql)?;
     let mut ids: Vec<String> = rows
         .into_iter()
