@@ -58,6 +58,7 @@ pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
     let task: String = prompt.chars().take(2_000).collect();
     let engine_req = Request {
         coverage: engine::Coverage::Task,
+        widen_history: true,
         task: &task,
         limit: MAX_ITEMS,
         min_relevance: MIN_RELEVANCE,

@@ -61,6 +61,7 @@ pub fn inject(req: &SessionStartRequest) -> Result<HookAnswer> {
     let engine_req = Request {
         task: &task,
         coverage: engine::Coverage::Known,
+        widen_history: true,
         limit: RULES,
         min_relevance: 0.15,
         history: 0,

@@ -119,8 +119,13 @@ pub fn answer(store: &Store, loaded: &Loaded, req: &TaskRequest) -> Result<TaskA
             2 * render::DEFAULT_MAX_CHARS,
         ),
     };
+    let widen_history = loaded
+        .section::<crate::episodic::index::prepare::Limits>("history")
+        .map(|l| l.associations)
+        .unwrap_or(true);
     let engine_req = Request {
         coverage: engine::Coverage::Task,
+        widen_history,
         task,
         limit: req
             .limit

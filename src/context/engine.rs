@@ -55,6 +55,9 @@ pub struct Request<'a> {
     pub min_relevance: f64,
     pub history: usize,
     pub days: Option<u32>,
+    /// Whether the history search may widen the task with term associations
+    /// (`history.associations`, on by default).
+    pub widen_history: bool,
     /// Filter for history search (`--workspace`).
     pub history_workspace: Option<String>,
     /// Where the task runs: workspace-scoped rules of this path rank higher.
@@ -192,7 +195,7 @@ fn history_part(conn: &Connection, req: &Request) -> ((Vec<Snippet>, bool), Opti
         workspace: req.history_workspace.clone(),
         ..SearchQuery::default()
     };
-    let found = history::snippets(conn, &q, req.history, req.now);
+    let found = history::snippets(conn, &q, req.history, req.now, req.widen_history);
     if found.issue.is_some() {
         issue = found.issue;
     }

@@ -71,13 +71,19 @@ pub fn snippets(
     query: &SearchQuery,
     want: usize,
     now: chrono::DateTime<chrono::Utc>,
+    widen: bool,
 ) -> Found {
     if want == 0 || !crate::episodic::sessions::tables_present(conn) {
         return Found::default();
     }
     let mut q = query.clone();
     q.limit = want;
-    let outcome = match crate::episodic::search::run(conn, &q, Default::default()) {
+    // `widen`: the search may use the term associations (`history.associations`).
+    let opts = crate::episodic::search::Options {
+        no_expand: !widen,
+        ..Default::default()
+    };
+    let outcome = match crate::episodic::search::run(conn, &q, opts) {
         Ok(o) => o,
         Err(e) => {
             return Found {

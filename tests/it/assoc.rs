@@ -109,3 +109,24 @@ fn off_by_config_and_built_lazily_for_an_index_older_than_the_layer() {
     assert_eq!(built["degraded"], Value::Null, "{built}");
     assert!(target_hit(&built, target).is_some(), "{built}");
 }
+
+#[test]
+fn context_history_widens_with_the_layer_unless_the_config_turns_it_off() {
+    let env = Env::new();
+    let target = sessions(&env);
+    let target = std::fs::canonicalize(target).unwrap();
+    let target = target.to_str().unwrap();
+    env.data_of(&["history", "index"]);
+    let holds_target = |d: &Value| {
+        d["historySnippets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["source_path"] == target && h["line_number"] == TARGET_LINE)
+    };
+    let on = env.data_of(&["context", "nightly export slow", "--history", "10"]);
+    assert!(holds_target(&on), "{on:#}");
+    env.write_config(&json!({"history": {"associations": false}}));
+    let off = env.data_of(&["context", "nightly export slow", "--history", "10"]);
+    assert!(!holds_target(&off), "{off:#}");
+}

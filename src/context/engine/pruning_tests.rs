@@ -80,6 +80,7 @@ fn pruning_never_changes_the_answer() {
         for limit in [1, 3, 5] {
             let req = Request {
                 coverage: super::Coverage::Task,
+                widen_history: true,
                 task,
                 limit,
                 min_relevance: 0.05,
