@@ -382,9 +382,10 @@ impl<'c> Corpus<'c> {
             }
             if postings.is_empty() {
                 // A task word no rule holds is part of the task all the same: a rule covers the
-                // task only as far as it covers its specific words.
+                // task only as far as it covers its specific words. It weighs as the rarest word
+                // a rule can hold (df 1), so a playbook of a few rules is not drowned by them.
                 if whole_task && self.stats.docs > 0.0 {
-                    idf_sum += bm25::idf(0.0, self.stats.docs);
+                    idf_sum += bm25::idf(1.0, self.stats.docs);
                 }
                 continue;
             }

@@ -99,3 +99,13 @@ fn the_paraphrase_suite_keeps_its_dev_figures() {
         "unrelated tasks with the rule in the top 3: {unrelated}"
     );
 }
+
+#[test]
+fn a_small_playbook_still_offers_a_rule_sharing_one_word_of_a_short_task() {
+    let env = Env::new();
+    env.data_of(&["init"]);
+    let id = env.add("Set the fetch size on export queries");
+    let d = env.data_of(&["context", "the nightly export got slow"]);
+    let rules = d["relevantBullets"].as_array().unwrap();
+    assert!(rules.iter().any(|b| b["id"] == id.as_str()), "{d:#}");
+}

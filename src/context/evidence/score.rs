@@ -5,8 +5,8 @@
 //!
 //! where `E(rule)` is the rule's evidence vocabulary, `w` a term's weight in it (the strongest
 //! is 1), and `idf_E` the BM25 idf over the rules that have a vocabulary. Unlike the rule's own
-//! text, every task term counts in the denominator, those no vocabulary holds at the highest
-//! idf: a task is covered by a situation only as far as its specific words recur there ("add a
+//! text, every task term counts in the denominator, those no vocabulary holds at the idf of a word
+//! one vocabulary holds: a task is covered by a situation only as far as its specific words recur there ("add a
 //! unit test for the money formatter" is not covered by a session that ran the tests once).
 
 use super::tables;
@@ -71,7 +71,8 @@ pub fn combine(
     if docs <= 0.0 || task_terms == 0 {
         return out;
     }
-    let unseen = bm25::idf(0.0, docs);
+    // As the rarest word a vocabulary can hold, so a few rules are not drowned by them.
+    let unseen = bm25::idf(1.0, docs);
     let mut denominator = unseen * (task_terms - postings.len()) as f64;
     for (term, list) in postings {
         let idf = bm25::idf(list.len() as f64, docs);

@@ -15,20 +15,19 @@ pub struct IndexedFile {
     pub messages: i64,
 }
 
+fn indexed_file(r: &rusqlite::Row) -> rusqlite::Result<IndexedFile> {
+    Ok(IndexedFile {
+        id: r.get(0)?,
+        messages: r.get(1)?,
+    })
+}
+
 /// The indexed file a session reference names: a transcript path, or a session id (bare or
 /// `agent/id`).
 pub fn resolve(conn: &Connection, reference: &str) -> Result<Option<IndexedFile>> {
     let by_path = conn
         .prepare_cached("SELECT id, messages FROM episodic_files WHERE path = ?1")
-        .and_then(|mut s| {
-            s.query_row([reference], |r| {
-                Ok(IndexedFile {
-                    id: r.get(0)?,
-                    messages: r.get(1)?,
-                })
-            })
-            .optional()
-        })
+        .and_then(|mut s| s.query_row([reference], indexed_file).optional())
         .map_err(sql)?;
     if by_path.is_some() {
         return Ok(by_path);
@@ -42,15 +41,7 @@ pub fn resolve(conn: &Connection, reference: &str) -> Result<Option<IndexedFile>
         "SELECT f.id, f.messages FROM episodic_sessions s JOIN episodic_files f ON f.id = s.file_id
          WHERE s.session_id = ?1 LIMIT 1",
     )
-    .and_then(|mut s| {
-        s.query_row([id], |r| {
-            Ok(IndexedFile {
-                id: r.get(0)?,
-                messages: r.get(1)?,
-            })
-        })
-        .optional()
-    })
+    .and_then(|mut s| s.query_row([id], indexed_file).optional())
     .map_err(sql)
 }
 
@@ -66,13 +57,8 @@ pub fn workspace_files(
          WHERE s.workspace = ?1 ORDER BY s.ended_at DESC LIMIT ?2",
     )
     .and_then(|mut s| {
-        s.query_map(params![workspace, limit as i64], |r| {
-            Ok(IndexedFile {
-                id: r.get(0)?,
-                messages: r.get(1)?,
-            })
-        })?
-        .collect()
+        s.query_map(params![workspace, limit as i64], indexed_file)?
+            .collect()
     })
     .map_err(sql)
 }
