@@ -6,7 +6,10 @@ Claude Code session of 100-1,000 messages (bench/gen_corpus.py's generator, fixe
 `cm-postsession` with the SessionEnd payload Claude Code sends, and wait until its detached
 indexer has committed the whole file. After the first session the store is analysed, as stores
 written by earlier versions were (their `PRAGMA optimize` took statistics from the one-session
-index). 5,000 rules are added once the index passes 1,000 messages.
+index). 5,000 rules are added once the index passes 1,000 messages; with --cite N, instead, every
+round adds N rules citing the session it just indexed (`playbook add --session`, as rules learned
+from a session carry it), until there are 5,000: every rule then has an evidence vocabulary and a
+place, built while the index grows.
 
 At 1k, 10k, 50k, 100k and 250k messages it times, interleaved with the baselines `/bin/true` and
 `cm --version` (A B A B, so load on the machine hits all alike):
@@ -17,7 +20,7 @@ At 1k, 10k, 50k, 100k and 250k messages it times, interleaved with the baselines
 and the slowest single call of each. It also reports how often the bounded ranking's top 10
 equals the exhaustive ranking's (`--exhaustive`) for the same 30 queries (overlap@10).
 
-usage: bench/growth.py [--rounds 500] [--target 250000] [--reps 3] [--stale] [--bin target/release/cm]
+usage: bench/growth.py [--rounds 500] [--target 250000] [--reps 3] [--stale] [--cite N] [--bin target/release/cm]
                        [--keep DIR] [--json OUT]
   --stale: before each checkpoint, put back statistics that say every table has one row (the
            worst case: shows that no plan depends on them).
@@ -186,6 +189,7 @@ def main():
     ap.add_argument("--target", type=int, default=250_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--stale", action="store_true")
+    ap.add_argument("--cite", type=int, default=0, help="rules added per round, each citing that round's session")
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "cm"))
     ap.add_argument("--keep", help="work here and keep it")
     ap.add_argument("--json", help="write the results here")
@@ -215,6 +219,11 @@ def main():
     t0, results, pending = 1780000000.0, [], list(CHECKPOINTS)
     rules_added = False
     build_s, n = 0.0, 0
+    pool, cited = [], 1
+    if a.cite:
+        pool = json.loads(subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_rules.py"), "4999"],
+                                         capture_output=True, text=True, check=True).stdout)
+        rules_added = True
     for rnd in range(a.rounds):
         sid = str(uuidlib.UUID(int=rng.getrandbits(128), version=4))
         path = os.path.join(project, sid + ".jsonl")
@@ -230,6 +239,13 @@ def main():
         if rnd == 0:
             sqlite3.connect(db).execute("ANALYZE").connection.commit()
         n = messages(db)
+        if a.cite and pool:
+            batch = os.path.join(tmp, "batch.json")
+            with open(batch, "w") as f:
+                json.dump(pool[:a.cite], f)
+            del pool[:a.cite]
+            run([cm, "playbook", "add", "--file", batch, "--session", path, "--json"], env)
+            cited += a.cite
         if n >= 1_000 and not rules_added:
             rules = os.path.join(tmp, "rules.json")
             with open(rules, "w") as f:
@@ -243,6 +259,7 @@ def main():
                 make_stale(db)
             times, overlap, cuts = checkpoint(cm, env, ws, qs, a.reps)
             row = {"messages": n, "checkpoint": size, "round": rnd + 1, "overlap_at_10": round(overlap, 3),
+                   "rules": 5000 if not a.cite else min(cited, 5000),
                    "hook_cuts": cuts, "index_wait_s": round(build_s, 1)}
             for k, xs in times.items():
                 row[k] = {"p50": round(statistics.median(xs), 2), "p99": round(pct(xs, 99), 2),
@@ -262,15 +279,17 @@ def main():
 
 
 def summary_line(r):
-    return "%7d messages (round %d): search %.1f/%.1f ms, context %.1f, session-start %.1f/%.1f, prompt %.1f/%.1f, max %.0f ms, overlap@10 %.2f" % (
-        r["messages"], r["round"], r["search"]["p50"], r["search"]["p99"], r["context"]["p50"],
+    return "%7d messages, %d rules (round %d): search %.1f/%.1f ms, context %.1f, session-start %.1f/%.1f, prompt %.1f/%.1f, max %.0f ms, overlap@10 %.2f" % (
+        r["messages"], r["rules"], r["round"], r["search"]["p50"], r["search"]["p99"], r["context"]["p50"],
         r["session-start"]["p50"], r["session-start"]["p99"], r["prompt"]["p50"], r["prompt"]["p99"],
         max(r[k]["max"] for k in TARGETS), r["overlap_at_10"])
 
 
 def print_table(results, a):
     print()
-    print("Growth benchmark%s: p50 / p99 ms (max), baselines in the same run" % (" (statistics reset to one row before each checkpoint)" if a.stale else ""))
+    print("Growth benchmark%s%s: p50 / p99 ms (max), baselines in the same run" % (
+        " (statistics reset to one row before each checkpoint)" if a.stale else "",
+        " (%d rules per round citing its session)" % a.cite if a.cite else ""))
     print("| messages | search | context | session-start | prompt | /bin/true | cm --version | slowest call | overlap@10 | hook cuts |")
     print("|---:|---|---|---|---|---|---|---:|---:|---:|")
     for r in results:

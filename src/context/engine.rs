@@ -437,8 +437,13 @@ fn weigh(
     }))
 }
 
+/// Rules of the workspace whose stacks are read: a workspace of months holds thousands of
+/// rules, and a stack it uses is in more than a few of them.
+const STACK_SAMPLE: usize = 200;
+
 /// The stacks the task's workspace uses: its top-level files, and the sessions of the rules
-/// learned there (`here`). Empty when unknown.
+/// learned there (`here`; at most [`STACK_SAMPLE`] of them, spread evenly over the id order).
+/// Empty when unknown.
 fn workspace_stacks(
     corpus: &Corpus,
     workspace: Option<&str>,
@@ -453,7 +458,10 @@ fn workspace_stacks(
             .map(str::to_string)
             .collect();
     if let Some(conn) = corpus.conn() {
-        let ids: Vec<String> = here.iter().cloned().collect();
+        let mut ids: Vec<&String> = here.iter().collect();
+        ids.sort();
+        let step = ids.len().div_ceil(STACK_SAMPLE).max(1);
+        let ids: Vec<String> = ids.into_iter().step_by(step).cloned().collect();
         match super::evidence::tables::stacks_of(conn, &ids) {
             Ok(found) => stacks.extend(found),
             Err(e) => eprintln!("cm: warning: workspace stacks unknown: {}", e.message),
