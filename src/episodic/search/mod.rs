@@ -276,8 +276,8 @@ fn rank(
     } else {
         plan::BOUNDED
     };
-    let stats = probe::terms(conn, terms, budget.probe, ran).map_err(stop("probe"))?;
-    let plan = plan::plan(&stats, budget);
+    let stats = probe::terms(conn, terms, scope.asked, budget, ran).map_err(stop("probe"))?;
+    let plan = plan::plan(&stats, scope.asked, budget);
     out.terms = plan
         .rare
         .iter()

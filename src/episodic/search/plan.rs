@@ -9,6 +9,13 @@
 //!   in the newest holding all of them ([`ALL_ROWS`], unless the recent ones already gave
 //!   enough such messages), within the span the probes covered.
 //!
+//! - **Expansion terms** (words the association layer added to the query) are scored only where
+//!   they are specific: found fewer than [`EXPANSION_PROBE`] times, together at most
+//!   [`EXPANSION_RARE`] times; otherwise they are left out. An association is a guess, and the
+//!   layer favours words that are rarer than the query's own, so scoring a common one would
+//!   spend the query's budget on its guesses (on a store grown for months the four expansions of
+//!   a four-word query had tripled the messages scored).
+//!
 //! When every term is rare, every match is scored: the answer is exactly BM25 over all matches.
 //! Otherwise it is BM25 over a bounded candidate set chosen by rarity and recency; the common
 //! terms' document frequencies are estimated from their density among the newest messages.
@@ -22,6 +29,10 @@ pub struct Budget {
     pub rare: u64,
     /// Terms a query is scored on, at most: the rarest.
     pub terms: usize,
+    /// Newest matches an expansion term's probe reads; with more it is left out.
+    pub expansion_probe: u64,
+    /// Matches of the expansion terms scored, at most.
+    pub expansion_rare: u64,
 }
 
 /// The default budget: about 10 ms of work on 250,000 messages.
@@ -29,6 +40,8 @@ pub const BOUNDED: Budget = Budget {
     probe: PROBE,
     rare: 6_000,
     terms: 12,
+    expansion_probe: EXPANSION_PROBE,
+    expansion_rare: EXPANSION_RARE,
 };
 
 /// No bound: every match of every term is scored (`--exhaustive`, the reference).
@@ -36,9 +49,15 @@ pub const EXHAUSTIVE: Budget = Budget {
     probe: u64::MAX,
     rare: u64::MAX,
     terms: usize::MAX,
+    expansion_probe: u64::MAX,
+    expansion_rare: u64::MAX,
 };
 
 pub const PROBE: u64 = 2_048;
+/// An expansion term found this often or more is too common to be worth its cost.
+pub const EXPANSION_PROBE: u64 = 256;
+/// Matches of all expansion terms together that are scored.
+pub const EXPANSION_RARE: u64 = 512;
 /// Newest messages holding any common term that are scored.
 pub const RECENT_ROWS: usize = 600;
 /// Newest messages holding every common term (when there are several) that are scored, at
@@ -70,7 +89,8 @@ pub struct Plan {
     /// Messages holding every common term are looked for at or above this (the widest span any
     /// common term's probe covered; the conjunction is walked by seeking, so a wide span is cheap).
     pub all_floor: i64,
-    /// Terms left out because the query had more than the budget's terms present.
+    /// Terms left out because the query had more than the budget's terms present, or because
+    /// an expansion term was too common.
     pub dropped: Vec<usize>,
 }
 
@@ -85,7 +105,9 @@ impl Plan {
     }
 }
 
-pub fn plan(stats: &[TermStat], limits: Budget) -> Plan {
+/// The plan for terms `stats`, of which the first `asked` are the query's own and the rest
+/// expansions.
+pub fn plan(stats: &[TermStat], asked: usize, limits: Budget) -> Plan {
     let mut present: Vec<usize> = (0..stats.len()).filter(|&i| stats[i].seen > 0).collect();
     present.sort_by_key(|&i| (stats[i].seen, i));
     let dropped = present.split_off(present.len().min(limits.terms));
@@ -94,8 +116,18 @@ pub fn plan(stats: &[TermStat], limits: Budget) -> Plan {
         ..Plan::default()
     };
     let mut budget = limits.rare;
+    let mut expansion_budget = limits.expansion_rare;
     for i in present {
         let s = &stats[i];
+        if i >= asked {
+            if s.exact && s.seen <= expansion_budget {
+                expansion_budget -= s.seen;
+                plan.rare.push(i);
+            } else {
+                plan.dropped.push(i);
+            }
+            continue;
+        }
         if s.exact && s.seen <= budget {
             budget -= s.seen;
             plan.rare.push(i);
@@ -147,7 +179,7 @@ mod tests {
             stat("token", PROBE, 7_000),
             stat("refresh", 1_500, 5),
         ];
-        let p = plan(&stats, BOUNDED);
+        let p = plan(&stats, stats.len(), BOUNDED);
         assert_eq!(p.rare, vec![1, 4]);
         assert_eq!(p.common, vec![0, 3]);
         // The newest span both common terms' probes covered.
@@ -163,7 +195,7 @@ mod tests {
             stat("c", 2_000, 1),
             stat("d", 2_000, 1),
         ];
-        let p = plan(&stats, BOUNDED);
+        let p = plan(&stats, stats.len(), BOUNDED);
         assert_eq!(p.rare, vec![0, 1, 2]);
         assert_eq!(p.common, vec![3]);
         // Exact counts carry no recency floor.
@@ -176,18 +208,43 @@ mod tests {
         let stats: Vec<TermStat> = (0..n + 3)
             .map(|i| stat(&format!("t{i}"), 1 + i as u64, 1))
             .collect();
-        let p = plan(&stats, BOUNDED);
+        let p = plan(&stats, stats.len(), BOUNDED);
         assert!(p.exhaustive());
         assert_eq!(p.rare.len(), n);
         assert_eq!(p.dropped, vec![n, n + 1, n + 2]);
-        assert!(plan(&[stat("x", 0, 0)], BOUNDED).is_empty());
+        assert!(plan(&[stat("x", 0, 0)], 1, BOUNDED).is_empty());
         // Without a budget nothing is common or dropped.
         let big = [stat("a", 50_000, 1), stat("b", 70_000, 1)].map(|mut s| {
             s.exact = true;
             s
         });
-        let p = plan(&big, EXHAUSTIVE);
+        let p = plan(&big, big.len(), EXHAUSTIVE);
         assert_eq!((p.rare.len(), p.common.len()), (2, 0));
+    }
+
+    #[test]
+    fn expansions_are_scored_only_where_they_are_specific() {
+        let probed = |term: &str, seen: u64| TermStat {
+            exact: seen < EXPANSION_PROBE,
+            ..stat(term, seen, 1)
+        };
+        let stats = [
+            stat("token", PROBE, 9_000),
+            stat("timeout", 900, 1),
+            // Expansions: one specific, one common, and two that together pass the budget.
+            probed("jwks", 40),
+            probed("state", EXPANSION_PROBE),
+            probed("rotation", 250),
+            probed("keyring", 240),
+        ];
+        let p = plan(&stats, 2, BOUNDED);
+        assert_eq!(p.rare, vec![2, 5, 1]);
+        assert_eq!(p.common, vec![0]);
+        assert_eq!(p.dropped, vec![4, 3]);
+        const { assert!(EXPANSION_RARE < 40 + 240 + 250) };
+        // A query's own term is never held to the expansion bound.
+        let own = plan(&stats, stats.len(), BOUNDED);
+        assert!(own.dropped.is_empty());
     }
 
     #[test]

@@ -17,18 +17,26 @@ pub fn span(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
     })
 }
 
-/// Probe every term, reading at most `probe` matches of each (`u64::MAX`: count them all);
+/// Probe every term, reading at most `budget.probe` matches of each of the first `asked` (the
+/// query's own) and `budget.expansion_probe` of each expansion (`u64::MAX`: count them all);
 /// the first probe statement is recorded in `ran`, for its plan.
 pub fn terms(
     conn: &Connection,
     terms: &[String],
-    probe: u64,
+    asked: usize,
+    budget: super::plan::Budget,
     ran: &mut Vec<Statement>,
 ) -> rusqlite::Result<Vec<TermStat>> {
     let mut stmt = conn.prepare_cached(PROBE_SQL)?;
-    let limit = i64::try_from(probe).unwrap_or(-1);
     let mut out = Vec::with_capacity(terms.len());
     for (i, t) in terms.iter().enumerate() {
+        // An expansion term needs only to be known as specific or not.
+        let probe = if i < asked {
+            budget.probe
+        } else {
+            budget.probe.min(budget.expansion_probe)
+        };
+        let limit = i64::try_from(probe).unwrap_or(-1);
         let q = quote(t);
         let (seen, oldest): (i64, Option<i64>) =
             stmt.query_row(rusqlite::params![q, limit], |r| Ok((r.get(0)?, r.get(1)?)))?;
