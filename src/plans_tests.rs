@@ -152,6 +152,11 @@ fn hot_statements_never_scan_what_they_look_up() {
             &[],
         ),
         (
+            crate::context::evidence::tables::PLACED_IN_SQL,
+            vec![text("/home/u/proj")],
+            &[],
+        ),
+        (
             crate::episodic::search::neighbours::ROW_SQL,
             vec![1.into()],
             &[],
@@ -174,6 +179,10 @@ fn hot_statements_never_scan_what_they_look_up() {
                 );
             }
             assert!(!l.contains("TEMP B-TREE"), "{sql}\n{plan:#?}");
+            // A workspace's rules are sought by path, not read for every workspace.
+            if sql == crate::context::evidence::tables::PLACED_IN_SQL && l.starts_with("SEARCH") {
+                assert!(l.contains("AND value"), "{sql}\n{plan:#?}");
+            }
         }
     }
     // And they still answer correctly on the grown store.

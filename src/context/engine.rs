@@ -321,9 +321,7 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
     // The rules learned in this workspace, and the stacks it uses.
     let here: std::collections::HashSet<String> =
         match (corpus_conn(corpus), req.workspace.as_deref()) {
-            (Some(conn), Some(w)) => super::evidence::tables::rules_placed_in(conn, w)?
-                .into_iter()
-                .collect(),
+            (Some(conn), Some(w)) => super::evidence::tables::rules_placed_in(conn, w)?,
             _ => Default::default(),
         };
     let stacks = workspace_stacks(corpus, req.workspace.as_deref(), &here);

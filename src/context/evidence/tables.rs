@@ -240,26 +240,24 @@ pub fn places_of(conn: &Connection, bullet_id: &str) -> Result<Vec<(String, Stri
         .map_err(sql)
 }
 
-/// The rules learned or helped in `workspace` or a directory under it. The range
-/// `[W, W || '0')` (`'0'` follows `'/'`) is what the index on `(kind, value)` can seek; it also
-/// holds namesakes such as `W-old`, which are dropped by path components.
-pub fn rules_placed_in(conn: &Connection, workspace: &str) -> Result<Vec<String>> {
+pub const PLACED_IN_SQL: &str =
+    "SELECT bullet_id FROM rule_places WHERE kind = 'workspace' AND value = ?1
+     UNION ALL
+     SELECT bullet_id FROM rule_places
+     WHERE kind = 'workspace' AND value >= ?1 || '/' AND value < ?1 || '0'";
+
+/// The rules learned or helped in `workspace` or a directory under it: the value `W`, and the
+/// range `[W/, W0)` (`'0'` follows `'/'`), both of which the index on `(kind, value)` can seek,
+/// so a namesake such as `W-old` is never read. Only ids are read: a workspace of months holds
+/// thousands of rules, and this runs on every context call.
+pub fn rules_placed_in(
+    conn: &Connection,
+    workspace: &str,
+) -> Result<std::collections::HashSet<String>> {
     let w = crate::workspace::key(workspace);
-    let rows: Vec<(String, String)> = conn
-        .prepare_cached(
-            "SELECT bullet_id, value FROM rule_places
-             WHERE kind = 'workspace' AND value >= ?1 AND value < ?1 || '0'",
-        )
-        .and_then(|mut s| s.query_map([w], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
-        .map_err(sql)?;
-    let mut ids: Vec<String> = rows
-        .into_iter()
-        .filter(|(_, v)| crate::workspace::contains(w, v))
-        .map(|(id, _)| id)
-        .collect();
-    ids.sort();
-    ids.dedup();
-    Ok(ids)
+    conn.prepare_cached(PLACED_IN_SQL)
+        .and_then(|mut s| s.query_map([w], |r| r.get(0))?.collect())
+        .map_err(sql)
 }
 
 /// The stacks of these rules' sessions.
@@ -288,4 +286,45 @@ pub fn postings(conn: &Connection, term: &str, limit: usize) -> Result<Vec<(Stri
                 .collect()
         })
         .map_err(sql)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workspace_holds_the_rules_of_its_directories_not_of_its_namesakes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("cm.db")).unwrap();
+        for (id, w) in [
+            ("b-1", "/w/app"),
+            ("b-2", "/w/app/api"),
+            ("b-2", "/w/app/web"),
+            ("b-3", "/w/app-old"),
+            ("b-4", "/w/application"),
+            ("b-5", "/w"),
+        ] {
+            store
+                .conn
+                .execute(
+                    "INSERT INTO rule_places (bullet_id, kind, value) VALUES (?1, 'workspace', ?2)",
+                    [id, w],
+                )
+                .unwrap();
+        }
+        let ids = |w: &str| {
+            let mut v: Vec<String> = rules_placed_in(&store.conn, w)
+                .unwrap()
+                .into_iter()
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(ids("/w/app"), ["b-1", "b-2"]);
+        assert_eq!(ids("/w/app/"), ["b-1", "b-2"]);
+        assert_eq!(ids("/w/app/api"), ["b-2"]);
+        assert_eq!(ids("/w"), ["b-1", "b-2", "b-3", "b-4", "b-5"]);
+        assert_eq!(ids("/"), ["b-1", "b-2", "b-3", "b-4", "b-5"]);
+        assert!(ids("/w/ap").is_empty());
+    }
 }
