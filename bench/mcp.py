@@ -11,7 +11,8 @@ server:
 
 1. RSS at rest: VmRSS of the server after start, before any request, and again after the
    latency and load phases once it has been idle for 8 s (every client ended its session).
-2. Latency: --calls sequential `cm_context` calls (task as in bench/context.sh, history on)
+2. Latency: --calls sequential `cm_context` calls (history on), each with the next of 20
+   realistic tasks (TASKS; the first is bench/context.sh's)
    from one client over one keep-alive connection, after 30 warm-up calls; p50/p90/p99. In
    the same run, as baselines: the protocol floor (`tools/list` on the same connection) and
    the command line (`cm context --json`, a process per call).
@@ -39,6 +40,30 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TASK = "auth token refresh timeout in the http client"
+# Calls cycle through these (realistic tasks in the corpus's vocabulary), so nothing a call
+# computes from its task can be reused by the next one.
+TASKS = [
+    TASK,
+    "fix the flaky database migration test that times out on the lock",
+    "the docker image build fails with permission denied on the cache directory",
+    "add a retry with backoff to the http client when the server returns 503",
+    "parse the toml config and validate the schema before the server starts",
+    "memory leak in the async worker thread pool under load",
+    "rebase the feature branch onto main and resolve the merge conflict in the parser",
+    "the ci pipeline job fails on the release artifact upload step",
+    "segfault in the child process when stdin is closed early",
+    "react component state is lost after the modal form renders again",
+    "pytest fixture import error after the package version upgrade",
+    "benchmark the query latency and profile the heap allocation with a flamegraph",
+    "tls certificate error when the client connects to the kubernetes ingress",
+    "unwrap panic on a None option in the session index iterator",
+    "login fails because the user password hash column is missing after the migration",
+    "add a flag to the cli to print the json output to stdout",
+    "the search returns stale results from the cache after a commit",
+    "deploy the service container and check the pod logs for warnings",
+    "borrow checker lifetime error when returning a string from the closure",
+    "the regression came in with the last dependency upgrade: bisect and revert it",
+]
 PROTOCOL = "2025-11-25"
 
 
@@ -187,25 +212,25 @@ def main():
             rss_start = rss_text(srv.pid)
 
             c = Client(host, int(port))
-            for _ in range(3):
-                assert outcome(*c.call("cm_context", {"task": TASK})[:2]) == "ok"
+            for i in range(3):
+                assert outcome(*c.call("cm_context", {"task": TASKS[i]})[:2]) == "ok"
             time.sleep(2)
             print(f"server RSS at rest after 3 calls: {rss_text(srv.pid)}")
-            for _ in range(30):
-                assert outcome(*c.call("cm_context", {"task": TASK})[:2]) == "ok"
+            for i in range(30):
+                assert outcome(*c.call("cm_context", {"task": TASKS[i % len(TASKS)]})[:2]) == "ok"
             ctx_ms, list_ms = [], []
-            for _ in range(a.calls):
+            for i in range(a.calls):
                 t = time.perf_counter()
-                st, ans, _ = c.call("cm_context", {"task": TASK})
+                st, ans, _ = c.call("cm_context", {"task": TASKS[i % len(TASKS)]})
                 ctx_ms.append((time.perf_counter() - t) * 1000)
                 assert outcome(st, ans) == "ok", ans
                 t = time.perf_counter()
                 c.post({"method": "tools/list"})
                 list_ms.append((time.perf_counter() - t) * 1000)
             cli_ms = []
-            for _ in range(max(10, a.calls // 10)):
+            for i in range(max(10, a.calls // 10)):
                 t = time.perf_counter()
-                subprocess.run([cm, "context", TASK, "--json"], env=env, cwd=ws, stdout=subprocess.DEVNULL, check=True)
+                subprocess.run([cm, "context", TASKS[i % len(TASKS)], "--json"], env=env, cwd=ws, stdout=subprocess.DEVNULL, check=True)
                 cli_ms.append((time.perf_counter() - t) * 1000)
             print(f"{'case':40} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8}")
             for name, xs in [("cm_context over HTTP (warm server)", ctx_ms), ("tools/list over HTTP (protocol floor)", list_ms), ("cm context --json (a process per call)", cli_ms)]:
@@ -216,7 +241,7 @@ def main():
             errors, lat, lock = [], [], threading.Lock()
             barrier = threading.Barrier(a.clients)
 
-            def client_loop():
+            def client_loop(k):
                 try:
                     cl = Client(host, int(port))
                 except Exception as e:  # a refused connection is an error too
@@ -231,11 +256,12 @@ def main():
                     barrier.wait(timeout=120)
                 except threading.BrokenBarrierError:
                     pass
-                for _ in range(a.per_client):
+                for i in range(a.per_client):
+                    task = TASKS[(i + k) % len(TASKS)]
                     while True:
                         t = time.perf_counter()
                         try:
-                            st, ans, _ = cl.call("cm_context", {"task": TASK})
+                            st, ans, _ = cl.call("cm_context", {"task": task})
                             kind = outcome(st, ans)
                         except Exception as e:
                             kind, ans = "error", repr(e)
@@ -252,7 +278,7 @@ def main():
                 cl.close()
 
             t0 = time.perf_counter()
-            threads = [threading.Thread(target=client_loop) for _ in range(a.clients)]
+            threads = [threading.Thread(target=client_loop, args=(k,)) for k in range(a.clients)]
             for t in threads:
                 t.start()
             for t in threads:

@@ -78,7 +78,8 @@ pub fn mark_stale_evidence(store: &Store) -> Result<usize> {
 fn refresh_terms(store: &Store) -> Result<usize> {
     let pending: i64 = store
         .conn
-        .query_row("SELECT count(*) FROM context_dirty", [], |r| r.get(0))
+        .prepare_cached("SELECT count(*) FROM context_dirty")
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
         .map_err(sql)?;
     if pending == 0 {
         return Ok(0);

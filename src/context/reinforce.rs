@@ -135,7 +135,8 @@ fn has_new_evidence(conn: &Connection) -> Result<bool> {
 }
 
 fn watermarks(conn: &Connection) -> Result<(i64, i64)> {
-    conn.query_row(WATERMARKS_SQL, [], |r| Ok((r.get(0)?, r.get(1)?)))
+    conn.prepare_cached(WATERMARKS_SQL)
+        .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
         .map_err(sql)
 }
 

@@ -23,7 +23,8 @@ pub const MESSAGE_SQL: &str =
 
 /// The newest message's rowid, 0 when none is indexed.
 pub fn newest_message(conn: &Connection) -> Result<i64> {
-    conn.query_row(NEWEST_MESSAGE_SQL, [], |r| r.get(0))
+    conn.prepare_cached(NEWEST_MESSAGE_SQL)
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
         .map_err(sql)
 }
 

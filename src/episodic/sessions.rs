@@ -461,11 +461,10 @@ pub fn has_index(conn: &Connection) -> bool {
 /// Whether this store has the session index's tables at all (a store made by a build without
 /// them, opened read-only before migrating).
 pub fn tables_present(conn: &Connection) -> bool {
-    conn.query_row(
+    conn.prepare_cached(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table'
          AND name IN ('episodic_messages', 'episodic_files')",
-        [],
-        |r| r.get::<_, i64>(0),
     )
+    .and_then(|mut s| s.query_row([], |r| r.get::<_, i64>(0)))
     .is_ok_and(|n| n == 2)
 }

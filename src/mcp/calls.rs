@@ -6,36 +6,24 @@
 //! so each answers with the same JSON as the command's `--json` `data`. Arguments reach those
 //! commands as `--flag=value` words and positionals after `--`, so no value can pose as a flag.
 //!
-//! Each blocking thread keeps its store open between requests (a thread-local), which is what
-//! makes a warm server answer in milliseconds.
+//! Calls run on the connections the server keeps open ([`super::pool`]).
 
 use super::confine::Roots;
+use super::pool;
 use super::tools::{self, Call, OutcomeStatus, Scope};
 use crate::app::task_context::{self, TaskRequest};
 use crate::context::render;
 use crate::error::{CmError, Result};
-use crate::store::Store;
 use serde_json::{Value, json};
-use std::cell::RefCell;
 use std::path::Path;
-
-thread_local! {
-    static STORE: RefCell<Option<Store>> = const { RefCell::new(None) };
-}
-
-/// Run `f` with this thread's store (opened on first use), keeping it for the next request.
-fn with_store<T>(f: impl FnOnce(Option<Store>) -> (T, Option<Store>)) -> T {
-    STORE.with(|cell| {
-        let store = cell.borrow_mut().take();
-        let (out, store) = f(store);
-        *cell.borrow_mut() = store;
-        out
-    })
-}
 
 /// `cm WORDS --json` in `cwd`, its `data`.
 fn command(words: Vec<String>, cwd: &Path) -> Result<Value> {
-    with_store(|store| crate::cli::run_in(&words, cwd, store))
+    pool::with(|conns| {
+        let (out, store) = crate::cli::run_in(&words, cwd, conns.store.take());
+        conns.store = store;
+        out
+    })
 }
 
 /// `--name=value` when the value is given.
@@ -76,20 +64,12 @@ fn context(a: tools::ContextArgs, roots: &Roots) -> Result<Value> {
         history_on_store: true,
         ..TaskRequest::default()
     };
-    with_store(|store| {
-        let store = match store {
-            Some(s) => s,
-            None => match Store::open_default() {
-                Ok(s) => s,
-                Err(e) => return (Err(e), None),
-            },
-        };
-        let out = task_context::answer(&store, &loaded, &req).map(|out| {
-            let mut answer = out.answer;
-            let budget = render::trim(&mut answer, out.budget_chars);
-            render::to_json(&req.task, &answer, &budget)
-        });
-        (out, Some(store))
+    pool::with(|conns| {
+        let store = conns.store()?;
+        let out = task_context::answer(store, &loaded, &req)?;
+        let mut answer = out.answer;
+        let budget = render::trim(&mut answer, out.budget_chars);
+        Ok(render::to_json(&req.task, &answer, &budget))
     })
 }
 

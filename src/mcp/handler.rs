@@ -1,7 +1,8 @@
 //! The MCP server handler both transports share: the tools and resources, each call run on a
 //! blocking thread (SQLite work never stalls the async workers) under two limits and a
-//! deadline. At most `workers` calls run at once (each worker thread keeps one store open, so
-//! memory stays bounded), up to `concurrency` more wait their turn, and a call beyond that is
+//! deadline. At most `workers` calls run at once (each on one of at most `workers` store
+//! connections kept open between calls, [`super::pool`], so memory stays bounded), up to
+//! `concurrency` more wait their turn, and a call beyond that is
 //! refused at once with the retryable `OVERLOADED` error, so a burst of clients gets an answer
 //! to retry rather than a queue that grows without bound. The deadline covers the wait.
 
@@ -67,7 +68,11 @@ impl CmServer {
             let idle = self.permits.available_permits() == self.limits.concurrency;
             if now != seen && idle {
                 seen = now;
-                let _ = tokio::task::spawn_blocking(trim_heap).await;
+                let _ = tokio::task::spawn_blocking(|| {
+                    super::pool::release_idle();
+                    trim_heap();
+                })
+                .await;
             }
         }
     }

@@ -13,6 +13,7 @@ pub mod confine;
 pub mod errors;
 mod handler;
 mod http;
+mod pool;
 pub mod token;
 mod tools;
 
@@ -45,7 +46,7 @@ fn runtime(limits: &Limits) -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .max_blocking_threads(limits.workers + 2)
-        // A blocking thread keeps its store open while it lives.
+        // Blocking threads are kept a while, so a burst does not start new ones per call.
         .thread_keep_alive(std::time::Duration::from_secs(300))
         .enable_all()
         .build()

@@ -13,6 +13,12 @@ pub mod deadline;
 pub mod disk;
 pub mod integrity;
 pub mod migrations;
+mod resident;
+mod tune;
+
+pub use resident::MMAP_BYTES;
+pub use tune::STATEMENT_CACHE;
+use tune::tune;
 pub mod statistics;
 
 use crate::error::{CmError, ExitCode, Result};
@@ -26,7 +32,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 /// WAL size past which a writer folds it back into the database (see
 /// [`Store::truncate_wal_if_large`]).
 pub const WAL_TRUNCATE_BYTES: u64 = 1 << 20;
-
 pub struct Store {
     pub conn: Connection,
     pub path: PathBuf,
@@ -47,6 +52,7 @@ impl Store {
         let conn = Connection::open(path).map_err(|e| map_err(e, path))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| map_err(e, path))?;
+        tune(&conn, path)?;
         // Identity first: switching to WAL rewrites the file header, and a file that is not
         // ours must be left byte-for-byte untouched.
         check_identity(&conn, path)?;
@@ -84,6 +90,7 @@ impl Store {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| map_err(e, path))?;
         conn.busy_timeout(busy).map_err(|e| map_err(e, path))?;
+        tune(&conn, path)?;
         let app: i64 = conn
             .query_row("PRAGMA application_id", [], |r| r.get(0))
             .map_err(|e| map_err(e, path))?;
@@ -194,9 +201,9 @@ fn configure(conn: &Connection, path: &Path) -> Result<()> {
         );
     }
     // mmap: whole-playbook reads (list, stats) page the file in without a syscall per page.
-    conn.execute_batch(
-        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA mmap_size=268435456;",
-    )
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA mmap_size={MMAP_BYTES};"
+    ))
     .map_err(|e| map_err(e, path))?;
     // Every CLI command is a short-lived process. By default the last connection to close
     // checkpoints and deletes the WAL (four fsyncs), which would dominate `cm mark`. Keep the WAL

@@ -124,7 +124,8 @@ pub const NEWEST_EVENT_SQL: &str = "SELECT coalesce(max(seq), 0) FROM feedback_e
 
 /// The newest feedback event's sequence number, 0 when there is none.
 pub fn newest_event_seq(conn: &Connection) -> Result<i64> {
-    conn.query_row(NEWEST_EVENT_SQL, [], |r| r.get(0))
+    conn.prepare_cached(NEWEST_EVENT_SQL)
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
         .map_err(sql)
 }
 
