@@ -19,6 +19,7 @@ mod hits;
 pub mod neighbours;
 pub mod plan;
 mod probe;
+pub mod session_prior;
 pub mod spread;
 pub mod statements;
 pub mod tf;
@@ -61,6 +62,8 @@ pub struct Options {
     pub no_neighbours: bool,
     /// Do not widen the query with associated terms ([`crate::episodic::assoc`]).
     pub no_expand: bool,
+    /// No lift for messages whose session holds many of the query's terms ([`session_prior`]).
+    pub no_session_prior: bool,
 }
 
 /// A search's answer and how it was reached.
@@ -188,6 +191,18 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
             partial
         }
         Err(Stop::Failed(e)) => return Err(err(e)),
+    };
+    let ranked = if opts.no_session_prior || !question || out.cut.is_some() {
+        ranked
+    } else {
+        match session_prior::apply(conn, ranked, asked) {
+            Ok(r) => r,
+            Err(e) if interrupted(&e) => {
+                out.cut = Some("sessions");
+                Vec::new()
+            }
+            Err(e) => return Err(err(e)),
+        }
     };
     let ranked = if opts.no_neighbours || !question || out.cut.is_some() {
         ranked
