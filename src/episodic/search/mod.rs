@@ -15,6 +15,7 @@
 //! which stage was cut ([`Outcome::cut`]).
 
 pub mod bm25;
+pub mod feedback;
 mod hits;
 pub mod neighbours;
 pub mod plan;
@@ -64,6 +65,8 @@ pub struct Options {
     pub no_expand: bool,
     /// No lift for messages whose session holds many of the query's terms ([`session_prior`]).
     pub no_session_prior: bool,
+    /// No second pass widened with the first pass's words ([`feedback`]).
+    pub no_feedback: bool,
 }
 
 /// A search's answer and how it was reached.
@@ -81,6 +84,9 @@ pub struct Outcome {
     /// Associated terms the query was widened with (scored at a lower weight).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expanded: Vec<crate::episodic::assoc::Expansion>,
+    /// Words of the first pass's best hits the second pass added (pseudo-relevance feedback).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub feedback: Vec<feedback::Added>,
     /// Messages scored.
     pub scored: usize,
     /// The stage a deadline interrupted (probe, rare, recent, all, hits), if any.
@@ -98,6 +104,7 @@ impl Default for Outcome {
             terms: Vec::new(),
             terms_dropped: Vec::new(),
             expanded: Vec::new(),
+            feedback: Vec::new(),
             scored: 0,
             cut: None,
             plans: Vec::new(),
@@ -176,14 +183,6 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         asked,
     };
     let result = rank(conn, query, &terms, scope, want, opts, &mut out, &mut ran);
-    if opts.explain {
-        for s in &ran {
-            out.plans.push(StatementPlan {
-                stage: s.stage,
-                plan: s.plan(conn).map_err(err)?,
-            });
-        }
-    }
     let ranked = match result {
         Ok(r) => r,
         Err(Stop::Cut(stage, partial)) => {
@@ -192,36 +191,89 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         }
         Err(Stop::Failed(e)) => return Err(err(e)),
     };
-    let ranked = if opts.no_session_prior || !question || out.cut.is_some() {
-        ranked
-    } else {
-        match session_prior::apply(conn, ranked, asked) {
-            Ok(r) => r,
-            Err(e) if interrupted(&e) => {
-                out.cut = Some("sessions");
-                Vec::new()
+    let mut ranked = refine(conn, query, ranked, asked, opts, &mut out).map_err(err)?;
+    if !opts.no_feedback && question && out.cut.is_none() {
+        let room = plan::BOUNDED.terms.saturating_sub(terms.len());
+        match feedback::words(conn, &ranked, &terms, asked, room) {
+            Ok(added) if !added.is_empty() => {
+                for a in &added {
+                    terms.push(a.word.clone());
+                    weights.push(a.weight);
+                }
+                out.feedback = added;
+                let scope = Scope {
+                    weights: &weights,
+                    asked,
+                };
+                let second = rank(conn, query, &terms, scope, want, opts, &mut out, &mut ran);
+                ranked = match second {
+                    Ok(r) => r,
+                    Err(Stop::Cut(stage, partial)) => {
+                        out.cut = Some(stage);
+                        partial
+                    }
+                    Err(Stop::Failed(e)) => return Err(err(e)),
+                };
+                ranked = refine(conn, query, ranked, asked, opts, &mut out).map_err(err)?;
             }
+            Ok(_) => {}
+            Err(e) if interrupted(&e) => out.cut = Some("feedback"),
             Err(e) => return Err(err(e)),
         }
-    };
-    let ranked = if opts.no_neighbours || !question || out.cut.is_some() {
-        ranked
-    } else {
-        match neighbours::spread(conn, query, ranked) {
-            Ok(r) => r,
-            Err(e) if interrupted(&e) => {
-                out.cut = Some("neighbours");
-                Vec::new()
-            }
-            Err(e) => return Err(err(e)),
+    }
+    if opts.explain {
+        for s in &ran {
+            out.plans.push(StatementPlan {
+                stage: s.stage,
+                plan: s.plan(conn).map_err(err)?,
+            });
         }
-    };
+    }
     match hits::fetch(conn, ranked, &terms, asked, limit, !opts.no_coverage) {
         Ok(h) => out.hits = h,
         Err(e) if interrupted(&e) => out.cut = out.cut.or(Some("hits")),
         Err(e) => return Err(err(e)),
     }
     Ok(out)
+}
+
+/// A question's first-pass ranking refined: sessions that hold many of its terms lift their
+/// messages, then neighbouring turns lend each other score. A deadline met on the way is
+/// recorded in `out.cut` (and what was refined by then is kept).
+fn refine(
+    conn: &Connection,
+    query: &SearchQuery,
+    ranked: Vec<Ranked>,
+    asked: usize,
+    opts: Options,
+    out: &mut Outcome,
+) -> rusqlite::Result<Vec<Ranked>> {
+    if asked < WIDEN_FROM || out.cut.is_some() {
+        return Ok(ranked);
+    }
+    let ranked = if opts.no_session_prior {
+        ranked
+    } else {
+        match session_prior::apply(conn, ranked, asked) {
+            Ok(r) => r,
+            Err(e) if interrupted(&e) => {
+                out.cut = Some("sessions");
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    if opts.no_neighbours {
+        return Ok(ranked);
+    }
+    match neighbours::spread(conn, query, ranked) {
+        Ok(r) => Ok(r),
+        Err(e) if interrupted(&e) => {
+            out.cut = Some("neighbours");
+            Ok(Vec::new())
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Associated terms for the query's words.
