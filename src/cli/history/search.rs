@@ -90,6 +90,7 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
             "terms": outcome.terms,
             "termsDropped": outcome.terms_dropped,
             "expanded": outcome.expanded,
+            "feedback": outcome.feedback,
             "scored": outcome.scored,
         },
     });
