@@ -5,14 +5,16 @@
 //! So the search runs twice. The words of the first pass's best [`FROM_HITS`] messages are
 //! weighed as a relevance model (each message's share of their summed score times the word's
 //! share of the message, summed: `w(t) = sum_d s_d / S x tf(t, d) / len(d)`), the best
-//! [`CANDIDATES`] are weighed again by their rarity in the index (`x idf(t)`), and the best
-//! [`TERMS`] join the query at up to [`WEIGHT`] of an asked term's weight (the strongest at
-//! `WEIGHT`, the others in proportion). The second pass ranks with them.
+//! [`CANDIDATES`] are weighed again by their rarity in the index (`x idf(t)`; a word found in
+//! [`PROBE`] messages or more is passed over), and the best [`TERMS`] join the query at up to
+//! [`WEIGHT`] of an asked term's weight (the strongest at `WEIGHT`, the others in proportion).
+//! The second pass scores the messages holding them, counting the query's terms there too, and
+//! adds their counts to the messages the first pass scored.
 //!
 //! Words the query already holds, function words, numbers and fragments are never added. A
 //! message's text is read (a tool call's or result's when it has none), at most [`READ_BYTES`]
-//! of it. Cost: [`FROM_HITS`] primary-key reads, [`CANDIDATES`] short probes, and the
-//! second ranking.
+//! of it. Cost: [`FROM_HITS`] primary-key reads, [`CANDIDATES`] short probes, and one
+//! statement over at most `TERMS x PROBE` matches.
 
 use super::Ranked;
 use super::plan::{self, TermStat};
@@ -37,16 +39,17 @@ pub const READ_BYTES: usize = 4096;
 pub const PROBE: u64 = 256;
 
 /// The words to add to a query of `terms` (the first `asked` the user's) whose first pass
-/// ranked `ranked` (best first), at most `room`.
+/// ranked `ranked` (best first), at most `room`, each with its probe (every one exact: a word
+/// found in [`PROBE`] messages or more is passed over; it would weigh little and cost most).
 pub fn words(
     conn: &Connection,
     ranked: &[Ranked],
     terms: &[String],
     asked: usize,
     room: usize,
-) -> rusqlite::Result<Vec<Added>> {
+) -> rusqlite::Result<(Vec<Added>, Vec<TermStat>)> {
     if room == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     // The first pass's order as the hits would show it: more of the query's terms first.
     let n = asked.max(1) as f64;
@@ -71,7 +74,7 @@ pub fn words(
     let hits: Vec<(&str, f64)> = texts.iter().map(|(t, s)| (t.as_str(), *s)).collect();
     let cands = candidates(&hits, &known);
     if cands.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let words: Vec<String> = cands.iter().map(|c| c.word.clone()).collect();
     let (min_id, max_id) = super::probe::span(conn)?;
@@ -80,9 +83,17 @@ pub fn words(
     let stats: Vec<TermStat> = super::probe::terms(conn, &words, PROBE, &mut ran)?;
     let idf: Vec<f64> = stats
         .iter()
-        .map(|s| super::bm25::idf(plan::document_frequency(s, max_id, min_id, rows), rows))
+        .map(|s| match s.exact && s.seen > 0 {
+            true => super::bm25::idf(plan::document_frequency(s, max_id, min_id, rows), rows),
+            false => 0.0,
+        })
         .collect();
-    Ok(choose(&cands, &idf, room))
+    let added = choose(&cands, &idf, room);
+    let stats = added
+        .iter()
+        .filter_map(|a| stats.iter().find(|s| s.term == a.word).cloned())
+        .collect();
+    Ok((added, stats))
 }
 
 /// A word the feedback proposes: its stem and a form seen (what the index is searched with).

@@ -182,7 +182,18 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         weights: &weights,
         asked,
     };
-    let result = rank(conn, query, &terms, scope, want, opts, &mut out, &mut ran);
+    let mut scorer: Option<Scorer> = None;
+    let result = rank(
+        conn,
+        query,
+        &terms,
+        scope,
+        want,
+        opts,
+        &mut out,
+        &mut ran,
+        &mut scorer,
+    );
     let ranked = match result {
         Ok(r) => r,
         Err(Stop::Cut(stage, partial)) => {
@@ -192,21 +203,20 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         Err(Stop::Failed(e)) => return Err(err(e)),
     };
     let mut ranked = refine(conn, query, ranked, asked, opts, &mut out).map_err(err)?;
-    if !opts.no_feedback && question && out.cut.is_none() {
+    if let Some(scorer) = scorer
+        .as_mut()
+        .filter(|_| !opts.no_feedback && question && out.cut.is_none())
+    {
         let room = plan::BOUNDED.terms.saturating_sub(terms.len());
         match feedback::words(conn, &ranked, &terms, asked, room) {
-            Ok(added) if !added.is_empty() => {
+            Ok((added, stats)) if !added.is_empty() => {
+                let pass = feedback_pass(conn, query, scorer, &terms, &added, stats, &mut ran);
                 for a in &added {
                     terms.push(a.word.clone());
-                    weights.push(a.weight);
+                    out.terms.push(a.word.clone());
                 }
                 out.feedback = added;
-                let scope = Scope {
-                    weights: &weights,
-                    asked,
-                };
-                let second = rank(conn, query, &terms, scope, want, opts, &mut out, &mut ran);
-                ranked = match second {
+                ranked = match pass {
                     Ok(r) => r,
                     Err(Stop::Cut(stage, partial)) => {
                         out.cut = Some(stage);
@@ -214,6 +224,7 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
                     }
                     Err(Stop::Failed(e)) => return Err(err(e)),
                 };
+                out.scored = scorer.rows.len();
                 ranked = refine(conn, query, ranked, asked, opts, &mut out).map_err(err)?;
             }
             Ok(_) => {}
@@ -327,6 +338,7 @@ fn rank(
     opts: Options,
     out: &mut Outcome,
     ran: &mut Vec<Statement>,
+    keep: &mut Option<Scorer>,
 ) -> std::result::Result<Vec<Ranked>, Stop> {
     let stop = |stage: &'static str| {
         move |e: rusqlite::Error| {
@@ -360,8 +372,9 @@ fn rank(
         (false, true) => "exact",
         (false, false) => "bounded",
     };
-    let mut scorer = Scorer::new(&stats, span, scope);
+    let scored: Vec<usize> = plan.rare.iter().chain(&plan.common).copied().collect();
     let stages = stages(q, &plan, terms, want);
+    let mut scorer = Scorer::new(stats, span, scope, scored);
     for (s, phrase_terms) in stages {
         // The newest messages holding every common term are looked for further back only when
         // the recent ones did not already give enough of them.
@@ -379,6 +392,45 @@ fn rank(
         }
     }
     out.scored = scorer.rows.len();
+    let ranked = scorer.ranked();
+    *keep = Some(scorer);
+    Ok(ranked)
+}
+
+/// The feedback pass: `added` (with their probes' `stats`, every one exact) join the scored
+/// terms; the messages holding any of them are scored, the query's terms counted in the same
+/// rows (found by seeking from the added terms' rows, never over the query terms' postings),
+/// and the messages the first pass scored gain the added terms' counts. What the first pass
+/// scored is not scored again.
+fn feedback_pass(
+    conn: &Connection,
+    q: &SearchQuery,
+    scorer: &mut Scorer,
+    terms: &[String],
+    added: &[feedback::Added],
+    stats: Vec<plan::TermStat>,
+    ran: &mut Vec<Statement>,
+) -> std::result::Result<Vec<Ranked>, Stop> {
+    let first = scorer.stats.len();
+    let words: Vec<&str> = added.iter().map(|a| a.word.as_str()).collect();
+    let scored: Vec<&str> = scorer.scored.iter().map(|&i| terms[i].as_str()).collect();
+    let fb = expression(&words, " OR ");
+    let mut map: Vec<Option<usize>> = (first..first + words.len()).map(Some).collect();
+    let expr = if scored.is_empty() {
+        fb
+    } else {
+        map.extend(words.iter().map(|_| None));
+        map.extend(scorer.scored.iter().map(|&i| Some(i)));
+        format!("({fb}) OR (({fb}) AND ({}))", expression(&scored, " OR "))
+    };
+    scorer.extend(stats, added.iter().map(|a| a.weight));
+    let s = Statement::counts("feedback", q, expr, 0, -1);
+    ran.push(s.clone());
+    match s.rows(conn) {
+        Ok(rows) => scorer.merge(rows, &map, first),
+        Err(e) if interrupted(&e) => return Err(Stop::Cut("feedback", scorer.ranked())),
+        Err(e) => return Err(Stop::Failed(e)),
+    }
     Ok(scorer.ranked())
 }
 
@@ -441,9 +493,13 @@ fn stages(
 }
 
 /// Per-row weighted term frequencies, folded into BM25 scores at the end.
-struct Scorer<'a> {
-    stats: &'a [plan::TermStat],
-    scope: Scope<'a>,
+struct Scorer {
+    stats: Vec<plan::TermStat>,
+    /// Per-term weights, and how many terms the query asked for (they come first).
+    weights: Vec<f64>,
+    asked: usize,
+    /// The terms the plan scores (indices into `stats`).
+    scored: Vec<usize>,
     span: (i64, i64),
     /// rowid -> (row length, weighted frequency per probed term).
     rows: HashMap<i64, (u32, Vec<f64>)>,
@@ -451,11 +507,13 @@ struct Scorer<'a> {
     table_tokens: u64,
 }
 
-impl<'a> Scorer<'a> {
-    fn new(stats: &'a [plan::TermStat], span: (i64, i64), scope: Scope<'a>) -> Self {
+impl Scorer {
+    fn new(stats: Vec<plan::TermStat>, span: (i64, i64), scope: Scope, scored: Vec<usize>) -> Self {
         Scorer {
             stats,
-            scope,
+            weights: scope.weights.to_vec(),
+            asked: scope.asked,
+            scored,
             span,
             rows: HashMap::new(),
             table_rows: 0,
@@ -472,19 +530,60 @@ impl<'a> Scorer<'a> {
             if self.rows.contains_key(&id) {
                 continue;
             }
-            let mut freq = vec![0.0; self.stats.len()];
-            for (p, term) in phrase_terms.iter().enumerate() {
-                let Some(t) = term else { continue };
-                let mut f = 0.0;
-                for (c, w) in WEIGHTS.iter().enumerate().take(counts.columns) {
-                    f += *w * counts.count(p, c) as f64;
-                }
-                if f > freq[*t] {
-                    freq[*t] = f;
-                }
-            }
+            let freq = self.frequencies(&counts, phrase_terms);
             self.rows.insert(id, (counts.len, freq));
         }
+    }
+
+    /// More terms to score (their counts start at 0 in the rows already seen).
+    fn extend(&mut self, stats: Vec<plan::TermStat>, weights: impl Iterator<Item = f64>) {
+        let n = stats.len();
+        self.scored.extend(self.stats.len()..self.stats.len() + n);
+        self.stats.extend(stats);
+        self.weights.extend(weights);
+        self.weights.resize(self.stats.len(), 0.0);
+        let len = self.stats.len();
+        for (_, freq) in self.rows.values_mut() {
+            freq.resize(len, 0.0);
+        }
+    }
+
+    /// Fold in rows of a statement over the terms from `first` on: a row seen before gains
+    /// those terms' counts; a new row is counted on every term.
+    fn merge(
+        &mut self,
+        rows: Vec<(i64, tf::RowCounts)>,
+        phrase_terms: &[Option<usize>],
+        first: usize,
+    ) {
+        let (seen, new): (Vec<_>, Vec<_>) = rows
+            .into_iter()
+            .partition(|(id, _)| self.rows.contains_key(id));
+        for (id, counts) in seen {
+            let fresh = self.frequencies(&counts, phrase_terms);
+            if let Some((_, freq)) = self.rows.get_mut(&id) {
+                for t in first..freq.len() {
+                    freq[t] = freq[t].max(fresh[t]);
+                }
+            }
+        }
+        self.add(new, phrase_terms);
+    }
+
+    /// A row's weighted frequency per term.
+    fn frequencies(&self, counts: &tf::RowCounts, phrase_terms: &[Option<usize>]) -> Vec<f64> {
+        let mut freq = vec![0.0; self.stats.len()];
+        for (p, term) in phrase_terms.iter().enumerate() {
+            let Some(t) = term else { continue };
+            let mut f = 0.0;
+            for (c, w) in WEIGHTS.iter().enumerate().take(counts.columns) {
+                f += *w * counts.count(p, c) as f64;
+            }
+            if f > freq[*t] {
+                freq[*t] = f;
+            }
+        }
+        freq
     }
 
     /// Rows seen so far that hold every one of `terms`.
@@ -516,14 +615,10 @@ impl<'a> Scorer<'a> {
                 score: freq
                     .iter()
                     .zip(&idf)
-                    .zip(self.scope.weights)
+                    .zip(&self.weights)
                     .map(|((f, i), w)| w * bm25::term_score(*i, *f, *len as f64, avg))
                     .sum(),
-                matched: freq
-                    .iter()
-                    .take(self.scope.asked)
-                    .filter(|f| **f > 0.0)
-                    .count(),
+                matched: freq.iter().take(self.asked).filter(|f| **f > 0.0).count(),
                 mask: freq
                     .iter()
                     .enumerate()
