@@ -8,8 +8,8 @@
 //! [`CANDIDATES`] are weighed again by their rarity in the index (`x idf(t)`; a word found in
 //! [`PROBE`] messages or more is passed over), and the best [`TERMS`] join the query at up to
 //! [`WEIGHT`] of an asked term's weight (the strongest at `WEIGHT`, the others in proportion).
-//! The second pass scores the messages holding them, counting the query's terms there too, and
-//! adds their counts to the messages the first pass scored.
+//! The second pass scores the messages holding them and adds their counts to the messages the
+//! first pass scored.
 //!
 //! Words the query already holds, function words, numbers and fragments are never added. A
 //! message's text is read (a tool call's or result's when it has none), at most [`READ_BYTES`]

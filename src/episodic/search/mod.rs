@@ -210,7 +210,7 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         let room = plan::BOUNDED.terms.saturating_sub(terms.len());
         match feedback::words(conn, &ranked, &terms, asked, room) {
             Ok((added, stats)) if !added.is_empty() => {
-                let pass = feedback_pass(conn, query, scorer, &terms, &added, stats, &mut ran);
+                let pass = feedback_pass(conn, query, scorer, &added, stats, &mut ran);
                 for a in &added {
                     terms.push(a.word.clone());
                     out.terms.push(a.word.clone());
@@ -372,9 +372,8 @@ fn rank(
         (false, true) => "exact",
         (false, false) => "bounded",
     };
-    let scored: Vec<usize> = plan.rare.iter().chain(&plan.common).copied().collect();
     let stages = stages(q, &plan, terms, want);
-    let mut scorer = Scorer::new(stats, span, scope, scored);
+    let mut scorer = Scorer::new(stats, span, scope);
     for (s, phrase_terms) in stages {
         // The newest messages holding every common term are looked for further back only when
         // the recent ones did not already give enough of them.
@@ -398,31 +397,23 @@ fn rank(
 }
 
 /// The feedback pass: `added` (with their probes' `stats`, every one exact) join the scored
-/// terms; the messages holding any of them are scored, the query's terms counted in the same
-/// rows (found by seeking from the added terms' rows, never over the query terms' postings),
-/// and the messages the first pass scored gain the added terms' counts. What the first pass
-/// scored is not scored again.
+/// terms; the messages holding any of them are scored, and the messages the first pass scored
+/// gain the added terms' counts. What the first pass scored is not scored again. A message
+/// found only through the added terms is scored on them alone: when the first pass was exact it
+/// holds none of the query's terms (it would have been scored), and seeking a bounded pass's
+/// common terms from every such row cost milliseconds on 250k messages.
 fn feedback_pass(
     conn: &Connection,
     q: &SearchQuery,
     scorer: &mut Scorer,
-    terms: &[String],
     added: &[feedback::Added],
     stats: Vec<plan::TermStat>,
     ran: &mut Vec<Statement>,
 ) -> std::result::Result<Vec<Ranked>, Stop> {
     let first = scorer.stats.len();
     let words: Vec<&str> = added.iter().map(|a| a.word.as_str()).collect();
-    let scored: Vec<&str> = scorer.scored.iter().map(|&i| terms[i].as_str()).collect();
-    let fb = expression(&words, " OR ");
-    let mut map: Vec<Option<usize>> = (first..first + words.len()).map(Some).collect();
-    let expr = if scored.is_empty() {
-        fb
-    } else {
-        map.extend(words.iter().map(|_| None));
-        map.extend(scorer.scored.iter().map(|&i| Some(i)));
-        format!("({fb}) OR (({fb}) AND ({}))", expression(&scored, " OR "))
-    };
+    let map: Vec<Option<usize>> = (first..first + words.len()).map(Some).collect();
+    let expr = expression(&words, " OR ");
     scorer.extend(stats, added.iter().map(|a| a.weight));
     let s = Statement::counts("feedback", q, expr, 0, -1);
     ran.push(s.clone());
@@ -498,8 +489,6 @@ struct Scorer {
     /// Per-term weights, and how many terms the query asked for (they come first).
     weights: Vec<f64>,
     asked: usize,
-    /// The terms the plan scores (indices into `stats`).
-    scored: Vec<usize>,
     span: (i64, i64),
     /// rowid -> (row length, weighted frequency per probed term).
     rows: HashMap<i64, (u32, Vec<f64>)>,
@@ -508,12 +497,11 @@ struct Scorer {
 }
 
 impl Scorer {
-    fn new(stats: Vec<plan::TermStat>, span: (i64, i64), scope: Scope, scored: Vec<usize>) -> Self {
+    fn new(stats: Vec<plan::TermStat>, span: (i64, i64), scope: Scope) -> Self {
         Scorer {
             stats,
             weights: scope.weights.to_vec(),
             asked: scope.asked,
-            scored,
             span,
             rows: HashMap::new(),
             table_rows: 0,
@@ -537,8 +525,6 @@ impl Scorer {
 
     /// More terms to score (their counts start at 0 in the rows already seen).
     fn extend(&mut self, stats: Vec<plan::TermStat>, weights: impl Iterator<Item = f64>) {
-        let n = stats.len();
-        self.scored.extend(self.stats.len()..self.stats.len() + n);
         self.stats.extend(stats);
         self.weights.extend(weights);
         self.weights.resize(self.stats.len(), 0.0);
