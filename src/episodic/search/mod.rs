@@ -211,10 +211,8 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         match feedback::words(conn, &ranked, &terms, asked, room) {
             Ok((added, stats)) if !added.is_empty() => {
                 let pass = feedback_pass(conn, query, scorer, &added, stats, &mut ran);
-                for a in &added {
-                    terms.push(a.word.clone());
-                    out.terms.push(a.word.clone());
-                }
+                // `out.terms` stays the first pass's; the added words are `out.feedback`.
+                terms.extend(added.iter().map(|a| a.word.clone()));
                 out.feedback = added;
                 ranked = match pass {
                     Ok(r) => r,
