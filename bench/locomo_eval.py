@@ -86,14 +86,14 @@ def main():
     ap.add_argument("--no-speaker", action="store_true", help="do not prefix turns with the speaker's name")
     ap.add_argument("--mix", type=int, default=0, help="index about this many generated messages after the conversations")
     ap.add_argument("--modes", default="bounded", help="comma-separated: bounded, exhaustive, bounded-bm25, exhaustive-bm25, "
-                    "or any of them with +lexical (no neighbour lending, no expansion), +no-neighbours or +no-expand")
+                    "or any of them with +lexical (none of the layers below), +no-neighbours, +no-expand, +no-session-prior or +no-feedback (several may be joined with +)")
     ap.add_argument("--per-conv", action="store_true", help="also report recall per conversation (tuning on one, holding out the others)")
     a = ap.parse_args()
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
     for m in modes:
         base, _, extra = m.partition("+")
         if base not in ("bounded", "exhaustive", "bounded-bm25", "exhaustive-bm25") or \
-                extra not in ("", "lexical", "no-neighbours", "no-expand"):
+                any(x not in ("", "lexical", "no-neighbours", "no-expand", "no-session-prior", "no-feedback") for x in extra.split("+")):
             sys.exit("unknown mode: " + m)
     cm = os.path.abspath(a.bin)
     tmp = tempfile.mkdtemp(prefix="cm-locomo-")
@@ -140,10 +140,15 @@ def evaluate(cm, env, convs, mode, a):
         flags.append("--exhaustive")
     if base.endswith("-bm25"):
         flags.append("--no-coverage")
-    if extra in ("lexical", "no-neighbours"):
+    extra = extra.split("+")
+    if "lexical" in extra or "no-neighbours" in extra:
         flags.append("--no-neighbours")
-    if extra in ("lexical", "no-expand"):
+    if "lexical" in extra or "no-expand" in extra:
         flags.append("--no-expand")
+    if "lexical" in extra or "no-session-prior" in extra:
+        flags.append("--no-session-prior")
+    if "lexical" in extra or "no-feedback" in extra:
+        flags.append("--no-feedback")
     stats = {c: {"n": 0, 5: 0, 10: 0} for c in CATEGORIES}
     per_conv = {}
     misses = []

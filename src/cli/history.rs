@@ -87,6 +87,12 @@ pub struct SearchArgs {
     /// Do not widen the query with associated terms (the offline association layer).
     #[arg(long, hide = true)]
     no_expand: bool,
+    /// No lift for messages whose session holds many of the query's terms.
+    #[arg(long, hide = true)]
+    no_session_prior: bool,
+    /// No second pass widened with the words of the first pass's best hits.
+    #[arg(long, hide = true)]
+    no_feedback: bool,
 }
 
 #[derive(clap::Args, Debug)]

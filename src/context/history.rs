@@ -78,9 +78,12 @@ pub fn snippets(
     }
     let mut q = query.clone();
     q.limit = want;
-    // `widen`: the search may use the term associations (`history.associations`).
+    // `widen`: the search may use the term associations (`history.associations`). No feedback
+    // pass: it costs a question about as much again as the first pass (several milliseconds on
+    // 250k messages), and context answers within its budget with the rules first.
     let opts = crate::episodic::search::Options {
         no_expand: !widen,
+        no_feedback: true,
         ..Default::default()
     };
     let outcome = match crate::episodic::search::run(conn, &q, opts) {

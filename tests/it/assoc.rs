@@ -26,8 +26,10 @@ fn sessions(env: &Env) -> std::path::PathBuf {
     dir.join("target.jsonl")
 }
 
+/// A search with the association layer as the only widening: the feedback pass (which can
+/// find the same message through the words of the best hits) is off.
 fn search(env: &Env, extra: &[&str]) -> Value {
-    let mut args = vec!["history", "search", "--limit", "20"];
+    let mut args = vec!["history", "search", "--limit", "20", "--no-feedback"];
     args.extend_from_slice(extra);
     args.push("nightly export slow");
     env.data_of(&args)

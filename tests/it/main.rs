@@ -31,6 +31,7 @@ mod paraphrase_fixtures;
 mod playbook;
 mod project;
 mod quickstart;
+mod ranking;
 mod reflect;
 mod reflect_fixtures;
 mod reflect_input;

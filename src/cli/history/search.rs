@@ -38,6 +38,8 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
         no_coverage: args.no_coverage,
         no_neighbours: args.no_neighbours,
         no_expand: args.no_expand || !associations,
+        no_session_prior: args.no_session_prior,
+        no_feedback: args.no_feedback,
     };
     let outcome = local(&q, opts, ctx, &mut degraded)?;
     if let Some(stage) = outcome.cut {
@@ -88,6 +90,7 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
             "terms": outcome.terms,
             "termsDropped": outcome.terms_dropped,
             "expanded": outcome.expanded,
+            "feedback": outcome.feedback,
             "scored": outcome.scored,
         },
     });

@@ -15,10 +15,12 @@
 //! which stage was cut ([`Outcome::cut`]).
 
 pub mod bm25;
+pub mod feedback;
 mod hits;
 pub mod neighbours;
 pub mod plan;
 mod probe;
+pub mod session_prior;
 pub mod spread;
 pub mod statements;
 pub mod tf;
@@ -61,6 +63,10 @@ pub struct Options {
     pub no_neighbours: bool,
     /// Do not widen the query with associated terms ([`crate::episodic::assoc`]).
     pub no_expand: bool,
+    /// No lift for messages whose session holds many of the query's terms ([`session_prior`]).
+    pub no_session_prior: bool,
+    /// No second pass widened with the first pass's words ([`feedback`]).
+    pub no_feedback: bool,
 }
 
 /// A search's answer and how it was reached.
@@ -78,6 +84,9 @@ pub struct Outcome {
     /// Associated terms the query was widened with (scored at a lower weight).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expanded: Vec<crate::episodic::assoc::Expansion>,
+    /// Words of the first pass's best hits the second pass added (pseudo-relevance feedback).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub feedback: Vec<feedback::Added>,
     /// Messages scored.
     pub scored: usize,
     /// The stage a deadline interrupted (probe, rare, recent, all, hits), if any.
@@ -95,6 +104,7 @@ impl Default for Outcome {
             terms: Vec::new(),
             terms_dropped: Vec::new(),
             expanded: Vec::new(),
+            feedback: Vec::new(),
             scored: 0,
             cut: None,
             plans: Vec::new(),
@@ -172,15 +182,18 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         weights: &weights,
         asked,
     };
-    let result = rank(conn, query, &terms, scope, want, opts, &mut out, &mut ran);
-    if opts.explain {
-        for s in &ran {
-            out.plans.push(StatementPlan {
-                stage: s.stage,
-                plan: s.plan(conn).map_err(err)?,
-            });
-        }
-    }
+    let mut scorer: Option<Scorer> = None;
+    let result = rank(
+        conn,
+        query,
+        &terms,
+        scope,
+        want,
+        opts,
+        &mut out,
+        &mut ran,
+        &mut scorer,
+    );
     let ranked = match result {
         Ok(r) => r,
         Err(Stop::Cut(stage, partial)) => {
@@ -189,24 +202,87 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         }
         Err(Stop::Failed(e)) => return Err(err(e)),
     };
-    let ranked = if opts.no_neighbours || !question || out.cut.is_some() {
-        ranked
-    } else {
-        match neighbours::spread(conn, query, ranked) {
-            Ok(r) => r,
-            Err(e) if interrupted(&e) => {
-                out.cut = Some("neighbours");
-                Vec::new()
+    let mut ranked = refine(conn, query, ranked, asked, opts, &mut out).map_err(err)?;
+    if let Some(scorer) = scorer
+        .as_mut()
+        .filter(|_| !opts.no_feedback && question && out.cut.is_none())
+    {
+        let room = plan::BOUNDED.terms.saturating_sub(terms.len());
+        match feedback::words(conn, &ranked, &terms, asked, room) {
+            Ok((added, stats)) if !added.is_empty() => {
+                let pass = feedback_pass(conn, query, scorer, &added, stats, &mut ran);
+                // `out.terms` stays the first pass's; the added words are `out.feedback`.
+                terms.extend(added.iter().map(|a| a.word.clone()));
+                out.feedback = added;
+                ranked = match pass {
+                    Ok(r) => r,
+                    Err(Stop::Cut(stage, partial)) => {
+                        out.cut = Some(stage);
+                        partial
+                    }
+                    Err(Stop::Failed(e)) => return Err(err(e)),
+                };
+                out.scored = scorer.rows.len();
+                ranked = refine(conn, query, ranked, asked, opts, &mut out).map_err(err)?;
             }
+            Ok(_) => {}
+            Err(e) if interrupted(&e) => out.cut = Some("feedback"),
             Err(e) => return Err(err(e)),
         }
-    };
+    }
+    if opts.explain {
+        for s in &ran {
+            out.plans.push(StatementPlan {
+                stage: s.stage,
+                plan: s.plan(conn).map_err(err)?,
+            });
+        }
+    }
     match hits::fetch(conn, ranked, &terms, asked, limit, !opts.no_coverage) {
         Ok(h) => out.hits = h,
         Err(e) if interrupted(&e) => out.cut = out.cut.or(Some("hits")),
         Err(e) => return Err(err(e)),
     }
     Ok(out)
+}
+
+/// A question's first-pass ranking refined: sessions that hold many of its terms lift their
+/// messages, then neighbouring turns lend each other score. A deadline met on the way is
+/// recorded in `out.cut` (and what was refined by then is kept).
+fn refine(
+    conn: &Connection,
+    query: &SearchQuery,
+    ranked: Vec<Ranked>,
+    asked: usize,
+    opts: Options,
+    out: &mut Outcome,
+) -> rusqlite::Result<Vec<Ranked>> {
+    if asked < WIDEN_FROM || out.cut.is_some() {
+        return Ok(ranked);
+    }
+    let ranked = if opts.no_session_prior {
+        ranked
+    } else {
+        match session_prior::apply(conn, ranked, asked) {
+            Ok(r) => r,
+            Err(e) if interrupted(&e) => {
+                out.cut = Some("sessions");
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    if opts.no_neighbours {
+        return Ok(ranked);
+    }
+    match neighbours::spread(conn, query, ranked) {
+        Ok(r) => Ok(r),
+        Err(e) if interrupted(&e) => {
+            out.cut = Some("neighbours");
+            Ok(Vec::new())
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Associated terms for the query's words.
@@ -260,6 +336,7 @@ fn rank(
     opts: Options,
     out: &mut Outcome,
     ran: &mut Vec<Statement>,
+    keep: &mut Option<Scorer>,
 ) -> std::result::Result<Vec<Ranked>, Stop> {
     let stop = |stage: &'static str| {
         move |e: rusqlite::Error| {
@@ -293,8 +370,8 @@ fn rank(
         (false, true) => "exact",
         (false, false) => "bounded",
     };
-    let mut scorer = Scorer::new(&stats, span, scope);
     let stages = stages(q, &plan, terms, want);
+    let mut scorer = Scorer::new(stats, span, scope);
     for (s, phrase_terms) in stages {
         // The newest messages holding every common term are looked for further back only when
         // the recent ones did not already give enough of them.
@@ -312,6 +389,37 @@ fn rank(
         }
     }
     out.scored = scorer.rows.len();
+    let ranked = scorer.ranked();
+    *keep = Some(scorer);
+    Ok(ranked)
+}
+
+/// The feedback pass: `added` (with their probes' `stats`, every one exact) join the scored
+/// terms; the messages holding any of them are scored, and the messages the first pass scored
+/// gain the added terms' counts. What the first pass scored is not scored again. A message
+/// found only through the added terms is scored on them alone: when the first pass was exact it
+/// holds none of the query's terms (it would have been scored), and seeking a bounded pass's
+/// common terms from every such row cost milliseconds on 250k messages.
+fn feedback_pass(
+    conn: &Connection,
+    q: &SearchQuery,
+    scorer: &mut Scorer,
+    added: &[feedback::Added],
+    stats: Vec<plan::TermStat>,
+    ran: &mut Vec<Statement>,
+) -> std::result::Result<Vec<Ranked>, Stop> {
+    let first = scorer.stats.len();
+    let words: Vec<&str> = added.iter().map(|a| a.word.as_str()).collect();
+    let map: Vec<Option<usize>> = (first..first + words.len()).map(Some).collect();
+    let expr = expression(&words, " OR ");
+    scorer.extend(stats, added.iter().map(|a| a.weight));
+    let s = Statement::counts("feedback", q, expr, 0, -1);
+    ran.push(s.clone());
+    match s.rows(conn) {
+        Ok(rows) => scorer.merge(rows, &map, first),
+        Err(e) if interrupted(&e) => return Err(Stop::Cut("feedback", scorer.ranked())),
+        Err(e) => return Err(Stop::Failed(e)),
+    }
     Ok(scorer.ranked())
 }
 
@@ -374,9 +482,11 @@ fn stages(
 }
 
 /// Per-row weighted term frequencies, folded into BM25 scores at the end.
-struct Scorer<'a> {
-    stats: &'a [plan::TermStat],
-    scope: Scope<'a>,
+struct Scorer {
+    stats: Vec<plan::TermStat>,
+    /// Per-term weights, and how many terms the query asked for (they come first).
+    weights: Vec<f64>,
+    asked: usize,
     span: (i64, i64),
     /// rowid -> (row length, weighted frequency per probed term).
     rows: HashMap<i64, (u32, Vec<f64>)>,
@@ -384,11 +494,12 @@ struct Scorer<'a> {
     table_tokens: u64,
 }
 
-impl<'a> Scorer<'a> {
-    fn new(stats: &'a [plan::TermStat], span: (i64, i64), scope: Scope<'a>) -> Self {
+impl Scorer {
+    fn new(stats: Vec<plan::TermStat>, span: (i64, i64), scope: Scope) -> Self {
         Scorer {
             stats,
-            scope,
+            weights: scope.weights.to_vec(),
+            asked: scope.asked,
             span,
             rows: HashMap::new(),
             table_rows: 0,
@@ -405,19 +516,58 @@ impl<'a> Scorer<'a> {
             if self.rows.contains_key(&id) {
                 continue;
             }
-            let mut freq = vec![0.0; self.stats.len()];
-            for (p, term) in phrase_terms.iter().enumerate() {
-                let Some(t) = term else { continue };
-                let mut f = 0.0;
-                for (c, w) in WEIGHTS.iter().enumerate().take(counts.columns) {
-                    f += *w * counts.count(p, c) as f64;
-                }
-                if f > freq[*t] {
-                    freq[*t] = f;
-                }
-            }
+            let freq = self.frequencies(&counts, phrase_terms);
             self.rows.insert(id, (counts.len, freq));
         }
+    }
+
+    /// More terms to score (their counts start at 0 in the rows already seen).
+    fn extend(&mut self, stats: Vec<plan::TermStat>, weights: impl Iterator<Item = f64>) {
+        self.stats.extend(stats);
+        self.weights.extend(weights);
+        self.weights.resize(self.stats.len(), 0.0);
+        let len = self.stats.len();
+        for (_, freq) in self.rows.values_mut() {
+            freq.resize(len, 0.0);
+        }
+    }
+
+    /// Fold in rows of a statement over the terms from `first` on: a row seen before gains
+    /// those terms' counts; a new row is counted on every term.
+    fn merge(
+        &mut self,
+        rows: Vec<(i64, tf::RowCounts)>,
+        phrase_terms: &[Option<usize>],
+        first: usize,
+    ) {
+        let (seen, new): (Vec<_>, Vec<_>) = rows
+            .into_iter()
+            .partition(|(id, _)| self.rows.contains_key(id));
+        for (id, counts) in seen {
+            let fresh = self.frequencies(&counts, phrase_terms);
+            if let Some((_, freq)) = self.rows.get_mut(&id) {
+                for t in first..freq.len() {
+                    freq[t] = freq[t].max(fresh[t]);
+                }
+            }
+        }
+        self.add(new, phrase_terms);
+    }
+
+    /// A row's weighted frequency per term.
+    fn frequencies(&self, counts: &tf::RowCounts, phrase_terms: &[Option<usize>]) -> Vec<f64> {
+        let mut freq = vec![0.0; self.stats.len()];
+        for (p, term) in phrase_terms.iter().enumerate() {
+            let Some(t) = term else { continue };
+            let mut f = 0.0;
+            for (c, w) in WEIGHTS.iter().enumerate().take(counts.columns) {
+                f += *w * counts.count(p, c) as f64;
+            }
+            if f > freq[*t] {
+                freq[*t] = f;
+            }
+        }
+        freq
     }
 
     /// Rows seen so far that hold every one of `terms`.
@@ -449,14 +599,10 @@ impl<'a> Scorer<'a> {
                 score: freq
                     .iter()
                     .zip(&idf)
-                    .zip(self.scope.weights)
+                    .zip(&self.weights)
                     .map(|((f, i), w)| w * bm25::term_score(*i, *f, *len as f64, avg))
                     .sum(),
-                matched: freq
-                    .iter()
-                    .take(self.scope.asked)
-                    .filter(|f| **f > 0.0)
-                    .count(),
+                matched: freq.iter().take(self.asked).filter(|f| **f > 0.0).count(),
                 mask: freq
                     .iter()
                     .enumerate()

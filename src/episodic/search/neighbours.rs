@@ -4,7 +4,9 @@
 //!
 //! For the best [`SPREAD_FROM`] candidates, the messages just before and after each one in the
 //! same session and file (rowid +- 1, skipping scaffolding, which is never searched) receive a
-//! share of its score: `score(m) = own(m) + LEND x max(own(n))` over its scored neighbours `n`.
+//! share of its score: `score(m) = own(m) + max(share x own(n))` over its scored neighbours `n`,
+//! where the share is [`LEND_AFTER`] when `m` follows `n` (a reply to a turn that matched: what
+//! answers a question, or what came of a request) and [`LEND_BEFORE`] when it precedes it.
 //! A neighbour that matched nothing becomes a candidate with the lent score alone. The query's
 //! role and day filters hold for lent candidates too (agent and workspace are the session's).
 //! Cost: at most 3 x [`SPREAD_FROM`] primary-key lookups.
@@ -16,8 +18,10 @@ use std::collections::HashMap;
 
 /// Candidates whose neighbours are looked at.
 pub const SPREAD_FROM: usize = 30;
-/// The share of a candidate's score its neighbours receive.
-pub const LEND: f64 = 0.35;
+/// The share of a candidate's score the message after it receives (its reply).
+pub const LEND_AFTER: f64 = 0.7;
+/// The share of a candidate's score the message before it receives.
+pub const LEND_BEFORE: f64 = 0.35;
 /// Rows looked at on each side for the neighbour (scaffolding in between is skipped).
 const REACH: i64 = 2;
 
@@ -67,7 +71,7 @@ pub fn spread(
     let mut lent: HashMap<i64, (f64, i64)> = HashMap::new();
     for c in ranked.iter().take(SPREAD_FROM) {
         let Some(home) = place(c.id)? else { continue };
-        for dir in [-1i64, 1] {
+        for (dir, lend) in [(-1i64, LEND_BEFORE), (1, LEND_AFTER)] {
             for step in 1..=REACH {
                 let id = c.id + dir * step;
                 let Some(p) = place(id)? else { break };
@@ -78,7 +82,7 @@ pub fn spread(
                     continue;
                 }
                 if allowed(&p) {
-                    let share = LEND * c.score;
+                    let share = lend * c.score;
                     let e = lent.entry(id).or_insert((0.0, c.id));
                     if share > e.0 {
                         *e = (share, c.id);

@@ -94,6 +94,7 @@ fn assert_scores_are_fts5_bm25(st: &Store, q: &str, opts: Options, strategy: &st
         opts,
         &mut out,
         &mut Vec::new(),
+        &mut None,
     )
     .ok()
     .unwrap();
