@@ -80,7 +80,16 @@ pub fn words(
     let (min_id, max_id) = super::probe::span(conn)?;
     let rows = (max_id - min_id + 1).max(1) as f64;
     let mut ran: Vec<Statement> = Vec::new();
-    let stats: Vec<TermStat> = super::probe::terms(conn, &words, PROBE, &mut ran)?;
+    let stats: Vec<TermStat> = super::probe::terms(
+        conn,
+        &words,
+        words.len(),
+        plan::Budget {
+            probe: PROBE,
+            ..plan::BOUNDED
+        },
+        &mut ran,
+    )?;
     let idf: Vec<f64> = stats
         .iter()
         .map(|s| match s.exact && s.seen > 0 {
