@@ -4,14 +4,12 @@
 //! Shared by `cm context`, `cm similar` and both hooks; the caller decides what may be written
 //! (the CLI refreshes the term index and reinforcement first; hooks pass a read-only store).
 
-use super::bm25;
 use super::degraded::{Degraded, Issue};
 use super::gaps::{self, Gaps};
 use super::history::{self, Snippet};
 use super::index::Corpus;
 use super::rank::{self, Candidate, Ranked};
 use super::semantic;
-use super::tokenize;
 use crate::config::Scoring;
 use crate::episodic::model::SearchQuery;
 use crate::error::Result;
@@ -28,14 +26,8 @@ pub const MAX_CANDIDATES: usize = 400;
 pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
 /// At most this many rules found only through their sessions' words are weighed.
 pub const MAX_EVIDENCE_ONLY: usize = 100;
-/// How much the evidence field counts beside the rule's own text.
-pub const EVIDENCE_WEIGHT: f64 = 1.0;
-
-/// A rule's relevance from its own text (`lexical`) and its sessions' words (`evidence`): a
-/// noisy-or, so either alone can make a rule relevant and both together make it more so.
-pub fn with_evidence(lexical: f64, evidence: f64) -> f64 {
-    1.0 - (1.0 - lexical) * (1.0 - EVIDENCE_WEIGHT * evidence).max(0.0)
-}
+/// At most this many of the workspace's rules are read for its background ([`super::contrast`]).
+pub const MAX_SITUATION_RULES: usize = 2_000;
 
 /// What the text of a request is, for how much of it a rule must cover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,7 +166,7 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
     })
 }
 
-pub type Cand = (f64, Option<f64>, super::index::Scored);
+pub use super::candidates::{Background, Cand, candidates, candidates_in};
 
 /// Whether the request's deadline has passed.
 fn expired(req: &Request) -> bool {
@@ -211,82 +203,6 @@ fn keywords_query(task: &str) -> String {
     } else {
         k.join(" ")
     }
-}
-
-/// Documents relevant to `text` (lexical, fused with semantic cosines when given), best first,
-/// each at least `min_relevance`.
-pub fn candidates(
-    corpus: &Corpus,
-    text: &str,
-    coverage: Coverage,
-    semantic: Option<(&semantic::Outcome, f64)>,
-    min_relevance: f64,
-) -> Result<Vec<Cand>> {
-    let terms = tokenize::query_terms(text);
-    let (scored, idf_sum) = corpus.score(&terms, coverage == Coverage::Task)?;
-    let mut evidence = corpus.evidence(&terms)?;
-    let mut cands: Vec<Cand> = scored
-        .into_iter()
-        .map(|mut s| {
-            let lexical = bm25::normalize(s.raw, idf_sum);
-            s.evidence = evidence.remove(&s.info.id);
-            let ev = s.evidence.as_ref().map_or(0.0, |e| e.score);
-            (with_evidence(lexical, ev), None, s)
-        })
-        .collect();
-    // Rules found only through their sessions' words: the best few (a common word may be in
-    // the vocabulary of thousands).
-    let mut only: Vec<(&str, f64)> = evidence
-        .iter()
-        .map(|(id, h)| (id.as_str(), h.score))
-        .collect();
-    only.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    only.truncate(MAX_EVIDENCE_ONLY);
-    let only: Vec<&str> = only.into_iter().map(|(id, _)| id).collect();
-    for info in corpus.infos(&only)? {
-        let hit = evidence[&info.id].clone();
-        cands.push((
-            with_evidence(0.0, hit.score),
-            None,
-            super::index::Scored {
-                info,
-                raw: 0.0,
-                matched: Vec::new(),
-                evidence: Some(hit),
-            },
-        ));
-    }
-    if let Some((sem, w)) = semantic {
-        for c in cands.iter_mut() {
-            let cos = sem.similarity.get(&c.2.info.id).copied().unwrap_or(0.0);
-            c.1 = Some(cos);
-            c.0 = semantic::fuse(c.0, cos, w);
-        }
-        let seen: std::collections::HashSet<&str> =
-            cands.iter().map(|c| c.2.info.id.as_str()).collect();
-        let extra: Vec<&str> = sem
-            .similarity
-            .iter()
-            .filter(|(id, cos)| **cos >= SEMANTIC_ONLY_MIN && !seen.contains(id.as_str()))
-            .map(|(id, _)| id.as_str())
-            .collect();
-        for info in corpus.infos(&extra)? {
-            let cos = sem.similarity[&info.id];
-            let scored = super::index::Scored {
-                info,
-                raw: 0.0,
-                matched: Vec::new(),
-                evidence: None,
-            };
-            cands.push((semantic::fuse(0.0, cos, w), Some(cos), scored));
-        }
-    }
-    cands.retain(|c| c.0 >= min_relevance && c.0 > 0.0);
-    cands.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then_with(|| a.2.info.id.cmp(&b.2.info.id))
-    });
-    Ok(cands)
 }
 
 /// The most a document's relevance can be multiplied by: its feedback weight can not exceed
@@ -335,12 +251,25 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
             stacks: &stacks,
         },
     };
-    let cands = match candidates(
+    let situations = match corpus_conn(corpus) {
+        Some(conn) if !here.is_empty() => {
+            let mut ids: Vec<String> = here.iter().cloned().collect();
+            ids.sort();
+            super::evidence::tables::situations_of(conn, &ids, MAX_SITUATION_RULES)?
+        }
+        _ => HashMap::new(),
+    };
+    let background = Background {
+        situations: Some(&situations),
+        associations: req.widen_history,
+    };
+    let cands = match candidates_in(
         corpus,
         req.task,
         req.coverage,
         req.semantic,
         req.min_relevance,
+        &background,
     ) {
         Ok(c) => c,
         Err(e) if e.code == crate::store::INTERRUPTED => {
@@ -434,6 +363,7 @@ fn weigh(
         semantic: c.1,
         evidence: c.2.evidence.clone(),
         places,
+        signals: c.2.signals.clone(),
     }))
 }
 

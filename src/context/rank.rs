@@ -15,6 +15,7 @@
 
 use super::evidence::score::Hit;
 use super::place::{self, Here, Places, Verdict};
+use super::signals::Signals;
 use crate::memory::bullet::{Bullet, maturity_name, type_name};
 use serde::Serialize;
 
@@ -52,6 +53,8 @@ pub struct Candidate {
     pub evidence: Option<Hit>,
     /// Where the rule was learned or helped.
     pub places: Places,
+    /// Every signal behind its relevance.
+    pub signals: Signals,
 }
 
 impl Candidate {
@@ -63,7 +66,25 @@ impl Candidate {
             &self.places,
             here,
             self.relevance,
+            self.support(),
         )
+    }
+
+    /// Its relevance with a single task word shared by its text counted at half (one shared word
+    /// is a coincidence, as for its sessions' words): what the relevance floor of a rule of this
+    /// workspace is measured by. Its relevance when the signals are unknown.
+    pub fn support(&self) -> f64 {
+        let s = &self.signals;
+        if s.relevance <= 0.0 {
+            return self.relevance;
+        }
+        let single = if s.matched.len() == 1 {
+            super::evidence::score::SINGLE_TERM
+        } else {
+            1.0
+        };
+        let base = super::associate::fuse(s.lexical * single, s.evidence, s.association);
+        (self.relevance * base / s.relevance).min(self.relevance)
     }
 
     /// `finalScore` (before the split into lists).
@@ -277,6 +298,7 @@ mod tests {
             semantic: None,
             evidence: None,
             places: Places::default(),
+            signals: Signals::default(),
         }
     }
 

@@ -289,3 +289,26 @@ pub fn postings(conn: &Connection, term: &str, limit: usize) -> Result<Vec<(Stri
         })
         .map_err(sql)
 }
+
+/// The situation of each of `rules` (at most `limit` of them): the first indexed file among its
+/// sessions, so rules learned from the same session share one. Rules with no indexed session
+/// are left out.
+pub fn situations_of(
+    conn: &Connection,
+    rules: &[String],
+    limit: usize,
+) -> Result<std::collections::HashMap<String, i64>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT min(file_id) FROM rule_sessions WHERE bullet_id = ?1 AND file_id IS NOT NULL",
+        )
+        .map_err(sql)?;
+    let mut out = std::collections::HashMap::new();
+    for id in rules.iter().take(limit) {
+        let file: Option<i64> = stmt.query_row([id], |r| r.get(0)).map_err(sql)?;
+        if let Some(f) = file {
+            out.insert(id.clone(), f);
+        }
+    }
+    Ok(out)
+}
