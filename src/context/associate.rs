@@ -16,6 +16,7 @@
 use super::contrast::Contrast;
 use super::evidence::score::Lookup;
 use super::index::Corpus;
+use crate::degraded::Issue;
 use crate::episodic::assoc::{self, Expansion};
 use crate::error::Result;
 use std::collections::HashMap;
@@ -123,6 +124,62 @@ pub fn widen(
     Ok(Widening {
         expansions,
         by_rule,
+    })
+}
+
+/// Fewer messages learned than this: associations are too sparse to widen much.
+pub const MIN_MESSAGES: u64 = 200;
+
+/// Why `cm context` could not widen the task through the association layer, if it could not:
+/// off by config, no store, not built yet, behind the index, or learned from too few messages.
+pub fn issue(conn: Option<&rusqlite::Connection>, enabled: bool) -> Option<Issue> {
+    if !enabled {
+        return Some(Issue::new(
+            "ASSOCIATIONS_OFF",
+            "term associations are off (history.associations is false): tasks are not widened with associated words",
+            "set history.associations to true in the config, then run `cm history index`",
+        ));
+    }
+    let Some(conn) = conn else {
+        return Some(Issue::new(
+            "ASSOCIATIONS_NOT_BUILT",
+            "no cm store yet: tasks are not widened with associated words",
+            "run `cm init`, then `cm history index`",
+        ));
+    };
+    let status = match assoc::status(conn) {
+        Ok(s) => s,
+        Err(_) => {
+            return Some(Issue::new(
+                "ASSOCIATIONS_UNREADABLE",
+                "the term associations could not be read; tasks are not widened",
+                "run `cm history index`; if it persists run `cm doctor`",
+            ));
+        }
+    };
+    if !status.built() {
+        return Some(Issue::new(
+            "ASSOCIATIONS_NOT_BUILT",
+            "term associations have not been learned from the session index yet; tasks are not widened",
+            "run `cm history index` (it learns from what is already indexed)",
+        ));
+    }
+    if status.behind() {
+        return Some(Issue::new(
+            "ASSOCIATIONS_BEHIND",
+            "term associations have not learned from the newest indexed messages yet",
+            "run `cm history index`",
+        ));
+    }
+    (status.messages < MIN_MESSAGES).then(|| {
+        Issue::new(
+            "ASSOCIATIONS_SPARSE",
+            &format!(
+                "term associations are learned from only {} message(s): tasks are widened little until more sessions are indexed",
+                status.messages
+            ),
+            "index more sessions with `cm history index` (cm hooks install keeps it current)",
+        )
     })
 }
 

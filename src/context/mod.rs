@@ -15,6 +15,7 @@ pub mod contrast;
 pub mod degraded;
 pub mod engine;
 pub mod evidence;
+pub mod explain;
 pub mod gaps;
 pub mod gate;
 pub mod history;

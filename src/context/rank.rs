@@ -115,6 +115,9 @@ pub struct RankedBullet {
     /// Rules this one contradicts (same topic, opposite advice): read both before following
     /// either.
     pub contradicts: Vec<String>,
+    /// Every signal behind its score (shown by `cm context --explain`).
+    #[serde(skip)]
+    pub signals: Signals,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -221,6 +224,13 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
                 e.score
             ));
         }
+        if c.signals.association > 0.0 {
+            why.push(format!(
+                "its words go with {} (association {:.2})",
+                c.signals.association_terms.join(", "),
+                c.signals.association
+            ));
+        }
         if let Some(s) = c.semantic {
             why.push(format!("semantic similarity {:.2}", s));
         }
@@ -256,6 +266,15 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
                 location: if c.from_repo { "repo" } else { "personal" },
                 semantic_score: c.semantic.map(round3),
                 contradicts: b.contradicts.clone(),
+                signals: Signals {
+                    relevance: c.relevance,
+                    place: verdict.factor,
+                    weight: weight(c.effective),
+                    reinforcement: reinforcement_factor(c.uses),
+                    final_score,
+                    ..c.signals.clone()
+                }
+                .rounded(),
             },
         ));
     }
