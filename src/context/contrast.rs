@@ -48,11 +48,13 @@ impl Contrast {
     /// Weights from the evidence postings of the task's terms (term, [(rule, weight)]) and the
     /// situation each rule of the workspace belongs to (`situation_of`: rule id -> a key shared
     /// by rules learned from the same sessions). Rules of other workspaces are not background.
+    /// `situations` is how many situations the workspace has in all (`situation_of` need only
+    /// hold the rules of the postings).
     pub fn of(
         postings: &[(String, Vec<(String, f64)>)],
         situation_of: &HashMap<String, i64>,
+        situations: usize,
     ) -> Contrast {
-        let situations = situation_of.values().collect::<HashSet<_>>().len();
         let mut weights = HashMap::new();
         if situations >= MIN_SITUATIONS {
             for (term, list) in postings {
@@ -121,6 +123,7 @@ mod tests {
                 p("helm", &["a1", "b", "c", "elsewhere"]),
             ],
             &situation,
+            3,
         );
         assert_eq!(c.situations, 3);
         assert!((c.weight("chart") - 0.5).abs() < 1e-12);
@@ -130,7 +133,7 @@ mod tests {
         // A workspace of two situations is no background.
         let two: HashMap<String, i64> = [("a1".to_string(), 1), ("b".to_string(), 2)].into();
         assert_eq!(
-            Contrast::of(&[p("chart", &["a1", "b"])], &two).weight("chart"),
+            Contrast::of(&[p("chart", &["a1", "b"])], &two, 2).weight("chart"),
             1.0
         );
     }

@@ -26,7 +26,8 @@ pub const MAX_CANDIDATES: usize = 400;
 pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
 /// At most this many rules found only through their sessions' words are weighed.
 pub const MAX_EVIDENCE_ONLY: usize = 100;
-/// At most this many of the workspace's rules are read for its background ([`super::contrast`]).
+/// At most this many rules' situations are looked up for the workspace's background
+/// ([`super::contrast`]).
 pub const MAX_SITUATION_RULES: usize = 2_000;
 
 /// What the text of a request is, for how much of it a rule must cover.
@@ -251,16 +252,14 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
             stacks: &stacks,
         },
     };
-    let situations = match corpus_conn(corpus) {
-        Some(conn) if !here.is_empty() => {
-            let mut ids: Vec<String> = here.iter().cloned().collect();
-            ids.sort();
-            super::evidence::tables::situations_of(conn, &ids, MAX_SITUATION_RULES)?
+    let situations = match (corpus_conn(corpus), req.workspace.as_deref()) {
+        (Some(conn), Some(w)) if !here.is_empty() => {
+            super::evidence::tables::situation_count(conn, w)?
         }
-        _ => HashMap::new(),
+        _ => 0,
     };
     let background = Background {
-        situations: Some(&situations),
+        here: Some((&here, situations)),
         associations: req.widen_history,
     };
     let cands = match candidates_in(

@@ -591,6 +591,9 @@ fn session_start_prints_nothing_when_nothing_is_relevant() {
 #[test]
 fn recall_reinforcement_counts_citations_not_displays() {
     let env = world();
+    // The session indexed below would also teach the association layer words that widen the
+    // task towards b: kept off, so the score moves by reinforcement alone.
+    env.write_config(&serde_json::json!({"history": {"associations": false}}));
     let a = add(
         &env,
         "Check the retry budget before raising timeouts",

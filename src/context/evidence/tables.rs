@@ -290,6 +290,23 @@ pub fn postings(conn: &Connection, term: &str, limit: usize) -> Result<Vec<(Stri
         .map_err(sql)
 }
 
+/// How many distinct situations (first indexed session files) the rules learned or helped in
+/// `workspace` (or a directory under it) have: one statement over the place index's range.
+pub fn situation_count(conn: &Connection, workspace: &str) -> Result<usize> {
+    let w = crate::workspace::key(workspace);
+    conn.prepare_cached(
+        "SELECT count(DISTINCT f) FROM (
+             SELECT min(rs.file_id) AS f FROM rule_places rp
+             JOIN rule_sessions rs ON rs.bullet_id = rp.bullet_id
+             WHERE rp.kind = 'workspace' AND rp.value >= ?1 AND rp.value < ?1 || '0'
+               AND rs.file_id IS NOT NULL
+             GROUP BY rp.bullet_id)",
+    )
+    .and_then(|mut s| s.query_row([w], |r| r.get::<_, i64>(0)))
+    .map(|n| n.max(0) as usize)
+    .map_err(sql)
+}
+
 /// The situation of each of `rules` (at most `limit` of them): the first indexed file among its
 /// sessions, so rules learned from the same session share one. Rules with no indexed session
 /// are left out.
