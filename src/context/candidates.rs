@@ -15,7 +15,7 @@
 use super::associate::{self, Widening};
 use super::bm25;
 use super::contrast::Contrast;
-use super::engine::{Coverage, MAX_EVIDENCE_ONLY, MAX_SITUATION_RULES, SEMANTIC_ONLY_MIN};
+use super::engine::{Coverage, MAX_EVIDENCE_ONLY, SEMANTIC_ONLY_MIN};
 use super::index::{Corpus, Scored};
 use super::semantic;
 use super::tokenize;
@@ -29,9 +29,9 @@ pub type Cand = (f64, Option<f64>, Scored);
 /// Where the text is asked: what it is contrasted with and whether it may be widened.
 #[derive(Default)]
 pub struct Background<'a> {
-    /// The rules learned or helped in the workspace, and how many situations they have
+    /// The workspace, and how many situations its rules have
     /// ([`super::evidence::tables::situation_count`]).
-    pub here: Option<(&'a HashSet<String>, usize)>,
+    pub here: Option<(&'a str, usize)>,
     /// Whether the association layer may widen the text.
     pub associations: bool,
 }
@@ -67,20 +67,16 @@ pub fn candidates_in(
     let terms = tokenize::query_terms(text);
     let lookup = corpus.evidence(&terms)?;
     let contrast = match (background.here, corpus.conn()) {
-        (Some((here, n)), Some(conn)) if n >= super::contrast::MIN_SITUATIONS => {
-            // Only the rules of the postings need their situation: a few dozen lookups.
-            let mut ids: Vec<String> = lookup
-                .postings
-                .iter()
-                .flat_map(|(_, list)| list.iter().map(|(id, _)| id))
-                .filter(|id| here.contains(*id))
-                .cloned()
-                .collect::<HashSet<_>>()
-                .into_iter()
-                .collect();
-            ids.sort();
-            let of = super::evidence::tables::situations_of(conn, &ids, MAX_SITUATION_RULES)?;
-            Contrast::of(&lookup.postings, &of, n)
+        (Some((workspace, n)), Some(conn)) if n >= super::contrast::MIN_SITUATIONS => {
+            // One statement per task term that some vocabulary holds.
+            let mut counts = Vec::new();
+            for (term, list) in &lookup.postings {
+                if !list.is_empty() {
+                    let df = super::evidence::tables::situations_holding(conn, term, workspace)?;
+                    counts.push((term.clone(), df));
+                }
+            }
+            Contrast::from_counts(&counts, n)
         }
         _ => Contrast::none(),
     };

@@ -55,15 +55,26 @@ impl Contrast {
         situation_of: &HashMap<String, i64>,
         situations: usize,
     ) -> Contrast {
-        let mut weights = HashMap::new();
-        if situations >= MIN_SITUATIONS {
-            for (term, list) in postings {
+        let counts: Vec<(String, usize)> = postings
+            .iter()
+            .map(|(term, list)| {
                 let df = list
                     .iter()
                     .filter_map(|(rule, _)| situation_of.get(rule))
                     .collect::<HashSet<_>>()
                     .len();
-                let w = specificity(df, situations);
+                (term.clone(), df)
+            })
+            .collect();
+        Contrast::from_counts(&counts, situations)
+    }
+
+    /// Weights from each term's count of situations holding it, of `situations` in all.
+    pub fn from_counts(counts: &[(String, usize)], situations: usize) -> Contrast {
+        let mut weights = HashMap::new();
+        if situations >= MIN_SITUATIONS {
+            for (term, df) in counts {
+                let w = specificity(*df, situations);
                 if w < 1.0 {
                     weights.insert(term.clone(), w);
                 }

@@ -26,9 +26,6 @@ pub const MAX_CANDIDATES: usize = 400;
 pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
 /// At most this many rules found only through their sessions' words are weighed.
 pub const MAX_EVIDENCE_ONLY: usize = 100;
-/// At most this many rules' situations are looked up for the workspace's background
-/// ([`super::contrast`]).
-pub const MAX_SITUATION_RULES: usize = 2_000;
 
 /// What the text of a request is, for how much of it a rule must cover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,7 +256,7 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         _ => 0,
     };
     let background = Background {
-        here: Some((&here, situations)),
+        here: req.workspace.as_deref().map(|w| (w, situations)),
         associations: req.widen_history,
     };
     let cands = match candidates_in(

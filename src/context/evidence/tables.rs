@@ -307,25 +307,20 @@ pub fn situation_count(conn: &Connection, workspace: &str) -> Result<usize> {
     .map_err(sql)
 }
 
-/// The situation of each of `rules` (at most `limit` of them): the first indexed file among its
-/// sessions, so rules learned from the same session share one. Rules with no indexed session
-/// are left out.
-pub fn situations_of(
-    conn: &Connection,
-    rules: &[String],
-    limit: usize,
-) -> Result<std::collections::HashMap<String, i64>> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT min(file_id) FROM rule_sessions WHERE bullet_id = ?1 AND file_id IS NOT NULL",
-        )
-        .map_err(sql)?;
-    let mut out = std::collections::HashMap::new();
-    for id in rules.iter().take(limit) {
-        let file: Option<i64> = stmt.query_row([id], |r| r.get(0)).map_err(sql)?;
-        if let Some(f) = file {
-            out.insert(id.clone(), f);
-        }
-    }
-    Ok(out)
+/// How many distinct situations of `workspace`'s rules hold `term` in their evidence vocabulary:
+/// one statement (the term's postings joined with the rules' places and sessions).
+pub fn situations_holding(conn: &Connection, term: &str, workspace: &str) -> Result<usize> {
+    let w = crate::workspace::key(workspace);
+    conn.prepare_cached(
+        "SELECT count(DISTINCT f) FROM (
+             SELECT min(rs.file_id) AS f FROM rule_evidence e
+             JOIN rule_places rp ON rp.bullet_id = e.bullet_id AND rp.kind = 'workspace'
+               AND rp.value >= ?2 AND rp.value < ?2 || '0'
+             JOIN rule_sessions rs ON rs.bullet_id = e.bullet_id AND rs.file_id IS NOT NULL
+             WHERE e.term = ?1
+             GROUP BY e.bullet_id)",
+    )
+    .and_then(|mut s| s.query_row(params![term, w], |r| r.get::<_, i64>(0)))
+    .map(|n| n.max(0) as usize)
+    .map_err(sql)
 }
