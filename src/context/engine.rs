@@ -280,7 +280,20 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         .unwrap_or_default();
     let uses_of = |id: &str| -> u32 { uses.get(id).copied().unwrap_or(0) };
     let known = req.workspace.is_some();
-    let bound = |c: &Cand| c.0 * factor_bound(&c.2.info, uses_of(&c.2.info.id), &here, known);
+    // A rule learned here below the relevance floor can not be shown (its support is at most
+    // its relevance): bound 0, so it is never weighed.
+    let bound = |c: &Cand| {
+        let info = &c.2.info;
+        if c.0 < super::place::PLACE_FLOOR
+            && here.contains(&info.id)
+            && !info.scoped
+            && info.memory.is_none()
+        {
+            0.0
+        } else {
+            c.0 * factor_bound(info, uses_of(&info.id), &here, known)
+        }
+    };
     live.sort_by(|a, b| bound(b).total_cmp(&bound(a)));
     let mut out: Vec<Candidate> = Vec::new();
     let mut finals: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
@@ -296,7 +309,8 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         let anti = c.2.info.anti as usize;
         let kth = |list: &Vec<f64>| if list.len() >= k { list[k - 1] } else { 0.0 };
         let b = bound(c);
-        if b < kth(&finals[0]) && b < kth(&finals[1]) {
+        // Sorted by bound: from the first that can not be shown, none can.
+        if b <= 0.0 || (b < kth(&finals[0]) && b < kth(&finals[1])) {
             break;
         }
         if b < kth(&finals[anti]) {
