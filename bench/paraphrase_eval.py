@@ -81,12 +81,12 @@ def evaluate(binary, projects, chosen, noise, keep=None):
                 if not bullet.get("id"):
                     sys.exit("cm playbook add gave no rule id for %s: %s" % (t["id"], json.dumps(data)[:400]))
                 ids[t["id"]] = bullet["id"]
+                origin[bullet["id"]] = "%s:%s" % (p["name"], t["id"])
         if keep:
             with open(os.path.join(keep, "rules.json"), "w") as f:
                 json.dump({tid: {"bullet": bid, "cwd": p["cwd"], "set": p["set"]}
                            for p in projects for tid, bid in ids.items()
                            if any(t["id"] == tid for t in p["triples"])}, f, indent=1)
-                origin[bullet["id"]] = "%s:%s" % (p["name"], t["id"])
         results = []
         for p in projects:
             if p["set"] not in chosen:

@@ -150,6 +150,8 @@ pub fn answer(store: &Store, loaded: &Loaded, req: &TaskRequest) -> Result<TaskA
     let prepared = started.elapsed();
     let mut answer = engine::answer(Some(&store.conn), repo, &engine_req)?;
     answer.degraded.repo_playbook = playbook.repo_issue();
+    answer.degraded.associations =
+        crate::context::associate::issue(Some(&store.conn), widen_history);
     if let Some(o) = &sem {
         answer.degraded.semantic = o.issue.clone();
     }

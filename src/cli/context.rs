@@ -45,6 +45,10 @@ pub struct Args {
     /// rules, history up to config maxHistoryInContext, a double budget). Explicit flags win.
     #[arg(long, value_enum, default_value_t = Depth::Normal)]
     pub depth: Depth,
+    /// Show every signal behind each rule: lexical, evidence and association scores (with the
+    /// words), embedding rank, place, feedback weight and the fused result.
+    #[arg(long)]
+    pub explain: bool,
     /// Say on stderr how the answer was built: the request, what each step took, the budget.
     #[arg(long, short = 'v')]
     pub verbose: bool,
@@ -130,12 +134,18 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             (out.answered - out.prepared).as_secs_f64() * 1e3
         );
     }
-    let data = render::to_json(&task, &answer, &budget);
-    let human = match format {
+    let mut data = render::to_json(&task, &answer, &budget);
+    if args.explain {
+        crate::context::explain::annotate(&mut data, &answer);
+    }
+    let mut human = match format {
         Some("json") => serde_json::to_string_pretty(&data).unwrap_or_default(),
         Some(_) => render::markdown(&task, &answer, &budget),
         None => render::human(&task, &answer, &budget),
     };
+    if args.explain && format.is_none() {
+        human.push_str(&crate::context::explain::section(&answer));
+    }
     let quiet = answer
         .ranked
         .rules

@@ -4,14 +4,12 @@
 //! Shared by `cm context`, `cm similar` and both hooks; the caller decides what may be written
 //! (the CLI refreshes the term index and reinforcement first; hooks pass a read-only store).
 
-use super::bm25;
 use super::degraded::{Degraded, Issue};
 use super::gaps::{self, Gaps};
 use super::history::{self, Snippet};
 use super::index::Corpus;
 use super::rank::{self, Candidate, Ranked};
 use super::semantic;
-use super::tokenize;
 use crate::config::Scoring;
 use crate::episodic::model::SearchQuery;
 use crate::error::Result;
@@ -28,14 +26,6 @@ pub const MAX_CANDIDATES: usize = 400;
 pub const SEMANTIC_ONLY_MIN: f64 = 0.35;
 /// At most this many rules found only through their sessions' words are weighed.
 pub const MAX_EVIDENCE_ONLY: usize = 100;
-/// How much the evidence field counts beside the rule's own text.
-pub const EVIDENCE_WEIGHT: f64 = 1.0;
-
-/// A rule's relevance from its own text (`lexical`) and its sessions' words (`evidence`): a
-/// noisy-or, so either alone can make a rule relevant and both together make it more so.
-pub fn with_evidence(lexical: f64, evidence: f64) -> f64 {
-    1.0 - (1.0 - lexical) * (1.0 - EVIDENCE_WEIGHT * evidence).max(0.0)
-}
 
 /// What the text of a request is, for how much of it a rule must cover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,7 +164,7 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
     })
 }
 
-pub type Cand = (f64, Option<f64>, super::index::Scored);
+pub use super::candidates::{Background, Cand, candidates, candidates_in};
 
 /// Whether the request's deadline has passed.
 fn expired(req: &Request) -> bool {
@@ -211,82 +201,6 @@ fn keywords_query(task: &str) -> String {
     } else {
         k.join(" ")
     }
-}
-
-/// Documents relevant to `text` (lexical, fused with semantic cosines when given), best first,
-/// each at least `min_relevance`.
-pub fn candidates(
-    corpus: &Corpus,
-    text: &str,
-    coverage: Coverage,
-    semantic: Option<(&semantic::Outcome, f64)>,
-    min_relevance: f64,
-) -> Result<Vec<Cand>> {
-    let terms = tokenize::query_terms(text);
-    let (scored, idf_sum) = corpus.score(&terms, coverage == Coverage::Task)?;
-    let mut evidence = corpus.evidence(&terms)?;
-    let mut cands: Vec<Cand> = scored
-        .into_iter()
-        .map(|mut s| {
-            let lexical = bm25::normalize(s.raw, idf_sum);
-            s.evidence = evidence.remove(&s.info.id);
-            let ev = s.evidence.as_ref().map_or(0.0, |e| e.score);
-            (with_evidence(lexical, ev), None, s)
-        })
-        .collect();
-    // Rules found only through their sessions' words: the best few (a common word may be in
-    // the vocabulary of thousands).
-    let mut only: Vec<(&str, f64)> = evidence
-        .iter()
-        .map(|(id, h)| (id.as_str(), h.score))
-        .collect();
-    only.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    only.truncate(MAX_EVIDENCE_ONLY);
-    let only: Vec<&str> = only.into_iter().map(|(id, _)| id).collect();
-    for info in corpus.infos(&only)? {
-        let hit = evidence[&info.id].clone();
-        cands.push((
-            with_evidence(0.0, hit.score),
-            None,
-            super::index::Scored {
-                info,
-                raw: 0.0,
-                matched: Vec::new(),
-                evidence: Some(hit),
-            },
-        ));
-    }
-    if let Some((sem, w)) = semantic {
-        for c in cands.iter_mut() {
-            let cos = sem.similarity.get(&c.2.info.id).copied().unwrap_or(0.0);
-            c.1 = Some(cos);
-            c.0 = semantic::fuse(c.0, cos, w);
-        }
-        let seen: std::collections::HashSet<&str> =
-            cands.iter().map(|c| c.2.info.id.as_str()).collect();
-        let extra: Vec<&str> = sem
-            .similarity
-            .iter()
-            .filter(|(id, cos)| **cos >= SEMANTIC_ONLY_MIN && !seen.contains(id.as_str()))
-            .map(|(id, _)| id.as_str())
-            .collect();
-        for info in corpus.infos(&extra)? {
-            let cos = sem.similarity[&info.id];
-            let scored = super::index::Scored {
-                info,
-                raw: 0.0,
-                matched: Vec::new(),
-                evidence: None,
-            };
-            cands.push((semantic::fuse(0.0, cos, w), Some(cos), scored));
-        }
-    }
-    cands.retain(|c| c.0 >= min_relevance && c.0 > 0.0);
-    cands.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then_with(|| a.2.info.id.cmp(&b.2.info.id))
-    });
-    Ok(cands)
 }
 
 /// The most a document's relevance can be multiplied by: its feedback weight can not exceed
@@ -333,12 +247,23 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
             stacks: &stacks,
         },
     };
-    let cands = match candidates(
+    let situations = match (corpus_conn(corpus), req.workspace.as_deref()) {
+        (Some(conn), Some(w)) if !here.is_empty() => {
+            super::evidence::tables::situation_count(conn, w)?
+        }
+        _ => 0,
+    };
+    let background = Background {
+        here: req.workspace.as_deref().map(|w| (w, situations)),
+        associations: req.widen_history,
+    };
+    let cands = match candidates_in(
         corpus,
         req.task,
         req.coverage,
         req.semantic,
         req.min_relevance,
+        &background,
     ) {
         Ok(c) => c,
         Err(e) if e.code == crate::store::INTERRUPTED => {
@@ -353,7 +278,20 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         .unwrap_or_default();
     let uses_of = |id: &str| -> u32 { uses.get(id).copied().unwrap_or(0) };
     let known = req.workspace.is_some();
-    let bound = |c: &Cand| c.0 * factor_bound(&c.2.info, uses_of(&c.2.info.id), &here, known);
+    // A rule learned here below the relevance floor can not be shown (its support is at most
+    // its relevance): bound 0, so it is never weighed.
+    let bound = |c: &Cand| {
+        let info = &c.2.info;
+        if c.0 < super::place::PLACE_FLOOR
+            && here.contains(&info.id)
+            && !info.scoped
+            && info.memory.is_none()
+        {
+            0.0
+        } else {
+            c.0 * factor_bound(info, uses_of(&info.id), &here, known)
+        }
+    };
     live.sort_by(|a, b| bound(b).total_cmp(&bound(a)));
     let mut out: Vec<Candidate> = Vec::new();
     let mut finals: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
@@ -369,7 +307,8 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         let anti = c.2.info.anti as usize;
         let kth = |list: &Vec<f64>| if list.len() >= k { list[k - 1] } else { 0.0 };
         let b = bound(c);
-        if b < kth(&finals[0]) && b < kth(&finals[1]) {
+        // Sorted by bound: from the first that can not be shown, none can.
+        if b <= 0.0 || (b < kth(&finals[0]) && b < kth(&finals[1])) {
             break;
         }
         if b < kth(&finals[anti]) {
@@ -432,6 +371,7 @@ fn weigh(
         semantic: c.1,
         evidence: c.2.evidence.clone(),
         places,
+        signals: c.2.signals.clone(),
     }))
 }
 

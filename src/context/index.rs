@@ -207,6 +207,8 @@ pub struct Scored {
     pub matched: Vec<String>,
     /// The evidence field's score, when the rule's sessions hold task terms.
     pub evidence: Option<crate::context::evidence::score::Hit>,
+    /// Every signal behind its relevance (filled in by the candidate search).
+    pub signals: crate::context::signals::Signals,
 }
 
 const DOC_COLS: &str = "d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped, d.placed";
@@ -338,12 +340,34 @@ impl<'c> Corpus<'c> {
     /// Score every document holding at least one of `query` (distinct terms). Returns the scored
     /// documents (unsorted) and the query's idf sum for normalisation: over every term of a task
     /// (`whole_task`), else over the terms some rule holds (a bag of context words).
-    pub fn score(&self, query: &[String], whole_task: bool) -> Result<(Vec<Scored>, f64)> {
+    ///
+    /// Each term's idf is weighed by `contrast` (the workspace's setting counts for little).
+    pub fn score(
+        &self,
+        query: &[String],
+        whole_task: bool,
+        contrast: &crate::context::contrast::Contrast,
+    ) -> Result<(Vec<Scored>, f64)> {
+        let weighted: Vec<(&str, f64)> = query
+            .iter()
+            .map(|t| (t.as_str(), contrast.weight(t)))
+            .collect();
+        self.score_weighted(&weighted, whole_task, true)
+    }
+
+    /// [`Corpus::score`] with a weight per term multiplying its idf; `counted`: whether the
+    /// terms count in the returned idf sum (a task's own terms do, its expansions do not).
+    pub fn score_weighted(
+        &self,
+        query: &[(&str, f64)],
+        whole_task: bool,
+        counted: bool,
+    ) -> Result<(Vec<Scored>, f64)> {
         // Stored docs keyed by rowid; in-memory docs by -(index + 1).
         let mut acc: HashMap<i64, Scored> = HashMap::new();
         let mut idf_sum = 0.0;
         let mut postings: Vec<(i64, f64, Option<DocInfo>)> = Vec::new();
-        for term in query {
+        for &(term, weight) in query {
             postings.clear();
             if let Some(conn) = self.conn {
                 // One-table statements (a term's postings, then each new document by rowid):
@@ -385,22 +409,25 @@ impl<'c> Corpus<'c> {
                 // A task word no rule holds is part of the task all the same: a rule covers the
                 // task only as far as it covers its specific words. It weighs as the rarest word
                 // a rule can hold (df 1), so a playbook of a few rules is not drowned by them.
-                if whole_task && self.stats.docs > 0.0 {
+                if whole_task && counted && self.stats.docs > 0.0 {
                     idf_sum += bm25::idf(1.0, self.stats.docs);
                 }
                 continue;
             }
-            let idf = bm25::idf(postings.len() as f64, self.stats.docs);
-            idf_sum += idf;
+            let idf = weight * bm25::idf(postings.len() as f64, self.stats.docs);
+            if counted {
+                idf_sum += idf;
+            }
             for (key, tf, info) in postings.drain(..) {
                 let e = acc.entry(key).or_insert_with(|| Scored {
                     info: info.expect("first sighting carries the document info"),
                     raw: 0.0,
                     matched: Vec::new(),
                     evidence: None,
+                    signals: Default::default(),
                 });
                 e.raw += bm25::term_score(tf, e.info.len, idf, self.stats);
-                e.matched.push(term.clone());
+                e.matched.push(term.to_string());
             }
         }
         Ok((acc.into_values().collect(), idf_sum))
@@ -428,13 +455,13 @@ impl<'c> Corpus<'c> {
     /// Evidence-field scores of the personal rules whose sessions hold terms of `query`
     /// (distinct terms), by bullet id. Rules changed since the last refresh keep their stored
     /// evidence (it is rebuilt with their terms).
-    pub fn evidence(
-        &self,
-        query: &[String],
-    ) -> Result<HashMap<String, crate::context::evidence::score::Hit>> {
+    pub fn evidence(&self, query: &[String]) -> Result<crate::context::evidence::score::Lookup> {
         match self.conn {
-            Some(conn) => crate::context::evidence::score::score(conn, query, self.evidenced),
-            None => Ok(HashMap::new()),
+            Some(conn) => crate::context::evidence::score::lookup(conn, query, self.evidenced),
+            None => Ok(crate::context::evidence::score::Lookup {
+                postings: Vec::new(),
+                docs: 0.0,
+            }),
         }
     }
 

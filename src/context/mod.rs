@@ -8,10 +8,14 @@
 //! See docs/context.md for the formulas and the measured latency.
 
 pub mod arousal;
+pub mod associate;
 pub mod bm25;
+pub mod candidates;
+pub mod contrast;
 pub mod degraded;
 pub mod engine;
 pub mod evidence;
+pub mod explain;
 pub mod gaps;
 pub mod gate;
 pub mod history;
@@ -25,5 +29,6 @@ pub mod reinforce;
 pub mod render;
 pub mod sanitize;
 pub mod semantic;
+pub mod signals;
 pub mod stem;
 pub mod tokenize;

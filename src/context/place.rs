@@ -5,8 +5,11 @@
 //!   workspace; a rule scoped by hand to another workspace weighs 0.5 and is shown only when its
 //!   relevance is at least [`STRONG_EVIDENCE`];
 //! - inferred from the rule's sessions: [`HERE`] when it was learned or helped in this workspace
-//!   (or a directory inside it) and its relevance reaches [`PLACE_FLOOR`] (below it, being from
-//!   the same project earns nothing: it must not crowd an unrelated task); [`ELSEWHERE`] when
+//!   (or a directory inside it), shown only when its support reaches [`PLACE_FLOOR`] (the
+//!   relevance floor: a rule shares its project's words with any task of that project by
+//!   chance, so a weak match there is no sign it applies, and it must not crowd an unrelated
+//!   task; its support is its relevance with a single word shared by its text counted at half,
+//!   [`crate::context::rank::Candidate::support`]); [`ELSEWHERE`] when
 //!   it was learned only in other workspaces; [`OTHER_STACK`] when, in addition, none of the
 //!   language or tool stacks its sessions touched is one this workspace uses, and then only with
 //!   relevance at least [`STRONG_EVIDENCE`];
@@ -19,7 +22,7 @@ pub const OTHER_WORKSPACE: f64 = 0.5;
 pub const HERE: f64 = 1.5;
 pub const ELSEWHERE: f64 = 0.75;
 pub const OTHER_STACK: f64 = 0.4;
-/// Relevance a rule needs before being from this workspace counts for it.
+/// Support a rule learned or helped in this workspace needs to be shown (the relevance floor).
 pub const PLACE_FLOOR: f64 = 0.2;
 /// Relevance a rule of another workspace's scope, or of another stack, needs to be shown.
 pub const STRONG_EVIDENCE: f64 = 0.45;
@@ -70,13 +73,15 @@ pub fn related(a: &str, b: &str) -> bool {
     crate::workspace::contains(a, b) || crate::workspace::contains(b, a)
 }
 
-/// The place verdict for rule `b` of relevance `relevance`.
+/// The place verdict for rule `b` of relevance `relevance` and support `support` (at most its
+/// relevance).
 pub fn verdict(
     b: &Bullet,
     from_repo: bool,
     places: &Places,
     here: Here,
     relevance: f64,
+    support: f64,
 ) -> Verdict {
     if from_repo {
         return Verdict::of(SCOPE_BOOST, "rule of this repository", true);
@@ -103,10 +108,16 @@ pub fn verdict(
         return Verdict::plain();
     }
     if places.workspaces.iter().any(|p| related(p, w)) {
-        return if relevance >= PLACE_FLOOR {
+        return if support >= PLACE_FLOOR {
             Verdict::of(HERE, "learned or helped in this workspace", true)
         } else {
-            Verdict::plain()
+            Verdict::of(
+                1.0,
+                format!(
+                    "learned or helped in this workspace, below its relevance floor ({PLACE_FLOOR})"
+                ),
+                false,
+            )
         };
     }
     let shared_stack = places.stacks.iter().any(|s| here.stacks.contains(s));
@@ -135,7 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn this_workspace_helps_only_above_the_floor() {
+    fn this_workspace_shows_only_what_reaches_the_floor() {
         let b = Bullet::default();
         let rust = vec!["rust".to_string()];
         let here = Here {
@@ -143,8 +154,9 @@ mod tests {
             stacks: &rust,
         };
         let p = placed(&["/home/dev/cli/crates/core"], &["rust"]);
-        assert_eq!(verdict(&b, false, &p, here, 0.3).factor, HERE);
-        assert_eq!(verdict(&b, false, &p, here, 0.1).factor, 1.0);
+        assert_eq!(verdict(&b, false, &p, here, 0.3, 0.3).factor, HERE);
+        let weak = verdict(&b, false, &p, here, 0.25, 0.15);
+        assert_eq!((weak.factor, weak.admitted), (1.0, false));
     }
 
     #[test]
@@ -156,13 +168,16 @@ mod tests {
             stacks: &rust,
         };
         let tf = placed(&["/home/dev/infra"], &["terraform"]);
-        let v = verdict(&b, false, &tf, here, 0.3);
+        let v = verdict(&b, false, &tf, here, 0.3, 0.3);
         assert_eq!((v.factor, v.admitted), (OTHER_STACK, false));
-        assert!(verdict(&b, false, &tf, here, 0.5).admitted);
+        assert!(verdict(&b, false, &tf, here, 0.5, 0.5).admitted);
         let rs = placed(&["/home/dev/other-cli"], &["rust"]);
-        assert_eq!(verdict(&b, false, &rs, here, 0.3).factor, ELSEWHERE);
+        assert_eq!(verdict(&b, false, &rs, here, 0.3, 0.3).factor, ELSEWHERE);
         let unplaced = Places::default();
-        assert_eq!(verdict(&b, false, &unplaced, here, 0.3), Verdict::plain());
+        assert_eq!(
+            verdict(&b, false, &unplaced, here, 0.3, 0.3),
+            Verdict::plain()
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@
 
 use super::evidence::score::Hit;
 use super::place::{self, Here, Places, Verdict};
+use super::signals::Signals;
 use crate::memory::bullet::{Bullet, maturity_name, type_name};
 use serde::Serialize;
 
@@ -52,6 +53,8 @@ pub struct Candidate {
     pub evidence: Option<Hit>,
     /// Where the rule was learned or helped.
     pub places: Places,
+    /// Every signal behind its relevance.
+    pub signals: Signals,
 }
 
 impl Candidate {
@@ -63,7 +66,25 @@ impl Candidate {
             &self.places,
             here,
             self.relevance,
+            self.support(),
         )
+    }
+
+    /// Its relevance with a single task word shared by its text counted at half (one shared word
+    /// is a coincidence, as for its sessions' words): what the relevance floor of a rule of this
+    /// workspace is measured by. Its relevance when the signals are unknown.
+    pub fn support(&self) -> f64 {
+        let s = &self.signals;
+        if s.relevance <= 0.0 {
+            return self.relevance;
+        }
+        let single = if s.matched.len() == 1 {
+            super::evidence::score::SINGLE_TERM
+        } else {
+            1.0
+        };
+        let base = super::associate::fuse(s.lexical * single, s.evidence, s.association);
+        (self.relevance * base / s.relevance).min(self.relevance)
     }
 
     /// `finalScore` (before the split into lists).
@@ -94,6 +115,9 @@ pub struct RankedBullet {
     /// Rules this one contradicts (same topic, opposite advice): read both before following
     /// either.
     pub contradicts: Vec<String>,
+    /// Every signal behind its score (shown by `cm context --explain`).
+    #[serde(skip)]
+    pub signals: Signals,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -200,6 +224,13 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
                 e.score
             ));
         }
+        if c.signals.association > 0.0 {
+            why.push(format!(
+                "its words go with {} (association {:.2})",
+                c.signals.association_terms.join(", "),
+                c.signals.association
+            ));
+        }
         if let Some(s) = c.semantic {
             why.push(format!("semantic similarity {:.2}", s));
         }
@@ -235,6 +266,15 @@ pub fn rank(cands: Vec<Candidate>, opts: &Options) -> Ranked {
                 location: if c.from_repo { "repo" } else { "personal" },
                 semantic_score: c.semantic.map(round3),
                 contradicts: b.contradicts.clone(),
+                signals: Signals {
+                    relevance: c.relevance,
+                    place: verdict.factor,
+                    weight: weight(c.effective),
+                    reinforcement: reinforcement_factor(c.uses),
+                    final_score,
+                    ..c.signals.clone()
+                }
+                .rounded(),
             },
         ));
     }
@@ -277,6 +317,7 @@ mod tests {
             semantic: None,
             evidence: None,
             places: Places::default(),
+            signals: Signals::default(),
         }
     }
 

@@ -407,6 +407,16 @@ fn every_command_has_its_json_shape_documented() {
         None,
     );
     w.record(
+        r#"context "refresh auth tokens" --explain --no-history"#,
+        &[
+            "context",
+            "refresh auth tokens",
+            "--explain",
+            "--no-history",
+        ],
+        None,
+    );
+    w.record(
         r#"similar "refresh auth tokens""#,
         &["similar", "refresh auth tokens"],
         None,

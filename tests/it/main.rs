@@ -36,6 +36,7 @@ mod reflect;
 mod reflect_fixtures;
 mod reflect_input;
 mod rule_health;
+mod rule_signals;
 mod secrets;
 mod starters;
 mod store_faults;

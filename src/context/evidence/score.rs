@@ -11,6 +11,7 @@
 
 use super::tables;
 use crate::context::bm25;
+use crate::context::contrast::Contrast;
 use crate::error::Result;
 use rusqlite::Connection;
 use std::collections::HashMap;
@@ -30,9 +31,69 @@ pub struct Hit {
     pub matched: Vec<String>,
 }
 
+/// The evidence postings of a task's terms.
+pub struct Lookup {
+    /// (term, [(rule, weight)]) for the task's terms that can be evidence.
+    pub postings: Vec<(String, Vec<(String, f64)>)>,
+    /// How many rules have a vocabulary.
+    pub docs: f64,
+}
+
+impl Lookup {
+    /// Evidence scores of every rule whose vocabulary holds a looked-up term, each term's idf
+    /// weighed by `contrast`.
+    pub fn scores(&self, contrast: &Contrast) -> HashMap<String, Hit> {
+        combine(&self.postings, self.postings.len(), self.docs, contrast)
+    }
+
+    /// What the task's evidence scores are divided by: its terms' idf, weighed by `contrast`.
+    pub fn denominator(&self, contrast: &Contrast) -> f64 {
+        if self.docs <= 0.0 {
+            return 0.0;
+        }
+        let unseen = bm25::idf(1.0, self.docs);
+        self.postings
+            .iter()
+            .map(|(t, list)| {
+                if list.is_empty() {
+                    unseen
+                } else {
+                    contrast.weight(t) * bm25::idf(list.len() as f64, self.docs)
+                }
+            })
+            .sum()
+    }
+
+    /// Per rule, `Σ weight(t) x idf_E(t) x w(rule, t)` over these postings and the terms they
+    /// hold: the evidence numerator of terms weighed by `weight` (expansions of a task).
+    pub fn weighted_sums(
+        &self,
+        weight: &dyn Fn(&str) -> f64,
+    ) -> HashMap<String, (f64, Vec<String>)> {
+        let mut out: HashMap<String, (f64, Vec<String>)> = HashMap::new();
+        if self.docs <= 0.0 {
+            return out;
+        }
+        for (term, list) in &self.postings {
+            let idf = weight(term) * bm25::idf(list.len() as f64, self.docs);
+            for (rule, w) in list {
+                let e = out.entry(rule.clone()).or_default();
+                e.0 += idf * w;
+                e.1.push(term.clone());
+            }
+        }
+        out
+    }
+}
+
 /// Evidence scores of every rule whose vocabulary holds a term of `terms` (distinct), given how
 /// many rules have a vocabulary.
 pub fn score(conn: &Connection, terms: &[String], docs: f64) -> Result<HashMap<String, Hit>> {
+    Ok(lookup(conn, terms, docs)?.scores(&Contrast::none()))
+}
+
+/// The evidence postings of `terms` (distinct).
+pub fn lookup(conn: &Connection, terms: &[String], docs: f64) -> Result<Lookup> {
     // Words that are never evidence (every session says them, or too short or numeric) do not
     // count against it either; nor does a whole identifier no session holds (its parts are
     // task terms of their own).
@@ -56,16 +117,16 @@ pub fn score(conn: &Connection, terms: &[String], docs: f64) -> Result<HashMap<S
             postings.push((t.to_string(), list));
         }
     }
-    let counted = postings.len();
-    Ok(combine(&postings, counted, docs))
+    Ok(Lookup { postings, docs })
 }
 
 /// [`score`] over given postings: (term, [(rule, weight)]) for the task's terms that were
-/// looked up, of `task_terms` in all.
+/// looked up, of `task_terms` in all, each term's idf weighed by `contrast`.
 pub fn combine(
     postings: &[(String, Vec<(String, f64)>)],
     task_terms: usize,
     docs: f64,
+    contrast: &Contrast,
 ) -> HashMap<String, Hit> {
     let mut out: HashMap<String, Hit> = HashMap::new();
     if docs <= 0.0 || task_terms == 0 {
@@ -75,7 +136,8 @@ pub fn combine(
     let unseen = bm25::idf(1.0, docs);
     let mut denominator = unseen * (task_terms - postings.len()) as f64;
     for (term, list) in postings {
-        let idf = bm25::idf(list.len() as f64, docs);
+        let c = contrast.weight(term);
+        let idf = c * bm25::idf(list.len() as f64, docs);
         denominator += if list.is_empty() { unseen } else { idf };
         for (rule, w) in list {
             let h = out.entry(rule.clone()).or_default();
@@ -115,7 +177,7 @@ mod tests {
             p("slow", &[("jdbc", 0.6), ("docker", 0.2)]),
             p("cluster", &[("jdbc", 0.4)]),
         ];
-        let hits = combine(&postings, 3, 40.0);
+        let hits = combine(&postings, 3, 40.0, &Contrast::none());
         assert!(hits["jdbc"].score > 0.6, "{hits:?}");
         assert!(hits["docker"].score < 0.1, "{hits:?}");
         assert_eq!(hits["jdbc"].matched, ["export", "slow", "cluster"]);
@@ -123,7 +185,7 @@ mod tests {
 
     #[test]
     fn words_no_session_holds_weigh_against_the_match() {
-        let one = combine(&[p("test", &[("docker", 1.0)])], 1, 40.0);
+        let one = combine(&[p("test", &[("docker", 1.0)])], 1, 40.0, &Contrast::none());
         let diluted = combine(
             &[
                 p("test", &[("docker", 1.0)]),
@@ -132,9 +194,10 @@ mod tests {
             ],
             3,
             40.0,
+            &Contrast::none(),
         );
         assert!(diluted["docker"].score < one["docker"].score / 2.0);
-        assert!(combine(&[], 0, 40.0).is_empty());
-        assert!(combine(&[p("x", &[("a", 1.0)])], 1, 0.0).is_empty());
+        assert!(combine(&[], 0, 40.0, &Contrast::none()).is_empty());
+        assert!(combine(&[p("x", &[("a", 1.0)])], 1, 0.0, &Contrast::none()).is_empty());
     }
 }
