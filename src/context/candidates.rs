@@ -29,9 +29,9 @@ pub type Cand = (f64, Option<f64>, Scored);
 /// Where the text is asked: what it is contrasted with and whether it may be widened.
 #[derive(Default)]
 pub struct Background<'a> {
-    /// The workspace, and how many situations its rules have
-    /// ([`super::evidence::tables::situation_count`]).
-    pub here: Option<(&'a str, usize)>,
+    /// The situation (first indexed session) of each of a sample of the workspace's rules
+    /// ([`super::evidence::tables::situations_of`]); `None` when the workspace is unknown.
+    pub situations: Option<&'a HashMap<String, i64>>,
     /// Whether the association layer may widen the text.
     pub associations: bool,
 }
@@ -66,19 +66,27 @@ pub fn candidates_in(
 ) -> Result<Vec<Cand>> {
     let terms = tokenize::query_terms(text);
     let lookup = corpus.evidence(&terms)?;
-    let contrast = match (background.here, corpus.conn()) {
-        (Some((workspace, n)), Some(conn)) if n >= super::contrast::MIN_SITUATIONS => {
-            // One statement per task term that some vocabulary holds.
-            let mut counts = Vec::new();
-            for (term, list) in &lookup.postings {
-                if !list.is_empty() {
-                    let df = super::evidence::tables::situations_holding(conn, term, workspace)?;
-                    counts.push((term.clone(), df));
-                }
-            }
-            Contrast::from_counts(&counts, n)
-        }
-        _ => Contrast::none(),
+    // A word is the workspace's setting as far as the sampled rules' situations share it; the
+    // postings read for the evidence field are complete for every word kept, so no statement
+    // is run here.
+    let sampled = background.situations.cloned().unwrap_or_default();
+    let situations: HashSet<i64> = sampled.values().copied().collect();
+    let contrast = if situations.len() >= super::contrast::MIN_SITUATIONS {
+        let counts: Vec<(String, usize)> = lookup
+            .postings
+            .iter()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(term, list)| {
+                let holding: HashSet<i64> = list
+                    .iter()
+                    .filter_map(|(id, _)| sampled.get(id).copied())
+                    .collect();
+                (term.clone(), holding.len())
+            })
+            .collect();
+        Contrast::from_counts(&counts, situations.len())
+    } else {
+        Contrast::none()
     };
     let setting: Vec<(String, f64)> = contrast.discounted();
     let (scored, idf_sum) = corpus.score(&terms, coverage == Coverage::Task, &contrast)?;

@@ -247,14 +247,16 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
             stacks: &stacks,
         },
     };
-    let situations = match (corpus_conn(corpus), req.workspace.as_deref()) {
-        (Some(conn), Some(w)) if !here.is_empty() => {
-            super::evidence::tables::situation_count(conn, w)?
+    // The workspace's setting is judged on a sample of its rules (a workspace of months holds
+    // thousands): the situation of each.
+    let situations = match corpus_conn(corpus) {
+        Some(conn) if !here.is_empty() => {
+            super::evidence::tables::situations_of(conn, &spread_sample(&here, CONTRAST_SAMPLE))?
         }
-        _ => 0,
+        _ => Default::default(),
     };
     let background = Background {
-        here: req.workspace.as_deref().map(|w| (w, situations)),
+        situations: req.workspace.as_deref().map(|_| &situations),
         associations: req.widen_history,
     };
     let cands = match candidates_in(
@@ -379,6 +381,17 @@ fn weigh(
 /// rules, and a stack it uses is in more than a few of them.
 const STACK_SAMPLE: usize = 200;
 
+/// Rules of the workspace whose situations its setting is judged on.
+const CONTRAST_SAMPLE: usize = 256;
+
+/// At most `n` of `ids`, spread evenly over their order (deterministic).
+fn spread_sample(ids: &std::collections::HashSet<String>, n: usize) -> Vec<&String> {
+    let mut all: Vec<&String> = ids.iter().collect();
+    all.sort();
+    let step = all.len().div_ceil(n).max(1);
+    all.into_iter().step_by(step).collect()
+}
+
 /// The stacks the task's workspace uses: its top-level files, and the sessions of the rules
 /// learned there (`here`; at most [`STACK_SAMPLE`] of them, spread evenly over the id order).
 /// Empty when unknown.
@@ -396,10 +409,10 @@ fn workspace_stacks(
             .map(str::to_string)
             .collect();
     if let Some(conn) = corpus.conn() {
-        let mut ids: Vec<&String> = here.iter().collect();
-        ids.sort();
-        let step = ids.len().div_ceil(STACK_SAMPLE).max(1);
-        let ids: Vec<String> = ids.into_iter().step_by(step).cloned().collect();
+        let ids: Vec<String> = spread_sample(here, STACK_SAMPLE)
+            .into_iter()
+            .cloned()
+            .collect();
         match super::evidence::tables::stacks_of(conn, &ids) {
             Ok(found) => stacks.extend(found),
             Err(e) => eprintln!("cm: warning: workspace stacks unknown: {}", e.message),

@@ -288,39 +288,25 @@ pub fn postings(conn: &Connection, term: &str, limit: usize) -> Result<Vec<(Stri
         .map_err(sql)
 }
 
-/// How many distinct situations (first indexed session files) the rules learned or helped in
-/// `workspace` (or a directory under it) have: one statement over the place index's range.
-pub fn situation_count(conn: &Connection, workspace: &str) -> Result<usize> {
-    let w = crate::workspace::key(workspace);
-    conn.prepare_cached(
-        "SELECT count(DISTINCT f) FROM (
-             SELECT min(rs.file_id) AS f FROM rule_places rp
-             JOIN rule_sessions rs ON rs.bullet_id = rp.bullet_id
-             WHERE rp.kind = 'workspace' AND rp.value >= ?1 AND rp.value < ?1 || '0'
-               AND rs.file_id IS NOT NULL
-             GROUP BY rp.bullet_id)",
-    )
-    .and_then(|mut s| s.query_row([w], |r| r.get::<_, i64>(0)))
-    .map(|n| n.max(0) as usize)
-    .map_err(sql)
-}
-
-/// How many distinct situations of `workspace`'s rules hold `term` in their evidence vocabulary:
-/// one statement (the term's postings joined with the rules' places and sessions).
-pub fn situations_holding(conn: &Connection, term: &str, workspace: &str) -> Result<usize> {
-    let w = crate::workspace::key(workspace);
-    conn.prepare_cached(
-        "SELECT count(DISTINCT f) FROM (
-             SELECT min(rs.file_id) AS f FROM rule_evidence e
-             JOIN rule_places rp ON rp.bullet_id = e.bullet_id AND rp.kind = 'workspace'
-               AND rp.value >= ?2 AND rp.value < ?2 || '0'
-             JOIN rule_sessions rs ON rs.bullet_id = e.bullet_id AND rs.file_id IS NOT NULL
-             WHERE e.term = ?1
-             GROUP BY e.bullet_id)",
-    )
-    .and_then(|mut s| s.query_row(params![term, w], |r| r.get::<_, i64>(0)))
-    .map(|n| n.max(0) as usize)
-    .map_err(sql)
+/// The situation (first indexed session file) of each of `rules` that has one: a seek per rule
+/// on `rule_sessions`' key.
+pub fn situations_of(
+    conn: &Connection,
+    rules: &[&String],
+) -> Result<std::collections::HashMap<String, i64>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT min(file_id) FROM rule_sessions WHERE bullet_id = ?1 AND file_id IS NOT NULL",
+        )
+        .map_err(sql)?;
+    let mut out = std::collections::HashMap::new();
+    for id in rules {
+        let f: Option<i64> = stmt.query_row([id.as_str()], |r| r.get(0)).map_err(sql)?;
+        if let Some(f) = f {
+            out.insert((*id).clone(), f);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
