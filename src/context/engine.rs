@@ -238,7 +238,9 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
             (Some(conn), Some(w)) => super::evidence::tables::rules_placed_in(conn, w)?,
             _ => Default::default(),
         };
-    let stacks = workspace_stacks(corpus, req.workspace.as_deref(), &here);
+    // Its stacks and its setting are judged on one sample of its rules.
+    let sample = spread_sample(&here, WORKSPACE_SAMPLE);
+    let stacks = workspace_stacks(corpus, req.workspace.as_deref(), &sample);
     let options = rank::Options {
         min_relevance: req.min_relevance,
         limit: req.limit,
@@ -247,12 +249,9 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
             stacks: &stacks,
         },
     };
-    // The workspace's setting is judged on a sample of its rules (a workspace of months holds
-    // thousands): the situation of each.
+    // The situation of each sampled rule, for the workspace's setting.
     let situations = match corpus_conn(corpus) {
-        Some(conn) if !here.is_empty() => {
-            super::evidence::tables::situations_of(conn, &spread_sample(&here, CONTRAST_SAMPLE))?
-        }
+        Some(conn) if !sample.is_empty() => super::evidence::tables::situations_of(conn, &sample)?,
         _ => Default::default(),
     };
     let background = Background {
@@ -377,12 +376,9 @@ fn weigh(
     }))
 }
 
-/// Rules of the workspace whose stacks are read: a workspace of months holds thousands of
-/// rules, and a stack it uses is in more than a few of them.
-const STACK_SAMPLE: usize = 200;
-
-/// Rules of the workspace whose situations its setting is judged on.
-const CONTRAST_SAMPLE: usize = 256;
+/// Rules of the workspace whose stacks and situations are read: a workspace of months holds
+/// thousands of rules, and a stack it uses, or a word of its setting, is in more than a few.
+const WORKSPACE_SAMPLE: usize = 256;
 
 /// At most `n` of `ids`, spread evenly over their order (deterministic).
 fn spread_sample(ids: &std::collections::HashSet<String>, n: usize) -> Vec<&String> {
@@ -393,13 +389,9 @@ fn spread_sample(ids: &std::collections::HashSet<String>, n: usize) -> Vec<&Stri
 }
 
 /// The stacks the task's workspace uses: its top-level files, and the sessions of the rules
-/// learned there (`here`; at most [`STACK_SAMPLE`] of them, spread evenly over the id order).
-/// Empty when unknown.
-fn workspace_stacks(
-    corpus: &Corpus,
-    workspace: Option<&str>,
-    here: &std::collections::HashSet<String>,
-) -> Vec<String> {
+/// learned there (`sample`: at most [`WORKSPACE_SAMPLE`] of them, spread evenly over the id
+/// order). Empty when unknown.
+fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>, sample: &[&String]) -> Vec<String> {
     let Some(w) = workspace else {
         return Vec::new();
     };
@@ -409,10 +401,7 @@ fn workspace_stacks(
             .map(str::to_string)
             .collect();
     if let Some(conn) = corpus.conn() {
-        let ids: Vec<String> = spread_sample(here, STACK_SAMPLE)
-            .into_iter()
-            .cloned()
-            .collect();
+        let ids: Vec<String> = sample.iter().map(|s| (*s).clone()).collect();
         match super::evidence::tables::stacks_of(conn, &ids) {
             Ok(found) => stacks.extend(found),
             Err(e) => eprintln!("cm: warning: workspace stacks unknown: {}", e.message),
