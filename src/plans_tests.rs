@@ -152,9 +152,29 @@ fn hot_statements_never_scan_what_they_look_up() {
             &[],
         ),
         (
-            crate::context::evidence::tables::PLACED_IN_SQL,
-            vec![text("/home/u/proj")],
+            crate::context::evidence::workspace::FIRST_HERE_SQL,
+            vec![text("/home/u/proj"), 256.into()],
             &[],
+        ),
+        (
+            crate::context::evidence::workspace::FIRST_UNDER_SQL,
+            vec![text("/home/u/proj"), 256.into()],
+            &[],
+        ),
+        (
+            crate::context::evidence::workspace::AMONG_SQL,
+            vec![text("/home/u/proj"), text(r#"["b-000000000000","b-1"]"#)],
+            &["j"],
+        ),
+        (
+            crate::context::evidence::workspace::STACKS_SQL,
+            vec![text(r#"["b-000000000000","b-1"]"#)],
+            &["j"],
+        ),
+        (
+            crate::context::evidence::workspace::SITUATIONS_SQL,
+            vec![text(r#"["b-000000000000","b-1"]"#)],
+            &["j"],
         ),
         (
             crate::episodic::search::neighbours::ROW_SQL,
@@ -180,7 +200,11 @@ fn hot_statements_never_scan_what_they_look_up() {
             }
             assert!(!l.contains("TEMP B-TREE"), "{sql}\n{plan:#?}");
             // A workspace's rules are sought by path, not read for every workspace.
-            if sql == crate::context::evidence::tables::PLACED_IN_SQL && l.starts_with("SEARCH") {
+            let by_path = [
+                crate::context::evidence::workspace::FIRST_HERE_SQL,
+                crate::context::evidence::workspace::FIRST_UNDER_SQL,
+            ];
+            if by_path.contains(&sql) && l.starts_with("SEARCH") {
                 assert!(l.contains("AND value"), "{sql}\n{plan:#?}");
             }
         }

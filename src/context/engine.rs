@@ -5,6 +5,7 @@
 //! (the CLI refreshes the term index and reinforcement first; hooks pass a read-only store).
 
 use super::degraded::{Degraded, Issue};
+use super::evidence::workspace;
 use super::gaps::{self, Gaps};
 use super::history::{self, Snippet};
 use super::index::Corpus;
@@ -232,15 +233,15 @@ fn factor_bound(
 /// A deadline that stops the scoring leaves no rules; one that stops the weighing leaves the
 /// rules weighed by then. Either is reported as cut (the `bool`).
 fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
-    // The rules learned in this workspace, and the stacks it uses.
-    let here: std::collections::HashSet<String> =
-        match (corpus_conn(corpus), req.workspace.as_deref()) {
-            (Some(conn), Some(w)) => super::evidence::tables::rules_placed_in(conn, w)?,
-            _ => Default::default(),
-        };
-    // Its stacks and its setting are judged on one sample of its rules.
-    let sample = spread_sample(&here, WORKSPACE_SAMPLE);
-    let stacks = workspace_stacks(corpus, req.workspace.as_deref(), &sample);
+    // The workspace's rules: how many, and a sample that judges its stacks and its setting.
+    let workspace_rules = match (corpus_conn(corpus), req.workspace.as_deref()) {
+        (Some(conn), Some(w)) => match in_time(workspace::sample(conn, w, WORKSPACE_SAMPLE))? {
+            Some(sample) => sample,
+            None => return Ok((nothing_ranked(req), true)),
+        },
+        _ => Default::default(),
+    };
+    let stacks = workspace_stacks(corpus, req.workspace.as_deref(), &workspace_rules);
     let options = rank::Options {
         min_relevance: req.min_relevance,
         limit: req.limit,
@@ -251,7 +252,12 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
     };
     // The situation of each sampled rule, for the workspace's setting.
     let situations = match corpus_conn(corpus) {
-        Some(conn) if !sample.is_empty() => super::evidence::tables::situations_of(conn, &sample)?,
+        Some(conn) if !workspace_rules.is_empty() => {
+            match in_time(workspace::situations_of(conn, &workspace_rules))? {
+                Some(situations) => situations,
+                None => return Ok((nothing_ranked(req), true)),
+            }
+        }
         _ => Default::default(),
     };
     let background = Background {
@@ -267,13 +273,27 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         &background,
     ) {
         Ok(c) => c,
-        Err(e) if e.code == crate::store::INTERRUPTED => {
-            return Ok((rank::rank(Vec::new(), &options), true));
-        }
+        Err(e) if e.code == crate::store::INTERRUPTED => return Ok((nothing_ranked(req), true)),
         Err(e) => return Err(e),
     };
     let mut cut = false;
     let (mut live, dead): (Vec<&Cand>, Vec<&Cand>) = cands.iter().partition(|c| c.2.info.live);
+    // Which of the live candidates were learned in this workspace.
+    let here: std::collections::HashSet<String> =
+        match (corpus_conn(corpus), req.workspace.as_deref()) {
+            (Some(conn), Some(w)) if !workspace_rules.is_empty() => {
+                let placed: Vec<&str> = live
+                    .iter()
+                    .filter(|c| c.2.info.placed)
+                    .map(|c| c.2.info.id.as_str())
+                    .collect();
+                match in_time(workspace::placed_among(conn, w, &placed))? {
+                    Some(here) => here,
+                    None => return Ok((nothing_ranked(req), true)),
+                }
+            }
+            _ => Default::default(),
+        };
     let uses = corpus_conn(corpus)
         .map(super::reinforce::all_uses)
         .unwrap_or_default();
@@ -349,6 +369,28 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
     Ok((rank::rank(out, &options), cut))
 }
 
+/// `None` for a statement stopped at the request's deadline.
+fn in_time<T>(result: Result<T>) -> Result<Option<T>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(e) if e.code == crate::store::INTERRUPTED => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The ranking of no candidate, for a deadline that came before the scoring.
+fn nothing_ranked(req: &Request) -> Ranked {
+    let options = rank::Options {
+        min_relevance: req.min_relevance,
+        limit: req.limit,
+        here: super::place::Here {
+            workspace: req.workspace.as_deref(),
+            stacks: &[],
+        },
+    };
+    rank::rank(Vec::new(), &options)
+}
+
 fn weigh(
     corpus: &Corpus,
     c: &Cand,
@@ -380,18 +422,10 @@ fn weigh(
 /// thousands of rules, and a stack it uses, or a word of its setting, is in more than a few.
 const WORKSPACE_SAMPLE: usize = 256;
 
-/// At most `n` of `ids`, spread evenly over their order (deterministic).
-fn spread_sample(ids: &std::collections::HashSet<String>, n: usize) -> Vec<&String> {
-    let mut all: Vec<&String> = ids.iter().collect();
-    all.sort();
-    let step = all.len().div_ceil(n).max(1);
-    all.into_iter().step_by(step).collect()
-}
-
 /// The stacks the task's workspace uses: its top-level files, and the sessions of the rules
-/// learned there (`sample`: at most [`WORKSPACE_SAMPLE`] of them, spread evenly over the id
-/// order). Empty when unknown.
-fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>, sample: &[&String]) -> Vec<String> {
+/// learned there (`sample`: at most [`WORKSPACE_SAMPLE`] of them, [`workspace::sample`]). Empty
+/// when unknown.
+fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>, sample: &[String]) -> Vec<String> {
     let Some(w) = workspace else {
         return Vec::new();
     };
@@ -401,8 +435,7 @@ fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>, sample: &[&String]
             .map(str::to_string)
             .collect();
     if let Some(conn) = corpus.conn() {
-        let ids: Vec<String> = sample.iter().map(|s| (*s).clone()).collect();
-        match super::evidence::tables::stacks_of(conn, &ids) {
+        match workspace::stacks_of(conn, sample) {
             Ok(found) => stacks.extend(found),
             Err(e) => eprintln!("cm: warning: workspace stacks unknown: {}", e.message),
         }
@@ -432,5 +465,29 @@ fn category_counts(conn: Option<&Connection>, corpus: &Corpus) -> Result<HashMap
     Ok(counts)
 }
 
+/// A task in `/w/app` on a pinned day, history off (the engine's unit tests).
+#[cfg(test)]
+fn test_request<'a>(task: &'a str, limit: usize, scoring: &'a Scoring) -> Request<'a> {
+    Request {
+        coverage: Coverage::Task,
+        widen_history: true,
+        task,
+        limit,
+        min_relevance: 0.05,
+        history: 0,
+        days: None,
+        history_workspace: None,
+        workspace: Some("/w/app".into()),
+        gaps: false,
+        now: crate::clock::parse("2026-06-01T00:00:00Z").unwrap(),
+        scoring,
+        semantic: None,
+        db_path: None,
+        deadline: None,
+    }
+}
+
+#[cfg(test)]
+mod deadline_tests;
 #[cfg(test)]
 mod pruning_tests;

@@ -78,23 +78,7 @@ fn pruning_never_changes_the_answer() {
         "deploy lock parser test",
     ] {
         for limit in [1, 3, 5] {
-            let req = Request {
-                coverage: super::Coverage::Task,
-                widen_history: true,
-                task,
-                limit,
-                min_relevance: 0.05,
-                history: 0,
-                days: None,
-                history_workspace: None,
-                workspace: Some("/w/app".into()),
-                gaps: false,
-                now: crate::clock::parse("2026-06-01T00:00:00Z").unwrap(),
-                scoring: &scoring,
-                semantic: None,
-                db_path: None,
-                deadline: None,
-            };
+            let req = test_request(task, limit, &scoring);
             let pruned = answer(Some(&store.conn), Vec::new(), &req).unwrap().ranked;
             let corpus = Corpus::load(Some(&store.conn), Vec::new()).unwrap();
             let all = candidates(&corpus, task, req.coverage, None, req.min_relevance).unwrap();

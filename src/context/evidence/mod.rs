@@ -21,6 +21,7 @@ pub mod places;
 pub mod score;
 pub mod tables;
 pub mod vocabulary;
+pub mod workspace;
 
 use crate::error::Result;
 use crate::memory::bullet::{Bullet, FeedbackType};

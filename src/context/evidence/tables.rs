@@ -240,44 +240,6 @@ pub fn places_of(conn: &Connection, bullet_id: &str) -> Result<Vec<(String, Stri
         .map_err(sql)
 }
 
-pub const PLACED_IN_SQL: &str =
-    "SELECT bullet_id FROM rule_places WHERE kind = 'workspace' AND value = ?1
-     UNION ALL
-     SELECT bullet_id FROM rule_places
-     WHERE kind = 'workspace' AND value >= ?1 || '/' AND value < ?1 || '0'";
-
-/// The rules learned or helped in `workspace` or a directory under it: the value `W`, and the
-/// range `[W/, W0)` (`'0'` follows `'/'`), both of which the index on `(kind, value)` can seek,
-/// so a namesake such as `W-old` is never read. Only ids are read: a workspace of months holds
-/// thousands of rules, and this runs on every context call.
-pub fn rules_placed_in(
-    conn: &Connection,
-    workspace: &str,
-) -> Result<std::collections::HashSet<String>> {
-    let w = crate::workspace::key(workspace);
-    conn.prepare_cached(PLACED_IN_SQL)
-        .and_then(|mut s| s.query_map([w], |r| r.get(0))?.collect())
-        .map_err(sql)
-}
-
-/// The stacks of these rules' sessions.
-pub fn stacks_of(conn: &Connection, rules: &[String]) -> Result<Vec<String>> {
-    let mut out = Vec::new();
-    let mut stmt = conn
-        .prepare_cached("SELECT value FROM rule_places WHERE bullet_id = ?1 AND kind = 'lang'")
-        .map_err(sql)?;
-    for id in rules {
-        let found: Vec<String> = stmt
-            .query_map([id], |r| r.get(0))
-            .and_then(|rows| rows.collect())
-            .map_err(sql)?;
-        out.extend(found);
-    }
-    out.sort();
-    out.dedup();
-    Ok(out)
-}
-
 /// Evidence postings of one term, at most `limit`: (bullet id, weight).
 pub fn postings(conn: &Connection, term: &str, limit: usize) -> Result<Vec<(String, f64)>> {
     conn.prepare_cached("SELECT bullet_id, w FROM rule_evidence WHERE term = ?1 LIMIT ?2")
@@ -286,66 +248,4 @@ pub fn postings(conn: &Connection, term: &str, limit: usize) -> Result<Vec<(Stri
                 .collect()
         })
         .map_err(sql)
-}
-
-/// The situation (first indexed session file) of each of `rules` that has one: a seek per rule
-/// on `rule_sessions`' key.
-pub fn situations_of(
-    conn: &Connection,
-    rules: &[&String],
-) -> Result<std::collections::HashMap<String, i64>> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT min(file_id) FROM rule_sessions WHERE bullet_id = ?1 AND file_id IS NOT NULL",
-        )
-        .map_err(sql)?;
-    let mut out = std::collections::HashMap::new();
-    for id in rules {
-        let f: Option<i64> = stmt.query_row([id.as_str()], |r| r.get(0)).map_err(sql)?;
-        if let Some(f) = f {
-            out.insert((*id).clone(), f);
-        }
-    }
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_workspace_holds_the_rules_of_its_directories_not_of_its_namesakes() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = crate::store::Store::open(&dir.path().join("cm.db")).unwrap();
-        for (id, w) in [
-            ("b-1", "/w/app"),
-            ("b-2", "/w/app/api"),
-            ("b-2", "/w/app/web"),
-            ("b-3", "/w/app-old"),
-            ("b-4", "/w/application"),
-            ("b-5", "/w"),
-        ] {
-            store
-                .conn
-                .execute(
-                    "INSERT INTO rule_places (bullet_id, kind, value) VALUES (?1, 'workspace', ?2)",
-                    [id, w],
-                )
-                .unwrap();
-        }
-        let ids = |w: &str| {
-            let mut v: Vec<String> = rules_placed_in(&store.conn, w)
-                .unwrap()
-                .into_iter()
-                .collect();
-            v.sort();
-            v
-        };
-        assert_eq!(ids("/w/app"), ["b-1", "b-2"]);
-        assert_eq!(ids("/w/app/"), ["b-1", "b-2"]);
-        assert_eq!(ids("/w/app/api"), ["b-2"]);
-        assert_eq!(ids("/w"), ["b-1", "b-2", "b-3", "b-4", "b-5"]);
-        assert_eq!(ids("/"), ["b-1", "b-2", "b-3", "b-4", "b-5"]);
-        assert!(ids("/w/ap").is_empty());
-    }
 }
