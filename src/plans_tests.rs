@@ -162,9 +162,9 @@ fn hot_statements_never_scan_what_they_look_up() {
             &[],
         ),
         (
-            crate::context::evidence::workspace::AMONG_SQL,
-            vec![text("/home/u/proj"), text(r#"["b-000000000000","b-1"]"#)],
-            &["j"],
+            crate::context::evidence::workspace::PLACED_SQL,
+            vec![text("/home/u/proj"), text("b-000000000000")],
+            &[],
         ),
         (
             crate::context::evidence::workspace::STACKS_SQL,

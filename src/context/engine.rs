@@ -209,13 +209,8 @@ fn keywords_query(task: &str) -> String {
 /// learned in this workspace (`here`) can earn the place boost, a rule learned only elsewhere
 /// weighs at most [`super::place::ELSEWHERE`] when the workspace is known, and its reinforcement
 /// is known.
-fn factor_bound(
-    info: &super::index::DocInfo,
-    uses: u32,
-    here: &std::collections::HashSet<String>,
-    workspace_known: bool,
-) -> f64 {
-    let scope = if info.memory.is_some() || info.scoped || here.contains(&info.id) {
+fn factor_bound(info: &super::index::DocInfo, uses: u32, here: bool, workspace_known: bool) -> f64 {
+    let scope = if info.memory.is_some() || info.scoped || here {
         super::place::SCOPE_BOOST.max(super::place::HERE)
     } else if info.placed && workspace_known {
         super::place::ELSEWHERE
@@ -278,42 +273,34 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
     };
     let mut cut = false;
     let (mut live, dead): (Vec<&Cand>, Vec<&Cand>) = cands.iter().partition(|c| c.2.info.live);
-    // Which of the live candidates were learned in this workspace.
-    let here: std::collections::HashSet<String> =
-        match (corpus_conn(corpus), req.workspace.as_deref()) {
-            (Some(conn), Some(w)) if !workspace_rules.is_empty() => {
-                let placed: Vec<&str> = live
-                    .iter()
-                    .filter(|c| c.2.info.placed)
-                    .map(|c| c.2.info.id.as_str())
-                    .collect();
-                match in_time(workspace::placed_among(conn, w, &placed))? {
-                    Some(here) => here,
-                    None => return Ok((nothing_ranked(req), true)),
-                }
-            }
-            _ => Default::default(),
-        };
     let uses = corpus_conn(corpus)
         .map(super::reinforce::all_uses)
         .unwrap_or_default();
     let uses_of = |id: &str| -> u32 { uses.get(id).copied().unwrap_or(0) };
     let known = req.workspace.is_some();
-    // A rule learned here below the relevance floor can not be shown (its support is at most
-    // its relevance): bound 0, so it is never weighed.
-    let bound = |c: &Cand| {
+    // The bound of a candidate, learned here or not. A rule learned here below the relevance
+    // floor can not be shown (its support is at most its relevance): bound 0, never weighed.
+    let bound = |c: &Cand, here: bool| {
         let info = &c.2.info;
-        if c.0 < super::place::PLACE_FLOOR
-            && here.contains(&info.id)
-            && !info.scoped
-            && info.memory.is_none()
-        {
+        if c.0 < super::place::PLACE_FLOOR && here && !info.scoped && info.memory.is_none() {
             0.0
         } else {
-            c.0 * factor_bound(info, uses_of(&info.id), &here, known)
+            c.0 * factor_bound(info, uses_of(&info.id), here, known)
         }
     };
-    live.sort_by(|a, b| bound(b).total_cmp(&bound(a)));
+    // Whether a candidate was learned here is asked only of those the visit reaches (a few
+    // dozen of hundreds): they are visited by the larger of their two bounds, which bounds the
+    // true one, and a candidate is weighed only if its true bound can still make the list.
+    let may_be_here = |c: &Cand| c.2.info.placed && !workspace_rules.is_empty();
+    let optimistic = |c: &Cand| {
+        let elsewhere = bound(c, false);
+        if may_be_here(c) {
+            elsewhere.max(bound(c, true))
+        } else {
+            elsewhere
+        }
+    };
+    live.sort_by(|a, b| optimistic(b).total_cmp(&optimistic(a)));
     let mut out: Vec<Candidate> = Vec::new();
     let mut finals: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let k = req.limit.max(1);
@@ -327,13 +314,31 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         }
         let anti = c.2.info.anti as usize;
         let kth = |list: &Vec<f64>| if list.len() >= k { list[k - 1] } else { 0.0 };
-        let b = bound(c);
-        // Sorted by bound: from the first that can not be shown, none can.
+        let b = optimistic(c);
+        // Sorted by this bound: from the first that can not be shown, none can.
         if b <= 0.0 || (b < kth(&finals[0]) && b < kth(&finals[1])) {
             break;
         }
         if b < kth(&finals[anti]) {
             continue;
+        }
+        if may_be_here(c) {
+            let here = match (corpus_conn(corpus), req.workspace.as_deref()) {
+                (Some(conn), Some(w)) => workspace::placed_in(conn, w, &c.2.info.id),
+                _ => Ok(false),
+            };
+            let here = match here {
+                Ok(here) => here,
+                Err(e) if e.code == crate::store::INTERRUPTED => {
+                    cut = true;
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            let b = bound(c, here);
+            if b <= 0.0 || b < kth(&finals[anti]) {
+                continue;
+            }
         }
         let cand = match weigh(corpus, c, req, &uses_of) {
             Ok(Some(cand)) => cand,

@@ -5,7 +5,7 @@ use crate::memory::bullet::{BulletType, FeedbackEvent, FeedbackSource, FeedbackT
 use crate::store::Store;
 
 /// The pruned ranking equals weighing every candidate, on a playbook with mixed feedback,
-/// scopes and types.
+/// scopes, types and places.
 #[test]
 fn pruning_never_changes_the_answer() {
     let dir = tempfile::tempdir().unwrap();
@@ -70,6 +70,27 @@ fn pruning_never_changes_the_answer() {
         })
         .unwrap();
     super::super::index::refresh(&store).unwrap();
+    // Two rules in three were learned somewhere: here, under here, or in another workspace.
+    store
+        .write(|tx| {
+            for i in (0..300).filter(|i| i % 3 != 0) {
+                let id = format!("b-{i:012x}");
+                let w = ["/w/app", "/w/app/api", "/w/other"][i % 5 % 3];
+                tx.execute(
+                    "INSERT INTO rule_places (bullet_id, kind, value) VALUES (?1, 'workspace', ?2)",
+                    [&id, w],
+                )
+                .and_then(|_| {
+                    tx.execute(
+                        "UPDATE context_docs SET placed = 1 WHERE bullet_id = ?1",
+                        [&id],
+                    )
+                })
+                .map_err(|e| crate::store::map_err(e, &store.path))?;
+            }
+            Ok(())
+        })
+        .unwrap();
     let scoring = Scoring::default();
     for task in [
         "auth token timeout",

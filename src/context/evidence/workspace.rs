@@ -7,9 +7,8 @@
 //!   tables' keys, where a sample spread over all the ids touched a page per rule (a fresh hook
 //!   process reads each page from the file). The stacks the workspace uses and its setting (the
 //!   contrast) are judged on the sample.
-//! - **Which candidates were learned here** ([`placed_among`]): asked of the few hundred
-//!   candidates a task finds, a seek each inside one statement, instead of a set of every rule
-//!   of the workspace.
+//! - **Whether a candidate was learned here** ([`placed_in`]): asked of the few dozen
+//!   candidates ranking weighs, a seek each, instead of a set of every rule of the workspace.
 //! - The sample's stacks ([`stacks_of`]) and situations ([`situations_of`]): one statement
 //!   each, a key seek per rule inside it.
 //!
@@ -20,7 +19,7 @@
 
 use crate::error::{CmError, Result};
 use rusqlite::{Connection, params};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 fn sql(e: rusqlite::Error) -> CmError {
     crate::store::map_err(e, &crate::paths::db_path())
@@ -35,15 +34,13 @@ pub const FIRST_HERE_SQL: &str = "SELECT bullet_id FROM rule_places
 pub const FIRST_UNDER_SQL: &str = "SELECT bullet_id FROM rule_places
      WHERE kind = 'workspace' AND value >= ?1 || '/' AND value < ?1 || '0' LIMIT ?2";
 
-/// Which of the ids (a JSON array, `?2`) were learned or helped in the workspace `?1`: sought in
-/// the workspace's own run of the `(kind, value)` index (its entries sit together there), then
-/// under its directories by the key.
-pub const AMONG_SQL: &str = "SELECT j.value FROM json_each(?2) AS j
-     WHERE EXISTS (SELECT 1 FROM rule_places p INDEXED BY rule_places_value
-                   WHERE p.kind = 'workspace' AND p.value = ?1 AND p.bullet_id = j.value)
-        OR EXISTS (SELECT 1 FROM rule_places p
-                   WHERE p.bullet_id = j.value AND p.kind = 'workspace'
-                     AND p.value >= ?1 || '/' AND p.value < ?1 || '0')";
+/// Whether the rule `?2` was learned or helped in the workspace `?1`: sought in the workspace's
+/// own run of the `(kind, value)` index, then under its directories by the rule's key.
+pub const PLACED_SQL: &str = "SELECT EXISTS (SELECT 1 FROM rule_places INDEXED BY rule_places_value
+                      WHERE kind = 'workspace' AND value = ?1 AND bullet_id = ?2)
+         OR EXISTS (SELECT 1 FROM rule_places
+                      WHERE bullet_id = ?2 AND kind = 'workspace'
+                        AND value >= ?1 || '/' AND value < ?1 || '0')";
 
 /// The stacks (languages, tools) of the ids' sessions (repeated; deduplicated by the caller, as a
 /// `DISTINCT` would sort them in a temporary table).
@@ -82,15 +79,11 @@ pub fn sample(conn: &Connection, workspace: &str, n: usize) -> Result<Vec<String
     Ok(ids)
 }
 
-/// Which of `ids` were learned or helped in `workspace` or a directory under it.
-pub fn placed_among(conn: &Connection, workspace: &str, ids: &[&str]) -> Result<HashSet<String>> {
-    if ids.is_empty() {
-        return Ok(HashSet::new());
-    }
+/// Whether the rule `id` was learned or helped in `workspace` or a directory under it.
+pub fn placed_in(conn: &Connection, workspace: &str, id: &str) -> Result<bool> {
     let w = crate::workspace::key(workspace);
-    let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-    conn.prepare_cached(AMONG_SQL)
-        .and_then(|mut s| s.query_map(params![w, list], |r| r.get(0))?.collect())
+    conn.prepare_cached(PLACED_SQL)
+        .and_then(|mut s| s.query_row(params![w, id], |r| r.get(0)))
         .map_err(sql)
 }
 
@@ -164,12 +157,10 @@ mod tests {
         let (_dir, store) = store_with(PLACES);
         let all = ["b-1", "b-2", "b-3", "b-4", "b-5", "b-9"];
         let among = |w: &str| {
-            let mut v: Vec<String> = placed_among(&store.conn, w, &all)
-                .unwrap()
-                .into_iter()
-                .collect();
-            v.sort();
-            v
+            all.iter()
+                .filter(|id| placed_in(&store.conn, w, id).unwrap())
+                .map(|id| id.to_string())
+                .collect::<Vec<_>>()
         };
         for (w, ids) in [
             ("/w/app", &["b-1", "b-2"][..]),
@@ -185,7 +176,6 @@ mod tests {
         // The workspace's own rules come first, then its directories'.
         assert_eq!(sample(&store.conn, "/w", 1).unwrap(), ["b-5"]);
         assert_eq!(sample(&store.conn, "/w", 2).unwrap(), ["b-1", "b-5"]);
-        assert!(placed_among(&store.conn, "/w", &[]).unwrap().is_empty());
     }
 
     #[test]
@@ -229,7 +219,7 @@ mod tests {
             for (sql, params) in [
                 (FIRST_HERE_SQL, vec!["/w", "256"]),
                 (FIRST_UNDER_SQL, vec!["/w", "256"]),
-                (AMONG_SQL, vec!["/w", list]),
+                (PLACED_SQL, vec!["/w", "b-0001"]),
                 (STACKS_SQL, vec![list]),
                 (SITUATIONS_SQL, vec![list]),
             ] {
@@ -243,10 +233,12 @@ mod tests {
                     .collect::<rusqlite::Result<_>>()
                     .unwrap();
                 for line in &plan {
-                    // Only the id list is scanned, nothing is sorted, and every table is
+                    // Only an id list is scanned, nothing is sorted, and every table is
                     // sought by a rule's key or by the workspace's path, never by kind alone.
                     assert!(
-                        !line.starts_with("SCAN") || line.starts_with("SCAN j"),
+                        !line.starts_with("SCAN")
+                            || line.starts_with("SCAN j")
+                            || line == "SCAN CONSTANT ROW",
                         "{sql}\n{plan:#?}"
                     );
                     assert!(!line.contains("TEMP B-TREE"), "{sql}\n{plan:#?}");
