@@ -89,7 +89,8 @@ pub struct Outcome {
     pub feedback: Vec<feedback::Added>,
     /// Messages scored.
     pub scored: usize,
-    /// The stage a deadline interrupted (probe, rare, recent, all, hits), if any.
+    /// The stage a deadline interrupted (probe, expand, rare, recent, all, sessions, neighbours,
+    /// feedback, hits), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -141,6 +142,19 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         DEFAULT_LIMIT
     } else {
         query.limit
+    };
+    // One read transaction for the whole search: every stage reads the same snapshot, and the
+    // hundreds of lookups by rowid do not each take and drop the file's shared lock.
+    let _snapshot = match conn.is_autocommit() {
+        true => match conn.unchecked_transaction() {
+            Ok(tx) => Some(tx),
+            Err(e) if interrupted(&e) => {
+                out.cut = Some("probe");
+                return Ok(out);
+            }
+            Err(e) => return Err(err(e)),
+        },
+        false => None,
     };
     match tf::ensure(conn) {
         Ok(()) => {}

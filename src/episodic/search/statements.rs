@@ -20,6 +20,14 @@ pub const PROBE_SQL: &str = "SELECT count(*), min(r) FROM (
      SELECT episodic_fts.rowid AS r FROM episodic_fts WHERE episodic_fts MATCH ?1
      ORDER BY episodic_fts.rowid DESC LIMIT ?2)";
 
+/// The oldest `limit` matches of a term (at most), counted; and the oldest rowid among them.
+/// When only whether a term is rare matters (fewer than `limit` matches: then the count and
+/// the oldest rowid are exact, and equal to [`PROBE_SQL`]'s), reading from the oldest is the
+/// cheaper walk: FTS5 reads a term's postings forwards as they are stored.
+pub const COUNT_SQL: &str = "SELECT count(*), min(r) FROM (
+     SELECT episodic_fts.rowid AS r FROM episodic_fts WHERE episodic_fts MATCH ?1
+     ORDER BY episodic_fts.rowid ASC LIMIT ?2)";
+
 /// The lowest and highest message rowid (two index seeks, never a scan).
 pub const SPAN_SQL: &str = "SELECT (SELECT min(id) FROM episodic_messages), \
      (SELECT max(id) FROM episodic_messages)";
