@@ -42,6 +42,8 @@ pub const NEWEST_MATCHES_SQL: &str = "SELECT episodic_fts.rowid FROM episodic_ft
 /// The session of one message, by rowid.
 pub const MESSAGE_SESSION_SQL: &str =
     "SELECT agent, session_id FROM episodic_messages WHERE id = ?1";
+/// When one message was written (Unix ms), by rowid.
+pub const MESSAGE_TS_SQL: &str = "SELECT ts FROM episodic_messages WHERE id = ?1";
 /// One message's line in its source file, by rowid.
 pub const LINE_SQL: &str = "SELECT line_number FROM episodic_messages WHERE id = ?1";
 /// A source file's path, by rowid.
