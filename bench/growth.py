@@ -22,6 +22,14 @@ equals the exhaustive ranking's (`--exhaustive`) for the same 30 queries (overla
 
 usage: bench/growth.py [--rounds 500] [--target 250000] [--reps 3] [--stale] [--cite N] [--bin target/release/cm]
                        [--keep DIR] [--json OUT]
+       bench/growth.py --existing DATA [--home HOME] [--baseline BIN] [--baseline-data DATA2] [--args ARGS]
+                       [--baseline-args ARGS] [--extra QUERY]... [--reps 5] [--bin target/release/cm] [--json OUT]
+  --existing: grow nothing; time the 30 queries (and overlap@10) on the index in DATA (HOME defaults to
+           DATA/../home, where a kept growth run leaves it), interleaved with the --baseline binary
+           (A B A B: each query runs under both, in a shuffled order, every rep) on DATA2 (default DATA:
+           give a copy when the binaries' schemas differ, since a store a newer cm migrated is refused
+           by an older one). --args / --baseline-args add flags to each side's search (--no-feedback);
+           --extra times more queries, reported on their own.
   --stale: before each checkpoint, put back statistics that say every table has one row (the
            worst case: shows that no plan depends on them).
 Targets (issue): search <= 10 ms p50 / 50 ms p99; context <= 20 ms p50; session-start and prompt
@@ -193,10 +201,19 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "cm"))
     ap.add_argument("--keep", help="work here and keep it")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--existing", help="time search on this data dir instead of growing one")
+    ap.add_argument("--home", help="with --existing: the HOME of the run that grew it")
+    ap.add_argument("--baseline", help="with --existing: the binary to compare with")
+    ap.add_argument("--baseline-data", help="with --existing: the baseline's copy of the data dir")
+    ap.add_argument("--args", default="", help="with --existing: flags added to every search")
+    ap.add_argument("--baseline-args", default="", help="with --existing: flags added to the baseline's searches")
+    ap.add_argument("--extra", action="append", default=[], help="with --existing: another query to time")
     a = ap.parse_args()
     cm = os.path.abspath(a.bin)
     if not os.path.exists(cm):
         sys.exit("build first: cargo build --release")
+    if a.existing:
+        return existing(cm, a)
     tmp = a.keep or tempfile.mkdtemp(prefix="cm-growth-")
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
@@ -276,6 +293,99 @@ def main():
             json.dump(results, f, indent=2)
     if not a.keep:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def timed(argv, env, cwd):
+    """(wall ms, CPU ms (user + sys, from wait4), stdout) of one call."""
+    t = time.perf_counter()
+    p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=cwd)
+    out = p.stdout.read()
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    ms = (time.perf_counter() - t) * 1000
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(argv), err.decode()[-2000:]))
+    return ms, (ru.ru_utime + ru.ru_stime) * 1000, out
+
+
+def existing(cm, a):
+    """Search on a kept index, the binary against a baseline, interleaved (A B A B)."""
+    data = os.path.abspath(a.existing)
+    home = os.path.abspath(a.home or os.path.join(data, "..", "home"))
+    ws = os.path.join(home, "app")
+    if not os.path.exists(os.path.join(data, "cm.db")):
+        sys.exit("no index at %s" % data)
+    sides = [("A", cm, data, a.args.split())]
+    if a.baseline:
+        sides.append(("B", os.path.abspath(a.baseline), os.path.abspath(a.baseline_data or data),
+                      a.baseline_args.split()))
+    qs = queries(gen.Text(random.Random(11)))
+    cases = [(kind, q) for kind, q in qs] + [("extra", q) for q in a.extra]
+    cwd = ws if os.path.isdir(ws) else home
+    times = {(s[0], i): [] for s in sides for i in range(len(cases))}
+    cpu = {(s[0], i): [] for s in sides for i in range(len(cases))}
+    for s in sides:  # warm the page cache and open (or migrate) each side's store once
+        run([s[1], "history", "search", "warm up", "--json"] + s[3], env_for(home, s[2]), cwd=cwd)
+    for rep in range(a.reps):
+        order = list(range(len(cases)))
+        random.Random(rep).shuffle(order)
+        for i in order:
+            for name, binary, d, extra in (sides if rep % 2 == 0 else sides[::-1]):
+                argv = [binary, "history", "search", cases[i][1], "--json"] + extra
+                wall, used, _ = timed(argv, env_for(home, d), cwd)
+                times[(name, i)].append(wall)
+                cpu[(name, i)].append(used)
+    true_ms = statistics.median(run(["/bin/true"], env_for(home, data))[0] for _ in range(20))
+    overlap = {}
+    for name, binary, d, extra in sides:
+        env, same = env_for(home, d), 0.0
+        for _, q in qs:
+            x = json.loads(run([binary, "history", "search", q, "--json"] + extra, env, cwd=cwd)[1])["data"]["hits"]
+            y = json.loads(run([binary, "history", "search", q, "--json", "--exhaustive"], env, cwd=cwd)[1])["data"]["hits"]
+            key = lambda h: (h["source_path"], h["line_number"])
+            sx, sy = {key(h) for h in x}, {key(h) for h in y}
+            same += len(sx & sy) / max(1, len(sy)) if sy else 1.0
+        overlap[name] = round(same / len(qs), 3)
+    n30 = range(len(qs))
+    result = {"data": data, "reps": a.reps, "bin/true": round(true_ms, 2), "sides": {}}
+    for name, binary, d, extra in sides:
+        xs = [t for i in n30 for t in times[(name, i)]]
+        cs = [t for i in n30 for t in cpu[(name, i)]]
+        per = {}
+        for kind in ("rare", "common", "mixed", "stopword", "nomatch"):
+            per[kind] = round(statistics.median(t for i in n30 if cases[i][0] == kind for t in times[(name, i)]), 2)
+        result["sides"][name] = {
+            "bin": binary, "data": d, "args": extra, "p50": round(statistics.median(xs), 2),
+            "cpu_p50": round(statistics.median(cs), 2),
+            "question_p50": round(statistics.median(
+                t for i in n30 if len(cases[i][1].split()) >= 3 for t in times[(name, i)]), 2),
+            "p99": round(pct(xs, 99), 2), "max": round(max(xs), 2), "per_kind": per, "overlap_at_10": overlap[name],
+            "extra": {cases[i][1]: round(statistics.median(times[(name, i)]), 2) for i in range(len(qs), len(cases))},
+        }
+    print("search on %s, %d reps of %d queries, /bin/true %.2f ms" % (data, a.reps, len(qs), true_ms))
+    print("wall p50 / p99 / max ms; CPU (user + sys) p50; wall p50 of the queries of 3+ words and by kind")
+    print("| side | binary | args | p50 | p99 | max | CPU p50 | 3+ words | rare | common | mixed | stopword | nomatch | overlap@10 |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, r in result["sides"].items():
+        print("| %s | %s | %s | %.1f | %.1f | %.0f | %.1f | %.1f | %s | %.2f |" % (
+            name, r["bin"], " ".join(r["args"]) or "-", r["p50"], r["p99"], r["max"], r["cpu_p50"], r["question_p50"],
+            " | ".join("%.1f" % r["per_kind"][k] for k in ("rare", "common", "mixed", "stopword", "nomatch")),
+            r["overlap_at_10"]))
+    for q in a.extra:
+        print("extra %r: %s" % (q, ", ".join("%s %.1f ms" % (n, r["extra"][q]) for n, r in result["sides"].items())))
+    if "B" in result["sides"]:
+        A, B = result["sides"]["A"], result["sides"]["B"]
+        print("A / B: p50 %.2f, p99 %.2f, CPU p50 %.2f, 3+ words p50 %.2f" % (
+            A["p50"] / B["p50"], A["p99"] / B["p99"], A["cpu_p50"] / B["cpu_p50"], A["question_p50"] / B["question_p50"]))
+    p50, p99 = TARGETS["search"]
+    A = result["sides"]["A"]
+    print("target (p50 <= %d, p99 <= %d ms): %s" % (p50, p99, "met" if A["p50"] <= p50 and A["p99"] <= p99 else "missed"))
+    with open("/proc/loadavg") as f:
+        print("load average at the end:", " ".join(f.read().split()[:3]))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=2)
 
 
 def summary_line(r):

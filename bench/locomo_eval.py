@@ -86,14 +86,15 @@ def main():
     ap.add_argument("--no-speaker", action="store_true", help="do not prefix turns with the speaker's name")
     ap.add_argument("--mix", type=int, default=0, help="index about this many generated messages after the conversations")
     ap.add_argument("--modes", default="bounded", help="comma-separated: bounded, exhaustive, bounded-bm25, exhaustive-bm25, "
-                    "or any of them with +lexical (none of the layers below), +no-neighbours, +no-expand, +no-session-prior or +no-feedback (several may be joined with +)")
+                    "or any of them with +lexical (none of the layers below), +no-neighbours, +no-expand, +no-session-prior, +no-feedback or +no-dates (several may be joined with +)")
     ap.add_argument("--per-conv", action="store_true", help="also report recall per conversation (tuning on one, holding out the others)")
     a = ap.parse_args()
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
     for m in modes:
         base, _, extra = m.partition("+")
         if base not in ("bounded", "exhaustive", "bounded-bm25", "exhaustive-bm25") or \
-                any(x not in ("", "lexical", "no-neighbours", "no-expand", "no-session-prior", "no-feedback") for x in extra.split("+")):
+                any(x not in ("", "lexical", "no-neighbours", "no-expand", "no-session-prior", "no-feedback", "no-dates")
+                    for x in extra.split("+")):
             sys.exit("unknown mode: " + m)
     cm = os.path.abspath(a.bin)
     tmp = tempfile.mkdtemp(prefix="cm-locomo-")
@@ -149,6 +150,8 @@ def evaluate(cm, env, convs, mode, a):
         flags.append("--no-session-prior")
     if "lexical" in extra or "no-feedback" in extra:
         flags.append("--no-feedback")
+    if "lexical" in extra or "no-dates" in extra:
+        flags.append("--no-dates")
     stats = {c: {"n": 0, 5: 0, 10: 0} for c in CATEGORIES}
     per_conv = {}
     misses = []

@@ -93,6 +93,9 @@ pub struct SearchArgs {
     /// No second pass widened with the words of the first pass's best hits.
     #[arg(long, hide = true)]
     no_feedback: bool,
+    /// No lift for messages written on a day, month or year the query names.
+    #[arg(long, hide = true)]
+    no_dates: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -40,6 +40,7 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
         no_expand: args.no_expand || !associations,
         no_session_prior: args.no_session_prior,
         no_feedback: args.no_feedback,
+        no_dates: args.no_dates,
     };
     let outcome = local(&q, opts, ctx, &mut degraded)?;
     if let Some(stage) = outcome.cut {

@@ -6,20 +6,23 @@
 //! weighed as a relevance model (each message's share of their summed score times the word's
 //! share of the message, summed: `w(t) = sum_d s_d / S x tf(t, d) / len(d)`), the best
 //! [`CANDIDATES`] are weighed again by their rarity in the index (`x idf(t)`; a word found in
-//! [`PROBE`] messages or more is passed over), and the best [`TERMS`] join the query at up to
+//! [`PROBE`] messages or more is passed over), and the best [`TERMS`] (found together in at most
+//! [`MATCHES`] messages) join the query at up to
 //! [`WEIGHT`] of an asked term's weight (the strongest at `WEIGHT`, the others in proportion).
 //! The second pass scores the messages holding them and adds their counts to the messages the
 //! first pass scored.
 //!
 //! Words the query already holds, function words, numbers and fragments are never added. A
 //! message's text is read (a tool call's or result's when it has none), at most [`READ_BYTES`]
-//! of it. Cost: [`FROM_HITS`] primary-key reads, [`CANDIDATES`] short probes, and one
-//! statement over at most `TERMS x PROBE` matches.
+//! of it. Cost: [`FROM_HITS`] primary-key reads, at most [`CANDIDATES`] short counts (a word
+//! the association layer already knows to be common costs one lookup by key instead), and one
+//! statement over at most [`MATCHES`] matches.
 
 use super::Ranked;
 use super::plan::{self, TermStat};
-use super::statements::{HIT_SQL, Statement};
+use super::statements::{COUNT_SQL, HIT_SQL, quote};
 use crate::context::stem::stem;
+use crate::episodic::assoc::TERM_SQL;
 use crate::episodic::assoc::terms::learnable;
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::HashMap;
@@ -35,8 +38,11 @@ pub const WEIGHT: f64 = 0.3;
 /// Bytes of a message's text read, at most.
 pub const READ_BYTES: usize = 4096;
 
-/// Newest matches a candidate's probe reads (its rarity is estimated from their density).
+/// Matches a candidate's probe reads: a word found this often or more is passed over.
 pub const PROBE: u64 = 256;
+/// Messages holding the added words, together, at most: what the second pass reads (each a
+/// few microseconds on a large index, its row length looked up).
+pub const MATCHES: u64 = 512;
 
 /// The words to add to a query of `terms` (the first `asked` the user's) whose first pass
 /// ranked `ranked` (best first), at most `room`, each with its probe (every one exact: a word
@@ -76,20 +82,9 @@ pub fn words(
     if cands.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    let words: Vec<String> = cands.iter().map(|c| c.word.clone()).collect();
     let (min_id, max_id) = super::probe::span(conn)?;
     let rows = (max_id - min_id + 1).max(1) as f64;
-    let mut ran: Vec<Statement> = Vec::new();
-    let stats: Vec<TermStat> = super::probe::terms(
-        conn,
-        &words,
-        words.len(),
-        plan::Budget {
-            probe: PROBE,
-            ..plan::BOUNDED
-        },
-        &mut ran,
-    )?;
+    let stats = rarity(conn, &cands)?;
     let idf: Vec<f64> = stats
         .iter()
         .map(|s| match s.exact && s.seen > 0 {
@@ -97,12 +92,58 @@ pub fn words(
             false => 0.0,
         })
         .collect();
-    let added = choose(&cands, &idf, room);
+    let seen: Vec<u64> = stats.iter().map(|s| s.seen).collect();
+    let added = choose(&cands, &idf, &seen, room);
     let stats = added
         .iter()
         .filter_map(|a| stats.iter().find(|s| s.term == a.word).cloned())
         .collect();
     Ok((added, stats))
+}
+
+/// Each candidate's matches in the index, exact below [`PROBE`]. A word the association layer
+/// has already counted in [`PROBE`] messages or more is common for certain and is not probed:
+/// the layer counts a subset of what the full-text index holds (conversation text only, a
+/// message's first terms only), under the same stems, so its count is at most the index's.
+/// (It may run over it only by a few messages, after re-read files left their old copies
+/// counted.) The rest are counted from their oldest match: for a word with fewer than
+/// [`PROBE`] matches that gives the newest-first probe's exact answer, at less cost.
+fn rarity(conn: &Connection, cands: &[Candidate]) -> rusqlite::Result<Vec<TermStat>> {
+    let mut known = conn.prepare_cached(TERM_SQL).ok();
+    let mut count = conn.prepare_cached(COUNT_SQL)?;
+    let limit = PROBE as i64;
+    let mut out = Vec::with_capacity(cands.len());
+    for c in cands {
+        // A store without the layer's tables probes every word.
+        let learned: Option<i64> = match known.as_mut() {
+            Some(stmt) => stmt
+                .query_row([&c.stem], |r| r.get(2))
+                .optional()
+                .unwrap_or(None),
+            None => None,
+        };
+        if learned.is_some_and(|df| df >= limit) {
+            out.push(TermStat {
+                term: c.word.clone(),
+                seen: PROBE,
+                oldest_seen: None,
+                exact: false,
+            });
+            continue;
+        }
+        let (seen, oldest): (i64, Option<i64>) = count
+            .query_row(rusqlite::params![quote(&c.word), limit], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let seen = seen.max(0) as u64;
+        out.push(TermStat {
+            term: c.word.clone(),
+            seen,
+            oldest_seen: oldest,
+            exact: seen < PROBE,
+        });
+    }
+    Ok(out)
 }
 
 /// A word the feedback proposes: its stem and a form seen (what the index is searched with).
@@ -162,8 +203,10 @@ pub fn candidates(hits: &[(&str, f64)], known: &[String]) -> Vec<Candidate> {
 }
 
 /// Pure: the [`TERMS`] best of `candidates` once weighed by `idf` (one per candidate), at most
-/// `room`; the strongest at [`WEIGHT`], the others in proportion.
-pub fn choose(candidates: &[Candidate], idf: &[f64], room: usize) -> Vec<Added> {
+/// `room`, together found in at most [`MATCHES`] messages (`seen`: each one's matches; a word
+/// that would pass the bound is passed over for the next); the strongest at [`WEIGHT`], the
+/// others in proportion.
+pub fn choose(candidates: &[Candidate], idf: &[f64], seen: &[u64], room: usize) -> Vec<Added> {
     let mut weighed: Vec<(usize, f64)> = candidates
         .iter()
         .zip(idf)
@@ -172,6 +215,15 @@ pub fn choose(candidates: &[Candidate], idf: &[f64], room: usize) -> Vec<Added> 
         .filter(|(_, w)| *w > 0.0 && w.is_finite())
         .collect();
     weighed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut budget = MATCHES;
+    weighed.retain(|&(i, _)| {
+        let n = seen.get(i).copied().unwrap_or(u64::MAX);
+        let fits = n <= budget;
+        if fits {
+            budget -= n;
+        }
+        fits
+    });
     weighed.truncate(TERMS.min(room));
     let Some(&(_, top)) = weighed.first() else {
         return Vec::new();
@@ -242,14 +294,22 @@ mod tests {
             c("middle", 0.3),
             c("gone", 0.1),
         ];
-        let added = choose(&cands, &[0.1, 4.0, 1.0, 0.0], 5);
+        let seen = [200, 10, 100, 0];
+        let added = choose(&cands, &[0.1, 4.0, 1.0, 0.0], &seen, 5);
         let words: Vec<&str> = added.iter().map(|a| a.word.as_str()).collect();
         assert_eq!(words, vec!["rare", "middle", "common"]);
         assert!((added[0].weight - WEIGHT).abs() < 1e-12);
         assert!((added[1].weight - WEIGHT * 0.3 / 0.8).abs() < 1e-12);
         // Room in the query bounds what is added.
-        assert_eq!(choose(&cands, &[0.1, 4.0, 1.0, 0.0], 1).len(), 1);
-        assert!(choose(&cands, &[0.1, 4.0, 1.0, 0.0], 0).is_empty());
+        assert_eq!(choose(&cands, &[0.1, 4.0, 1.0, 0.0], &seen, 1).len(), 1);
+        assert!(choose(&cands, &[0.1, 4.0, 1.0, 0.0], &seen, 0).is_empty());
+        // The added words' matches are bounded: "middle" would pass it, "common" still fits.
+        let seen = [200, 10, MATCHES - 5, 0];
+        let words: Vec<String> = choose(&cands, &[0.1, 4.0, 1.0, 0.0], &seen, 5)
+            .into_iter()
+            .map(|a| a.word)
+            .collect();
+        assert_eq!(words, vec!["rare", "common"]);
         assert!(head("héllo", 2).len() <= 2);
     }
 }

@@ -15,6 +15,7 @@
 //! which stage was cut ([`Outcome::cut`]).
 
 pub mod bm25;
+pub mod dated;
 pub mod feedback;
 mod hits;
 pub mod neighbours;
@@ -67,6 +68,8 @@ pub struct Options {
     pub no_session_prior: bool,
     /// No second pass widened with the first pass's words ([`feedback`]).
     pub no_feedback: bool,
+    /// No lift for messages written in a period the query names ([`dated`]).
+    pub no_dates: bool,
 }
 
 /// A search's answer and how it was reached.
@@ -89,7 +92,8 @@ pub struct Outcome {
     pub feedback: Vec<feedback::Added>,
     /// Messages scored.
     pub scored: usize,
-    /// The stage a deadline interrupted (probe, rare, recent, all, hits), if any.
+    /// The stage a deadline interrupted (probe, expand, rare, recent, all, dates, sessions,
+    /// neighbours, feedback, hits), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -141,6 +145,19 @@ pub fn run(conn: &Connection, query: &SearchQuery, opts: Options) -> Result<Outc
         DEFAULT_LIMIT
     } else {
         query.limit
+    };
+    // One read transaction for the whole search: every stage reads the same snapshot, and the
+    // hundreds of lookups by rowid do not each take and drop the file's shared lock.
+    let _snapshot = match conn.is_autocommit() {
+        true => match conn.unchecked_transaction() {
+            Ok(tx) => Some(tx),
+            Err(e) if interrupted(&e) => {
+                out.cut = Some("probe");
+                return Ok(out);
+            }
+            Err(e) => return Err(err(e)),
+        },
+        false => None,
     };
     match tf::ensure(conn) {
         Ok(()) => {}
@@ -260,6 +277,18 @@ fn refine(
     if asked < WIDEN_FROM || out.cut.is_some() {
         return Ok(ranked);
     }
+    let periods = match opts.no_dates {
+        true => Vec::new(),
+        false => dated::periods(&query.query),
+    };
+    let ranked = match dated::apply(conn, ranked, &periods) {
+        Ok(r) => r,
+        Err(e) if interrupted(&e) => {
+            out.cut = Some("dates");
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(e),
+    };
     let ranked = if opts.no_session_prior {
         ranked
     } else {

@@ -20,6 +20,14 @@ pub const PROBE_SQL: &str = "SELECT count(*), min(r) FROM (
      SELECT episodic_fts.rowid AS r FROM episodic_fts WHERE episodic_fts MATCH ?1
      ORDER BY episodic_fts.rowid DESC LIMIT ?2)";
 
+/// The oldest `limit` matches of a term (at most), counted; and the oldest rowid among them.
+/// When only whether a term is rare matters (fewer than `limit` matches: then the count and
+/// the oldest rowid are exact, and equal to [`PROBE_SQL`]'s), reading from the oldest is the
+/// cheaper walk: FTS5 reads a term's postings forwards as they are stored.
+pub const COUNT_SQL: &str = "SELECT count(*), min(r) FROM (
+     SELECT episodic_fts.rowid AS r FROM episodic_fts WHERE episodic_fts MATCH ?1
+     ORDER BY episodic_fts.rowid ASC LIMIT ?2)";
+
 /// The lowest and highest message rowid (two index seeks, never a scan).
 pub const SPAN_SQL: &str = "SELECT (SELECT min(id) FROM episodic_messages), \
      (SELECT max(id) FROM episodic_messages)";
@@ -34,6 +42,8 @@ pub const NEWEST_MATCHES_SQL: &str = "SELECT episodic_fts.rowid FROM episodic_ft
 /// The session of one message, by rowid.
 pub const MESSAGE_SESSION_SQL: &str =
     "SELECT agent, session_id FROM episodic_messages WHERE id = ?1";
+/// When one message was written (Unix ms), by rowid.
+pub const MESSAGE_TS_SQL: &str = "SELECT ts FROM episodic_messages WHERE id = ?1";
 /// One message's line in its source file, by rowid.
 pub const LINE_SQL: &str = "SELECT line_number FROM episodic_messages WHERE id = ?1";
 /// A source file's path, by rowid.

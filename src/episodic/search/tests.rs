@@ -258,6 +258,7 @@ fn every_statement_starts_from_the_fts_table_on_stale_statistics() {
         ),
         (statements::SPAN_SQL, vec![]),
         (statements::MESSAGE_SESSION_SQL, vec![1.into()]),
+        (statements::MESSAGE_TS_SQL, vec![1.into()]),
     ] {
         let plan = statements::explain(&st.conn, sql, &params).unwrap();
         assert!(
@@ -359,4 +360,30 @@ fn an_interrupted_search_says_where_it_stopped() {
     let out = run(&st.conn, &query("parser timeout"), Options::default()).unwrap();
     assert_eq!(out.cut, None);
     assert!(!out.hits.is_empty());
+}
+
+#[test]
+fn a_question_naming_a_day_prefers_what_was_written_that_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let path = dir.path().join("dated.jsonl");
+    // Message i is written on November 1 + i: the same words on the 1st and the 3rd, apart,
+    // among other talk until the 27th.
+    let mut texts = vec![
+        "the deploy rollback plan".to_string(),
+        "something else entirely".to_string(),
+        "the deploy rollback plan".to_string(),
+    ];
+    texts.extend((3..27).map(|i| filler(i, "socket")));
+    append(&path, "dated", &texts);
+    index(&st, &path);
+    let q = query("the deploy rollback plan on November 1, 2026");
+    let first = |opts: Options| run(&st.conn, &q, opts).unwrap().hits[0].line_number;
+    assert_eq!(first(Options::default()), 1);
+    // Without the lift the tie goes to the newest.
+    let plain = Options {
+        no_dates: true,
+        ..Options::default()
+    };
+    assert_eq!(first(plain), 3);
 }
