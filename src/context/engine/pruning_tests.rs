@@ -93,6 +93,7 @@ fn pruning_never_changes_the_answer() {
                 scoring: &scoring,
                 semantic: None,
                 db_path: None,
+                keep: false,
                 deadline: None,
             };
             let pruned = answer(Some(&store.conn), Vec::new(), &req).unwrap().ranked;
