@@ -62,7 +62,7 @@ fn context(a: tools::ContextArgs, roots: &Roots) -> Result<Value> {
         history: a.history.map(|n| n as usize),
         days: a.days,
         // Measured (bench/mcp.py): 2.1x faster at p50 than a second connection opened per call;
-        // a second pooled one is used when a core is idle (below).
+        // the kept thread's pooled one is used when a core is free (below).
         history_on_store: true,
         keep_derived: true,
         ..TaskRequest::default()
