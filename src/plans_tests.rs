@@ -118,6 +118,7 @@ fn hot_statements_never_scan_what_they_look_up() {
             vec![text("tiny"), text("s1")],
             &[],
         ),
+        (sessions::FILE_STATE_SQL, vec![1.into()], &[]),
         (
             sessions::SESSION_HEAD_SQL,
             vec![1.into(), text("s1"), 100.into()],

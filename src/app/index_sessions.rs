@@ -82,12 +82,14 @@ pub fn run<'s>(req: IndexRequest<'_>, open: impl FnOnce() -> Result<&'s Store>) 
 /// Upkeep after indexing, best effort (the index itself is committed); each failure is a
 /// warning on stderr.
 fn upkeep(store: &Store, grew: bool, associations: bool) {
+    // Fewer full-text segments for every later query: also when nothing was added, so an index
+    // left in many segments (a bulk import) is merged down by the runs that follow it (one
+    // bounded step each; nothing when it holds few).
+    if let Err(e) = index::merge::maintain(store) {
+        eprintln!("cm: warning: full-text index not merged: {e}");
+    }
     if grew {
-        // Fewer full-text segments for every later query, and planner statistics that match
-        // the tables.
-        if let Err(e) = index::merge::maintain(store) {
-            eprintln!("cm: warning: full-text index not merged: {e}");
-        }
+        // Planner statistics that match the tables.
         if let Err(e) = crate::store::statistics::refresh(store) {
             eprintln!(
                 "cm: warning: planner statistics not refreshed: {}",

@@ -72,6 +72,7 @@ pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
         semantic: None,
         db_path: Some(&store.path),
         deadline: Some(deadline),
+        keep: false,
     };
     let answer = engine::answer(Some(&store.conn), repo, &engine_req)?;
     let cut = answer.cut.clone();

@@ -74,6 +74,7 @@ pub fn inject(req: &SessionStartRequest) -> Result<HookAnswer> {
         semantic: None,
         db_path: None,
         deadline: Some(deadline),
+        keep: false,
     };
     let answer = engine::answer(Some(&store.conn), repo, &engine_req)?;
     let cut = answer.cut.clone();

@@ -52,6 +52,9 @@ pub struct TaskRequest {
     /// connection is warm (its page cache and schema read) and whose other cores serve other
     /// requests.
     pub history_on_store: bool,
+    /// The caller is long-running (a server): task-independent derived data is kept between
+    /// calls ([`crate::context::kept`]).
+    pub keep_derived: bool,
 }
 
 /// The answer and how it was reached.
@@ -72,6 +75,17 @@ pub struct TaskAnswer {
 }
 
 pub fn answer(store: &Store, loaded: &Loaded, req: &TaskRequest) -> Result<TaskAnswer> {
+    answer_with(store, None, loaded, req)
+}
+
+/// [`answer`], with history searched by `beside` (a server's kept thread with a connection of
+/// its own) while the rules are ranked.
+pub fn answer_with(
+    store: &Store,
+    beside: Option<&engine::history_job::Beside>,
+    loaded: &Loaded,
+    req: &TaskRequest,
+) -> Result<TaskAnswer> {
     let task = req.task.trim();
     if task.is_empty() {
         return Err(CmError::usage("EMPTY_TASK", "the task is empty")
@@ -146,9 +160,10 @@ pub fn answer(store: &Store, loaded: &Loaded, req: &TaskRequest) -> Result<TaskA
             .map(|o| (o, cfg.semantic_weight)),
         db_path: (!req.history_on_store).then_some(store.path.as_path()),
         deadline: None,
+        keep: req.keep_derived,
     };
     let prepared = started.elapsed();
-    let mut answer = engine::answer(Some(&store.conn), repo, &engine_req)?;
+    let mut answer = engine::answer_beside(Some(&store.conn), beside, repo, &engine_req)?;
     answer.degraded.repo_playbook = playbook.repo_issue();
     answer.degraded.associations =
         crate::context::associate::issue(Some(&store.conn), widen_history);

@@ -93,6 +93,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             Depth::Deep => task_context::Depth::Deep,
         },
         history_on_store: false,
+        keep_derived: false,
     };
     let out = task_context::answer(ctx.store()?, ctx.loaded()?, &req)?;
     let mut answer = out.answer;

@@ -7,12 +7,11 @@
 use super::degraded::{Degraded, Issue};
 use super::evidence::workspace;
 use super::gaps::{self, Gaps};
-use super::history::{self, Snippet};
+use super::history::Snippet;
 use super::index::Corpus;
 use super::rank::{self, Candidate, Ranked};
 use super::semantic;
 use crate::config::Scoring;
-use crate::episodic::model::SearchQuery;
 use crate::error::Result;
 use crate::memory::bullet::Bullet;
 use crate::memory::scoring::effective_score;
@@ -64,6 +63,9 @@ pub struct Request<'a> {
     /// answer holds what was ready ([`Answer::cut`]). The caller installs it on `conn`; the
     /// history connection opened here gets it too.
     pub deadline: Option<std::time::Instant>,
+    /// The caller is long-running (a server): task-independent derived data is kept between
+    /// calls ([`super::kept`]).
+    pub keep: bool,
 }
 
 pub struct Answer {
@@ -78,6 +80,22 @@ pub struct Answer {
 }
 
 pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Result<Answer> {
+    answer_beside(conn, None, repo, req)
+}
+
+/// [`answer`], with history searched by `beside` (a server's thread with a connection of its
+/// own, [`history_job`]) while the rules are ranked; `req.db_path` is then not opened.
+pub fn answer_beside(
+    conn: Option<&Connection>,
+    beside: Option<&history_job::Beside>,
+    repo: Vec<Bullet>,
+    req: &Request,
+) -> Result<Answer> {
+    // Started first, so it runs while the corpus is loaded too.
+    let started = match (req.history, conn, beside) {
+        (1.., Some(_), Some(start)) => Some(start(history_job::Ask::of(req))),
+        _ => None,
+    };
     // One read transaction for the whole answer: a consistent snapshot, and one lock instead of
     // one per statement (hundreds of candidate lookups).
     let _snapshot = match conn {
@@ -113,6 +131,14 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
     // ranked: the two are independent, and the search is the slower half.
     let (ranked, (snippets, history_issue)) = match (req.history, conn, req.db_path) {
         (0, _, _) => (rank_bullets(&corpus, req)?, ((Vec::new(), false), None)),
+        (_, Some(c), _) if started.is_some() => {
+            let ranked = rank_bullets(&corpus, req)?;
+            let done = started.and_then(|rx| rx.recv().ok().flatten());
+            (
+                ranked,
+                done.unwrap_or_else(|| history_part(c, &history_job::Ask::of(req))),
+            )
+        }
         (_, None, _) => (
             rank_bullets(&corpus, req)?,
             (
@@ -133,13 +159,19 @@ pub fn answer(conn: Option<&Connection>, repo: Vec<Bullet>, req: &Request) -> Re
                 store
                     .ok()
                     .flatten()
-                    .map(|store| history_part(&store.conn, req))
+                    .map(|store| history_part(&store.conn, &history_job::Ask::of(req)))
             });
             let ranked = rank_bullets(&corpus, req);
             let hist = worker.join().ok().flatten();
-            Ok::<_, crate::error::CmError>((ranked?, hist.unwrap_or_else(|| history_part(c, req))))
+            Ok::<_, crate::error::CmError>((
+                ranked?,
+                hist.unwrap_or_else(|| history_part(c, &history_job::Ask::of(req))),
+            ))
         })?,
-        (_, Some(c), None) => (rank_bullets(&corpus, req)?, history_part(c, req)),
+        (_, Some(c), None) => (
+            rank_bullets(&corpus, req)?,
+            history_part(c, &history_job::Ask::of(req)),
+        ),
     };
     let (ranked, rules_cut) = ranked;
     if rules_cut && !cut.contains(&"rules") {
@@ -173,29 +205,9 @@ fn expired(req: &Request) -> bool {
         .is_some_and(|at| std::time::Instant::now() >= at)
 }
 
-/// The index check and the re-ranked snippets for the task (and whether the deadline cut them).
-fn history_part(conn: &Connection, req: &Request) -> ((Vec<Snippet>, bool), Option<Issue>) {
-    if expired(req) {
-        return ((Vec::new(), true), None);
-    }
-    let mut issue = history::index_issue(conn, req.now);
-    let q = SearchQuery {
-        query: keywords_query(req.task),
-        limit: req.history,
-        days: req.days,
-        workspace: req.history_workspace.clone(),
-        ..SearchQuery::default()
-    };
-    let found = history::snippets(conn, &q, req.history, req.now, req.widen_history);
-    if found.issue.is_some() {
-        issue = found.issue;
-    }
-    ((found.snippets, found.cut), issue)
-}
-
 /// The task's topic words (stop words dropped) as the history query; the task itself when it
 /// has none.
-fn keywords_query(task: &str) -> String {
+pub(crate) fn keywords_query(task: &str) -> String {
     let k = super::queries::keywords(task);
     if k.is_empty() {
         task.to_string()
@@ -470,6 +482,9 @@ fn category_counts(conn: Option<&Connection>, corpus: &Corpus) -> Result<HashMap
     Ok(counts)
 }
 
+pub mod history_job;
+use history_job::history_part;
+
 /// A task in `/w/app` on a pinned day, history off (the engine's unit tests).
 #[cfg(test)]
 fn test_request<'a>(task: &'a str, limit: usize, scoring: &'a Scoring) -> Request<'a> {
@@ -488,6 +503,7 @@ fn test_request<'a>(task: &'a str, limit: usize, scoring: &'a Scoring) -> Reques
         scoring,
         semantic: None,
         db_path: None,
+        keep: false,
         deadline: None,
     }
 }

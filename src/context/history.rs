@@ -65,13 +65,15 @@ pub struct Found {
     pub cut: bool,
 }
 
-/// Search, then re-rank by arousal and recency. Errors from the search become an issue.
+/// Search, then re-rank by arousal and recency. Errors from the search become an issue. With
+/// `keep` (a long-running caller), sessions' arousals are kept between calls ([`super::kept`]).
 pub fn snippets(
     conn: &Connection,
     query: &SearchQuery,
     want: usize,
     now: chrono::DateTime<chrono::Utc>,
     widen: bool,
+    keep: bool,
 ) -> Found {
     if want == 0 || !crate::episodic::sessions::tables_present(conn) {
         return Found::default();
@@ -109,7 +111,7 @@ pub fn snippets(
             let a = match cache.iter().find(|(k, _)| *k == key) {
                 Some((_, a)) => *a,
                 None => {
-                    let a = session_arousal(conn, &hit).unwrap_or_else(|| {
+                    let a = session_arousal(conn, &hit, keep).unwrap_or_else(|| {
                         arousal::arousal([Signal {
                             text: &hit.snippet,
                             from_user: hit.role == "user",
@@ -168,10 +170,26 @@ pub fn rerank(
     out
 }
 
-/// Arousal of a hit's whole session from its first messages; `None` without message rows.
-fn session_arousal(conn: &Connection, hit: &Hit) -> Option<f64> {
-    let rows =
-        crate::episodic::sessions::head(conn, &hit.agent, &hit.session_id, AROUSAL_SAMPLE).ok()?;
+/// Arousal of a hit's whole session from its first messages; `None` without message rows. With
+/// `keep`, the value kept for the session's current indexed state, if any.
+fn session_arousal(conn: &Connection, hit: &Hit, keep: bool) -> Option<f64> {
+    use crate::episodic::sessions;
+    if !keep {
+        let rows = sessions::head(conn, &hit.agent, &hit.session_id, AROUSAL_SAMPLE).ok()?;
+        return of_messages(&rows);
+    }
+    let (file_id, key) = sessions::head_state(conn, &hit.agent, &hit.session_id).ok()??;
+    if let Some(a) = super::kept::arousal(&hit.agent, &hit.session_id, &key) {
+        return Some(a);
+    }
+    let rows = sessions::head_in(conn, file_id, &hit.session_id, AROUSAL_SAMPLE).ok()?;
+    let a = of_messages(&rows)?;
+    super::kept::keep_arousal(&hit.agent, &hit.session_id, key, a);
+    Some(a)
+}
+
+/// Arousal of a session's first messages; `None` without any.
+fn of_messages(rows: &[(String, bool, String)]) -> Option<f64> {
     if rows.is_empty() {
         return None;
     }

@@ -21,6 +21,7 @@ pub mod gate;
 pub mod history;
 pub mod index;
 pub mod inject;
+pub mod kept;
 pub mod neighbours;
 pub mod place;
 pub mod queries;

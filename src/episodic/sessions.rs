@@ -326,6 +326,53 @@ pub fn head(
     let Some(file_id) = session_file(conn, agent, session_id)? else {
         return Ok(Vec::new());
     };
+    head_in(conn, file_id, session_id, n)
+}
+
+/// A source file's indexed state, by rowid: what the indexer sets each time it writes the
+/// file's messages.
+pub const FILE_STATE_SQL: &str = "SELECT size, mtime_ns, head_hash, next_line, messages, indexed_at
+     FROM episodic_files WHERE id = ?1";
+
+/// The file holding a session's messages, and a key that changes whenever the indexer changes
+/// them: the file's indexed size, modification time, head hash, next line, message count and
+/// time of indexing (the indexer writes them all whenever it adds a file's messages or resets
+/// them). `None` when the session is not indexed.
+pub fn head_state(
+    conn: &Connection,
+    agent: &str,
+    session_id: &str,
+) -> Result<Option<(i64, String)>> {
+    let Some(file_id) = session_file(conn, agent, session_id)? else {
+        return Ok(None);
+    };
+    let key = conn
+        .prepare_cached(FILE_STATE_SQL)
+        .and_then(|mut st| {
+            st.query_row([file_id], |r| {
+                Ok(format!(
+                    "{file_id}/{}/{}/{:?}/{}/{}/{:?}",
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                ))
+            })
+            .optional()
+        })
+        .map_err(db_err)?;
+    Ok(key.map(|k| (file_id, k)))
+}
+
+/// [`head`] of a session whose file is known.
+pub fn head_in(
+    conn: &Connection,
+    file_id: i64,
+    session_id: &str,
+    n: usize,
+) -> Result<Vec<(String, bool, String)>> {
     conn.prepare_cached(SESSION_HEAD_SQL)
         .and_then(|mut st| {
             st.query_map(params![file_id, session_id, n as i64], |r| {

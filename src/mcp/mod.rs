@@ -8,6 +8,7 @@
 //! [`confine`] (which paths a request may touch), [`errors`] (cm errors as JSON-RPC errors),
 //! [`http`] and [`token`] (the HTTP gate and its token).
 
+mod beside;
 mod calls;
 pub mod confine;
 pub mod errors;

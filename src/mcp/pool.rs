@@ -6,14 +6,16 @@
 //! live here rather than in thread-locals so an idle server can make them give back their memory
 //! ([`release_idle`]); the next call maps the file in again.
 //!
-//! `cm_context` searches history on the same connection after ranking the rules. Running the two
-//! at once (history on a second connection, in a thread spawned per call) was measured slower on
-//! a busy two-core machine: 1.48x the p50 of doing them in turn at load 5 (the new thread waits
-//! for a core; bench/mcp.py).
+//! `cm_context` hands its history search to a thread the server keeps ([`super::beside`]),
+//! which takes a pooled connection of its own, while the call's thread ranks the rules; unless
+//! the server's other calls already use every core ([`core_free`]): then both halves run in turn
+//! on the call's connection. So a call may hold two connections, and at most twice `--workers`
+//! exist.
 
 use crate::error::Result;
 use crate::store::Store;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One call's connection.
 #[derive(Default)]
@@ -49,7 +51,9 @@ pub fn with<T>(f: impl FnOnce(&mut Conns) -> T) -> T {
         }
         conns.released = false;
     }
+    IN_USE.fetch_add(1, Ordering::Relaxed);
     let out = f(&mut conns);
+    IN_USE.fetch_sub(1, Ordering::Relaxed);
     if let Ok(mut idle) = IDLE.lock() {
         idle.push(conns);
     }
@@ -66,4 +70,18 @@ pub fn release_idle() {
         }
         conns.released = true;
     }
+    crate::context::kept::forget();
+}
+
+/// Calls holding a connection now (the caller among them).
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether this call may take a second connection and a second core: the server's other calls
+/// leave a core free (fewer calls in progress, this one among them, than cores). Under the
+/// server's own load the calls do their halves in turn (as many calls as cores already use them
+/// all, and the kept threads are fewer than the calls); other processes' load is not asked
+/// about.
+pub fn core_free() -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    IN_USE.load(Ordering::Relaxed) < cores
 }

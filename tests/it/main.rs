@@ -25,6 +25,7 @@ mod install;
 mod json_shapes;
 mod llm_usage;
 mod mcp;
+mod mcp_kept;
 mod messages;
 mod onboard;
 mod paraphrase_fixtures;
