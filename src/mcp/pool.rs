@@ -51,9 +51,9 @@ pub fn with<T>(f: impl FnOnce(&mut Conns) -> T) -> T {
         }
         conns.released = false;
     }
-    IN_USE.fetch_add(1, Ordering::Relaxed);
+    let counted = InUse::enter();
     let out = f(&mut conns);
-    IN_USE.fetch_sub(1, Ordering::Relaxed);
+    drop(counted);
     if let Ok(mut idle) = IDLE.lock() {
         idle.push(conns);
     }
@@ -75,6 +75,22 @@ pub fn release_idle() {
 
 /// Calls holding a connection now (the caller among them).
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+/// One call counted in [`IN_USE`] until dropped (also when the call panics).
+struct InUse;
+
+impl InUse {
+    fn enter() -> InUse {
+        IN_USE.fetch_add(1, Ordering::Relaxed);
+        InUse
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        IN_USE.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 /// Whether this call may take a second connection and a second core: the server's other calls
 /// leave a core free (fewer calls in progress, this one among them, than cores). Under the
