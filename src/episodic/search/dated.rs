@@ -1,6 +1,6 @@
 //! A question that names a date lifts the messages written then.
 //!
-//! "What painting did Melanie show on October 13, 2023?", "what did we change in the parser in
+//! "What did we ship on October 13, 2023?", "what did we change in the parser in
 //! March": the date is not in the words of the message that answers, it is when the message was
 //! written. So a day, a month (with or without its year) or a year named in the query is a
 //! period, and among the best [`POOL`] candidates those written inside any named period are
