@@ -240,7 +240,8 @@ fn factor_bound(info: &super::index::DocInfo, uses: u32, here: bool, workspace_k
 /// A deadline that stops the scoring leaves no rules; one that stops the weighing leaves the
 /// rules weighed by then. Either is reported as cut (the `bool`).
 fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
-    // The workspace's rules: how many, and a sample that judges its stacks and its setting.
+    // A sample of the workspace's rules, which judges its stacks and its setting (empty: no rule
+    // was learned there).
     let workspace_rules = match (corpus_conn(corpus), req.workspace.as_deref()) {
         (Some(conn), Some(w)) => match in_time(workspace::sample(conn, w, WORKSPACE_SAMPLE))? {
             Some(sample) => sample,
