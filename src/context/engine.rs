@@ -249,7 +249,14 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
         },
         _ => Default::default(),
     };
-    let stacks = workspace_stacks(corpus, req.workspace.as_deref(), &workspace_rules);
+    let Some(stacks) = in_time(workspace_stacks(
+        corpus,
+        req.workspace.as_deref(),
+        &workspace_rules,
+    ))?
+    else {
+        return Ok((nothing_ranked(req), true));
+    };
     let options = rank::Options {
         min_relevance: req.min_relevance,
         limit: req.limit,
@@ -442,10 +449,15 @@ const WORKSPACE_SAMPLE: usize = 256;
 
 /// The stacks the task's workspace uses: its top-level files, and the sessions of the rules
 /// learned there (`sample`: at most [`WORKSPACE_SAMPLE`] of them, [`workspace::sample`]). Empty
-/// when unknown.
-fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>, sample: &[String]) -> Vec<String> {
+/// when unknown. A failed lookup is a warning (the directory's stacks remain); one stopped at the
+/// deadline is returned, for the caller to cut.
+fn workspace_stacks(
+    corpus: &Corpus,
+    workspace: Option<&str>,
+    sample: &[String],
+) -> Result<Vec<String>> {
     let Some(w) = workspace else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let mut stacks: std::collections::BTreeSet<String> =
         super::evidence::places::of_directory(std::path::Path::new(w), 200)
@@ -455,10 +467,11 @@ fn workspace_stacks(corpus: &Corpus, workspace: Option<&str>, sample: &[String])
     if let Some(conn) = corpus.conn() {
         match workspace::stacks_of(conn, sample) {
             Ok(found) => stacks.extend(found),
+            Err(e) if e.code == crate::store::INTERRUPTED => return Err(e),
             Err(e) => eprintln!("cm: warning: workspace stacks unknown: {}", e.message),
         }
     }
-    stacks.into_iter().collect()
+    Ok(stacks.into_iter().collect())
 }
 
 fn corpus_conn<'c>(corpus: &Corpus<'c>) -> Option<&'c Connection> {
