@@ -183,11 +183,21 @@ pub fn read_json_file(path: &Path) -> Result<Option<Value>> {
         Ok(Some(t)) => t,
         Ok(None) => return Ok(None),
         Err(e) => {
+            let hint = match e.kind() {
+                std::io::ErrorKind::FileTooLarge => {
+                    "a config file holds a few settings: remove or replace this one (for a repository's, check it out again from git)"
+                }
+                std::io::ErrorKind::InvalidInput => {
+                    "replace it with a regular JSON file, or remove it"
+                }
+                std::io::ErrorKind::InvalidData => "save it as UTF-8 JSON",
+                _ => "check the file's permissions",
+            };
             return Err(CmError::config(
                 "CONFIG_UNREADABLE",
                 format!("cannot read config file {}: {e}", path.display()),
             )
-            .hint("check the file's permissions"));
+            .hint(hint));
         }
     };
     if text.trim().is_empty() {

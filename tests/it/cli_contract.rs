@@ -651,3 +651,35 @@ fn config_values_are_validated_and_unknown_keys_warned() {
     // The typo changed nothing: the default multiplier (4) applied.
     assert_eq!(out.data()["bullet"]["effectiveScore"], -4.0);
 }
+
+/// A config file cm refuses to read says why in its hint: too large, not a regular file, not
+/// UTF-8 (the hint once blamed permissions for all of them).
+#[test]
+fn an_unreadable_config_file_gets_the_hint_for_its_cause() {
+    let env = Env::new();
+    let id = env.add("Always run the tests");
+    let config = env.data.join("config.json");
+    for (make, hint) in [
+        (
+            Box::new(|p: &std::path::Path| std::fs::write(p, " ".repeat(5 << 20)).unwrap())
+                as Box<dyn Fn(&std::path::Path)>,
+            "a few settings",
+        ),
+        (
+            Box::new(|p: &std::path::Path| std::fs::create_dir(p).unwrap()),
+            "regular JSON file",
+        ),
+        (
+            Box::new(|p: &std::path::Path| std::fs::write(p, [0xff, 0xfe, b'{']).unwrap()),
+            "UTF-8",
+        ),
+    ] {
+        let _ = std::fs::remove_file(&config);
+        let _ = std::fs::remove_dir(&config);
+        make(&config);
+        let out = env.cm(&["mark", &id, "--harmful"]).json().run().code(3);
+        let e = out.error_code("CONFIG_UNREADABLE");
+        let h = e["hint"].as_str().unwrap();
+        assert!(h.contains(hint), "{h}");
+    }
+}

@@ -1139,3 +1139,34 @@ fn context_hooks_answer_by_their_deadline_and_name_what_was_cut() {
         );
     }
 }
+
+/// A cloned repository's `.cass/playbook.yaml` can be made huge. The context hooks read at most
+/// 64 KiB of it (it once took them 10 s for 50 MB, and the personal rules were lost to the
+/// deadline): over that it is left out and named on stderr; `cm context` still reads it.
+#[test]
+fn a_huge_repo_playbook_is_left_out_of_the_hooks_not_waited_for() {
+    let env = world();
+    let (auth, _, _) = seed_auth_playbook(&env);
+    std::fs::create_dir_all(env.cwd.join(".cass")).unwrap();
+    let mut yaml = String::from("schema_version: 2\nname: repository\nbullets:\n");
+    for i in 0..1_000 {
+        yaml.push_str(&format!(
+            "  - id: b-repo{i:08}\n    content: Plan terraform workspace {i} before the drift check and review the lock file\n    category: infra\n"
+        ));
+    }
+    yaml.push_str("  - id: b-repolast\n    content: Run the quarkus native build with the reflection config\n    category: build\n");
+    assert!(yaml.len() > 64 << 10 && yaml.len() < 4 << 20);
+    std::fs::write(env.cwd.join(".cass/playbook.yaml"), &yaml).unwrap();
+    let prompt =
+        serde_json::json!({"cwd": env.cwd, "prompt": "the auth token refresh times out again"});
+    let out = env.hook("prompt", prompt.to_string()).run();
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains(&auth), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("playbook.yaml") && out.stderr.contains("at most 64 KiB"),
+        "{}",
+        out.stderr
+    );
+    let c = env.data_of(&["context", "quarkus native build reflection", "--no-history"]);
+    assert_eq!(ids(&c["relevantBullets"])[0], "b-repolast", "{c}");
+}
