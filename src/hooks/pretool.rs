@@ -129,9 +129,19 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
     ))
 }
 
+/// Warnings printed at most, per call: a junk file in a cloned repository can hold thousands of
+/// bad lines, and this runs on every tool call.
+const MAX_WARNINGS: usize = 5;
+
 fn warn(sources: &policy_file::Sources) {
-    for w in &sources.warnings {
+    for w in sources.warnings.iter().take(MAX_WARNINGS) {
         eprintln!("cm-pretool: warning: {w}");
+    }
+    let more = sources.warnings.len().saturating_sub(MAX_WARNINGS);
+    if more > 0 {
+        eprintln!(
+            "cm-pretool: warning: {more} more like these (`cm guard check <command>` lists every one)"
+        );
     }
 }
 

@@ -106,6 +106,26 @@ mod repository_files {
         }
     }
 
+    /// Thousands of junk lines once printed a warning each on every tool call (800 KB of
+    /// stderr for `ls`): the hook prints a few and counts the rest; `cm guard check` lists all.
+    #[test]
+    fn junk_lines_in_a_repository_traumas_file_are_warned_about_briefly() {
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
+        env.write(
+            "project/.cass/traumas.jsonl",
+            &"not a trauma line\n".repeat(2_000),
+        );
+        let out = env.pretool_within(&claude_bash("rm -rf /", &cwd), 10);
+        assert!(out.stdout.contains("deny"), "{}", out.stdout);
+        let warnings = out.stderr.lines().filter(|l| l.contains("warning")).count();
+        assert!(warnings <= 6, "{warnings} lines: {}", out.stderr);
+        assert!(out.stderr.contains("more like these"), "{}", out.stderr);
+        let all = env.cm(&["guard", "check", "ls", "--json"]).run();
+        let v: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
+        assert!(v["data"]["warnings"].as_array().unwrap().len() > 6, "{v}");
+    }
+
     #[test]
     fn a_huge_traumas_file_is_read_up_to_a_cap_and_indexed_once() {
         let env = Env::for_guard();
