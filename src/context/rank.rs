@@ -145,12 +145,14 @@ pub struct Options<'a> {
 }
 
 /// A rule's text for output. Rules of the personal store were redacted when they were written
-/// (every write path redacts); a repository file may have been edited by hand, so its rules are
-/// redacted again here. Redacting everything would compile the secret patterns on most calls
-/// (about 3 ms, measured), a seventh of the latency budget.
+/// (every write path redacts); a repository file may have been edited by hand, or written by
+/// whoever wrote the repository, so its rules are redacted again here and lose what reads like
+/// instructions to a model (tags, "ignore previous instructions"), in every output, not only
+/// the hooks'. Doing this to everything would compile the secret patterns on most calls (about
+/// 3 ms, measured), a seventh of the latency budget.
 pub fn shown_text(b: &Bullet, from_repo: bool) -> String {
     if from_repo {
-        crate::redact::redact(&b.content).0
+        super::sanitize::strip_instructions(&crate::redact::redact(&b.content).0)
     } else {
         b.content.clone()
     }
