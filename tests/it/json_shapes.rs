@@ -530,7 +530,8 @@ change.
 
 ";
 
-/// Two calls in the LLM ledger, written through its own API (what the client leaves behind).
+/// Two calls in the LLM ledger at the world's pinned time, written through its own API (what the
+/// client leaves behind).
 fn seed_llm_usage(env: &Env) {
     use cm::llm::ledger::{self, Ended, Pending};
     let store = cm::store::Store::open(&env.db()).unwrap();
@@ -538,7 +539,8 @@ fn seed_llm_usage(env: &Env) {
         let id = ledger::reserve(
             &store,
             &Pending {
-                at: cm::clock::now(),
+                // The world's pinned clock, not the real one: `usage --days 7` runs at NOW.
+                at: cm::clock::parse(NOW).unwrap(),
                 purpose: "reflect",
                 provider: "anthropic",
                 model: "claude-sonnet-4-20250514",
