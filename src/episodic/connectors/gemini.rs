@@ -1,4 +1,4 @@
-//! Gemini CLI chats: `$GEMINI_HOME` (else `~/.gemini`) `tmp/<project>/chats/session-*.json`, one
+//! Gemini CLI chats: `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`) `tmp/<project>/chats/session-*.json`, one
 //! JSON document per session (`sessionId, projectHash, startTime, lastUpdated, messages[]`), plus
 //! `session-*.jsonl` logs written one record per line by newer versions.
 //!
@@ -21,9 +21,13 @@ pub const SLUG: &str = crate::agent::Agent::Gemini.slug();
 
 pub struct Gemini;
 
-/// The `tmp` directory holding per-project chats: `$GEMINI_HOME/tmp` (or `$GEMINI_HOME/.gemini/tmp`
-/// when it points at a home directory), else `~/.gemini/tmp`.
+/// The `tmp` directory holding per-project chats: `$GEMINI_CLI_HOME/.gemini/tmp` (Gemini CLI's
+/// home is `$GEMINI_CLI_HOME`, else the user's), else cm's older `$GEMINI_HOME/tmp` (or
+/// `$GEMINI_HOME/.gemini/tmp` when it points at a home directory), else `~/.gemini/tmp`.
 pub fn tmp_root(at: &Places) -> PathBuf {
+    if let Some(home) = at.var("GEMINI_CLI_HOME") {
+        return home.join(".gemini/tmp");
+    }
     match at.var("GEMINI_HOME") {
         Some(h) if !h.join("tmp").is_dir() && h.join(".gemini/tmp").is_dir() => {
             h.join(".gemini/tmp")
