@@ -4,6 +4,7 @@
 
 mod harness;
 
+mod agents;
 mod assoc;
 mod cli_contract;
 mod concurrency;
