@@ -5,4 +5,5 @@
 //! (`tests/agents/fake_model.py`) with the HOME cm's installer wrote.
 
 mod clis;
+mod injected;
 mod install;
