@@ -14,26 +14,41 @@
 /// `src/app/session_start.rs`).
 const CM_HEADERS: &[&str] = &["Related past records (cm):", "cm memory for "];
 
-const OPEN: &str = "<hook_context>";
-const CLOSE: &str = "</hook_context>";
+/// Blocks an agent wraps injected text in: hooks' context, and Gemini CLI's own description of
+/// the environment (`<session_context>`, which Gemini itself never treats as the user's words).
+const WRAPPERS: &[(&str, &str)] = &[
+    ("<hook_context>", "</hook_context>"),
+    ("<session_context>", "</session_context>"),
+];
 
 /// `text` without injected context, or `None` when it holds none (the common case, no copy).
 pub fn strip(text: &str) -> Option<String> {
-    if !text.contains(OPEN) && !CM_HEADERS.iter().any(|h| text.contains(h)) {
+    if !WRAPPERS.iter().any(|(open, _)| text.contains(open))
+        && !CM_HEADERS.iter().any(|h| text.contains(h))
+    {
         return None;
     }
+    let mut out = text.to_string();
+    for (open, close) in WRAPPERS {
+        out = without_blocks(&out, open, close);
+    }
+    let out = strip_cm_blocks(&out);
+    (out != text).then(|| out.trim().to_string())
+}
+
+/// `text` without its `open`…`close` blocks (an unclosed one runs to the end).
+fn without_blocks(text: &str, open: &str, close: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find(OPEN) {
+    while let Some(at) = rest.find(open) {
         out.push_str(&rest[..at]);
-        rest = match rest[at..].find(CLOSE) {
-            Some(end) => &rest[at + end + CLOSE.len()..],
+        rest = match rest[at..].find(close) {
+            Some(end) => &rest[at + end + close.len()..],
             None => "",
         };
     }
     out.push_str(rest);
-    let out = strip_cm_blocks(&out);
-    (out != text).then(|| out.trim().to_string())
+    out
 }
 
 /// Remove each block that starts with a line opening with one of cm's headers, through the last
@@ -77,6 +92,8 @@ mod tests {
         let text =
             "<hook_context>a</hook_context>fix it<hook_context>b</hook_context> now<hook_context>c";
         assert_eq!(strip(text).as_deref(), Some("fix it now"));
+        let text = "<session_context>\nThis is the Gemini CLI. OS: linux\n</session_context>";
+        assert_eq!(strip(text).as_deref(), Some(""));
     }
 
     #[test]
