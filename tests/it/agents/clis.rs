@@ -321,6 +321,55 @@ fn claude(version: &str) {
         ran
     };
     guard_context_and_index(&env, "claude", true, &run_once);
+
+    // A failed tool call reaches the index through the transcript (a `tool_result` with
+    // `is_error`), which is why cm hooks no PostToolUseFailure: the end-of-turn and session-end
+    // indexing already record it.
+    let model = FakeModel::start(&env, &json!({"action": "shell", "command": FAILING}));
+    run_once(&model);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !failure_indexed(&env) {
+        assert!(
+            Instant::now() < deadline,
+            "the failed command never reached the index as a failure"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    drop(model);
+
+    if supports {
+        // `onFailure: block`: a guard that cannot run (cm moved away) blocks the call instead of
+        // letting it through.
+        let settings = env.home.join(".claude/settings.json");
+        let mut v = read_json(&settings);
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!("/nonexistent/cm-pretool");
+        std::fs::write(&settings, v.to_string()).unwrap();
+        let model = FakeModel::start(&env, &destructive());
+        let ran = run_once(&model);
+        assert!(
+            env.home.join("important/keep.txt").exists(),
+            "a guard that could not run let `{DESTRUCTIVE}` through: {ran:?}"
+        );
+    }
+}
+
+const FAILING: &str = "ls /definitely-missing-dir-for-cm";
+
+/// Whether an indexed Claude session holds the failed command's result marked as an error.
+fn failure_indexed(env: &Env) -> bool {
+    let d = env.cm(&["history", "sessions"]).json().run().data();
+    d["sessions"].as_array().into_iter().flatten().any(|s| {
+        let id = s["sessionId"].as_str().unwrap_or("");
+        let shown = env.cm(&["history", "show", id]).json().run();
+        shown.code == 0
+            && shown.data()["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|m| {
+                    m["isError"] == true && m["text"].to_string().contains("definitely-missing")
+                })
+    })
 }
 
 fn read_json(p: &Path) -> Value {
