@@ -9,7 +9,9 @@ It speaks just enough of three APIs for a CLI to run one scripted tool call and 
 The scenario (a JSON file, argument 1) says what the "model" does, one step per turn:
   {"action": "shell", "command": "rm -rf target"}      run a shell command
   {"action": "write", "path": "/abs/file", "content": "..."}   write a file
-  {"action": "call", "name": "write_stdin", "arguments": {...}}   call a tool by name (Responses)
+  {"action": "call", "name": "write_stdin", "arguments": {...}}   call a tool by name; the
+      string "$SESSION" in an argument becomes the number of the last "session ID N" a tool
+      output reported (Codex's open terminal sessions)
   {"action": "text"}                                   just answer
 or {"steps": [action, action, ...]}: step N is taken once the conversation holds N tool results.
 The tool is the CLI's own (Bash / run_shell_command / exec_command or shell; Write / write_file /
@@ -203,8 +205,13 @@ def responses_action(body):
     action = act.get("action", "text")
     n = results + 1
     if action == "call" and act["name"] in tools:
+        args = json.dumps(act.get("arguments", {}))
+        if '"$SESSION"' in args:
+            import re
+            found = re.findall(r"session ID (\d+)", json.dumps(body.get("input") or []))
+            args = args.replace('"$SESSION"', found[-1] if found else "0")
         return {"type": "function_call", "name": act["name"],
-                "arguments": json.dumps(act.get("arguments", {})), "call_id": "call_fake_%d" % n}
+                "arguments": args, "call_id": "call_fake_%d" % n}
     if action == "shell":
         cmd = act["command"]
         if "exec_command" in tools:

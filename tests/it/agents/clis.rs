@@ -569,3 +569,65 @@ fn codex_0_171_runs_cms_hooks_once_the_user_trusts_them() {
     // only shell commands.
     guard_context_and_index(&env, "codex", false, &run_once);
 }
+
+/// A Codex world whose hooks run (trusted by flag: the TUI approval is shown above) and a way to
+/// run `codex exec` once against a model.
+fn codex_exec(env: &Env, bin: &Path, model: &FakeModel) -> Ran {
+    codex_config(env, model);
+    let mut cmd = env.command(bin);
+    cmd.args([
+        "exec",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--skip-git-repo-check",
+    ])
+    .arg("--dangerously-bypass-hook-trust")
+    .arg(PROMPT)
+    .env("FAKE_OPENAI_KEY", "x");
+    run(cmd)
+}
+
+#[test]
+#[ignore = "needs guard branch: the guard judging Codex patches (issue 31, item 4)"]
+fn codex_patches_to_protected_paths_are_blocked() {
+    let Some(bin) = cli("codex-0.171.0", "codex") else {
+        return;
+    };
+    let env = world();
+    install_hooks(&env, "codex", &[]);
+    // Codex applies a patch the model sends as a shell command itself (the hook sees `Bash`
+    // with the patch in the command), or through its apply_patch tool where the model has one.
+    let patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: protected/notes.txt\n+changed\n*** End Patch\nEOF\n";
+    let model = FakeModel::start(&env, &json!({"action": "shell", "command": patch}));
+    let ran = codex_exec(&env, &bin, &model);
+    assert!(
+        !env.cwd.join("protected/notes.txt").exists(),
+        "a Codex patch wrote a protected file: {ran:?}"
+    );
+    assert!(model.sent(DENIED), "{ran:?}");
+}
+
+#[test]
+#[ignore = "needs guard branch: interactive shells under Codex (issue 31, item 5)"]
+fn codex_keystrokes_into_an_open_shell_cannot_bypass_the_guard() {
+    let Some(bin) = cli("codex-0.171.0", "codex") else {
+        return;
+    };
+    let env = world();
+    install_hooks(&env, "codex", &[]);
+    // Open a bare shell, then type the destructive command into it: Codex fires no hook for
+    // write_stdin, so the shell must be refused when it is opened.
+    let model = FakeModel::start(
+        &env,
+        &json!({"steps": [
+            {"action": "call", "name": "exec_command", "arguments": {"cmd": "bash", "tty": true}},
+            {"action": "call", "name": "write_stdin",
+             "arguments": {"session_id": "$SESSION", "chars": format!("{DESTRUCTIVE}\n"), "yield_time_ms": 2000}}
+        ]}),
+    );
+    let ran = codex_exec(&env, &bin, &model);
+    assert!(
+        env.home.join("important/keep.txt").exists(),
+        "`{DESTRUCTIVE}` typed into an open shell ran: {ran:?}"
+    );
+    assert!(model.sent(DENIED), "{ran:?}");
+}
