@@ -156,6 +156,9 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
                 let _ = writeln!(human);
                 for c in &report.changes {
                     let _ = writeln!(human, "  {} {} -> {}", c.action, c.event, c.command);
+                    if let (true, Some(from)) = (c.action == "moved", &c.previous) {
+                        let _ = writeln!(human, "    (was {from})");
+                    }
                 }
             }
             if let Some(b) = &report.backup {
