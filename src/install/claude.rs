@@ -51,17 +51,39 @@ pub fn entry(kind: HookKind) -> Option<Entry> {
 }
 
 /// Whether `claude --version` (the Claude Code on PATH) reports a version that honours
-/// `onFailure`. No Claude Code on PATH, or an answer that is not a version: no.
+/// `onFailure`. No Claude Code on PATH, no answer within 10 s, or an answer that is not a
+/// version: no.
 pub fn installed_supports_on_failure() -> bool {
-    std::process::Command::new("claude")
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let Ok(mut child) = Command::new("claude")
         .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| parse_version(&String::from_utf8_lossy(&o.stdout)))
-        .is_some_and(|v| v >= ON_FAILURE_SINCE)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return false;
+            }
+        }
+    };
+    let mut out = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        let _ = stdout.read_to_string(&mut out);
+    }
+    status.success() && parse_version(&out).is_some_and(|v| v >= ON_FAILURE_SINCE)
 }
 
 /// `2.1.332 (Claude Code)` -> (2, 1, 332).
