@@ -41,4 +41,5 @@ mod rule_signals;
 mod secrets;
 mod starters;
 mod store_faults;
+mod store_files;
 mod workspaces;

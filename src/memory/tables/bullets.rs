@@ -20,8 +20,12 @@ fn doc_of(b: &Bullet) -> Result<String> {
 }
 
 fn parse_doc(id: &str, doc: &str) -> Result<Bullet> {
-    serde_json::from_str(doc)
-        .map_err(|e| CmError::internal(format!("stored bullet {id} is unreadable: {e}")))
+    serde_json::from_str(doc).map_err(|e| {
+        crate::store::corrupt_row(
+            &crate::paths::db_path(),
+            &format!("rule {id} is unreadable: {e}"),
+        )
+    })
 }
 
 fn type_str(t: FeedbackType) -> &'static str {
