@@ -42,4 +42,5 @@ mod secrets;
 mod starters;
 mod store_faults;
 mod store_files;
+mod store_history;
 mod workspaces;
