@@ -42,4 +42,6 @@ mod rule_signals;
 mod secrets;
 mod starters;
 mod store_faults;
+mod store_files;
+mod store_history;
 mod workspaces;
