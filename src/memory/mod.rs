@@ -7,6 +7,7 @@ pub mod formats;
 pub mod new_rule;
 pub mod playbook;
 pub mod repo_file;
+pub mod safety;
 pub mod scoring;
 pub mod tables;
 pub mod topic_index;
