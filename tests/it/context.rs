@@ -978,15 +978,25 @@ fn secrets_in_a_hand_edited_repository_playbook_never_reach_the_output() {
     assert!(text.contains("KEYPLACEHOLDER"));
     let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
     std::fs::write(&yaml, text.replace("KEYPLACEHOLDER", secret)).unwrap();
-    let out = env.stdout_of(&["context", "staging deploy key rotation", "--json"]);
-    assert!(out.contains("rotate it monthly"), "{out}");
+    // A rule carrying a credential is left out whole (named on stderr), not shown redacted.
+    let run = env
+        .cm(&["context", "staging deploy key rotation", "--json"])
+        .run()
+        .ok();
+    let out = run.stdout;
+    assert!(!out.contains("rotate it monthly"), "{out}");
+    assert!(
+        run.stderr.contains("left out: it would carry a credential"),
+        "{}",
+        run.stderr
+    );
     assert!(!out.contains(secret), "{out}");
     let hook = hook(
         &env,
         "prompt",
         &serde_json::json!({"cwd": env.cwd, "prompt": "how do we rotate the staging deploy key?"}),
     );
-    assert!(hook.contains("rotate it monthly"), "{hook}");
+    assert!(!hook.contains("rotate it monthly"), "{hook}");
     assert!(!hook.contains(secret), "{hook}");
     // Text that reads like instructions to a model is dropped from the repository's rules in
     // `cm context --json` too (an agent reads it), not only in the hooks.

@@ -78,7 +78,7 @@ static PATTERNS: Lazy<Vec<(Regex, &'static str)>> = Lazy::new(|| {
             "it claims to be a new system prompt",
         ),
         (
-            r"(?m)(?:^|#{1,6})\s*(?:[>*_\[(|-]\s*)*(?:system|assistant|user|human|developer)(?:\s+(?:prompt|message|note|instructions?|override))?\s*[\])*_|]*\s*:".into(),
+            r"(?m)(?:^|#{1,6}|[:.!?;]\s|\*\*|__)\s*(?:[>*_\[(|-]\s*)*(?:system|assistant|user|human|developer)(?:\s+(?:prompt|message|note|instructions?|override))?\s*[\])*_|]*\s*:".into(),
             "it imitates a chat role header",
         ),
         (
