@@ -58,7 +58,7 @@ pub fn untrusted(rules: Vec<Bullet>, who: &str, deadline: Option<Instant>) -> Ve
     let total = rules.len();
     let mut out = Vec::with_capacity(total);
     let mut refused = 0;
-    for (i, mut b) in rules.into_iter().enumerate() {
+    for (i, b) in rules.into_iter().enumerate() {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             eprintln!(
                 "{who}: {} repository rule(s) not checked before the deadline are left out",
