@@ -85,7 +85,7 @@ impl<'a> Playbook<'a> {
                 if let Err(e) = &loaded {
                     eprintln!("cm: warning: {}; its rules are left out", e.message);
                 }
-                loaded
+                loaded.map(|rules| repo_file::untrusted(rules, "cm: warning", None))
             })
             .as_deref()
     }

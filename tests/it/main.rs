@@ -31,6 +31,7 @@ mod messages;
 mod onboard;
 mod paraphrase_fixtures;
 mod playbook;
+mod poison;
 mod project;
 mod quickstart;
 mod ranking;
