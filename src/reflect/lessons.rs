@@ -11,6 +11,7 @@
 use super::delta::{Delta, LessonKind};
 use super::fixes::{self, Fix, base};
 use super::phrasing;
+use super::said;
 use super::transcript::{Step, Transcript};
 
 /// Rule ids named in an inline comment or a "following b-..." remark.
@@ -245,13 +246,8 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
             situation,
         });
     };
-    for (line, text) in t.user_texts() {
-        if text.contains(super::OWN_CALL_MARKER) {
-            continue;
-        }
-        for d in phrasing::directives(text) {
-            push_rule(&mut out, d.rule, d.lesson, None, line);
-        }
+    for s in said::read(t, workspace).0 {
+        push_rule(&mut out, s.rule, s.lesson, None, s.line);
     }
     for f in fixes::failures(t) {
         if f.trivial {
@@ -284,7 +280,9 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
     };
     for step in &t.steps {
         match step {
-            Step::Agent { line, text } => feedback(&mut out, *line, text),
+            Step::Agent { line, text } | Step::User { line, text } => {
+                feedback(&mut out, *line, text)
+            }
             Step::Tool(run) if run.is_edit() => feedback(&mut out, run.line, &run.added),
             _ => {}
         }
