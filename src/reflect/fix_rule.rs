@@ -48,6 +48,21 @@ fn failed_step(command: &str) -> String {
 /// The rule `f` teaches, or `None` when its fix is no lesson. `reason`: the agent's account.
 pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Option<String> {
     let fix = f.fix.as_ref()?;
+    // A loop, a remote command or a long chain is a script, not a step a rule can name.
+    let scripted = |c: &str| {
+        let w = gist::words(c);
+        w.first().is_some_and(|p| p == "ssh")
+            || w.iter()
+                .any(|x| ["for", "while", "do", "done", "if", "then", "fi"].contains(&x.as_str()))
+            || gist::doing(c).len() > 3
+    };
+    let steps = match fix {
+        Fix::Step { first } => first.clone(),
+        _ => Vec::new(),
+    };
+    if scripted(&f.command) || steps.iter().any(|s| scripted(s)) {
+        return None;
+    }
     let failed = failed_step(&f.command);
     let head = match fix {
         Fix::Step { first } => {
@@ -134,6 +149,7 @@ mod tests {
             cause: gist::error(output),
             fix: Some(fix),
             trivial: false,
+            fixed_at: 2,
         }
     }
 

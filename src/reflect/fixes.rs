@@ -17,6 +17,8 @@ pub struct Failure {
     pub fix: Option<Fix>,
     /// Passed on a plain re-run, or failed for a typo: nothing to learn.
     pub trivial: bool,
+    /// The line of the run that passed (0: none did).
+    pub fixed_at: i64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -185,6 +187,7 @@ pub fn failures(t: &Transcript) -> Vec<Failure> {
                 cause: super::gist::error(&run.output),
                 fix: None,
                 trivial: typo,
+                fixed_at: 0,
             });
             continue;
         };
@@ -199,6 +202,7 @@ pub fn failures(t: &Transcript) -> Vec<Failure> {
             cause: super::gist::error(&run.output),
             fix,
             trivial,
+            fixed_at: later[p].line,
         });
     }
     out
@@ -233,7 +237,7 @@ fn diagnose(
     if let Some(at) = passed.iter().position(|s| super::gist::base_of(s) == key) {
         let firsts: Vec<String> = passed[..at]
             .iter()
-            .filter(|s| !failed.contains(s))
+            .filter(|s| !failed.contains(s) && !moves_work(s))
             .map(|s| super::gist::show(s))
             .collect();
         let fixer = passed[..at].iter().any(|s| {
@@ -267,8 +271,14 @@ fn diagnose(
             }
             added.push(w.clone());
         }
-        // Other file or test arguments are another run, not a fix.
+        // Other file or test arguments are another run, not a fix; `--abort` undoes the step.
         added.retain(|w| w.starts_with('-') || w.contains('=') || !w.contains('/'));
+        if added
+            .iter()
+            .any(|w| ["--abort", "--continue", "--skip", "--quit"].contains(&w.as_str()))
+        {
+            return (None, true);
+        }
         if !added.is_empty() && edit_distance(&added.join(" "), "") > 2 {
             return (
                 Some(Fix::Command {
@@ -303,7 +313,7 @@ fn diagnose(
         }
         for s in super::gist::doing(c) {
             let shown = super::gist::show(&s);
-            if super::gist::base_of(&s) != key && !steps.contains(&shown) {
+            if super::gist::base_of(&s) != key && !steps.contains(&shown) && !moves_work(&s) {
                 steps.push(shown);
             }
         }
@@ -313,6 +323,14 @@ fn diagnose(
     } else {
         (Some(Fix::Step { first: steps }), false)
     }
+}
+
+/// Steps that move the work around (git, copies) rather than set something up.
+fn moves_work(step: &[String]) -> bool {
+    let base = super::gist::base_of(step);
+    let program = base.split_whitespace().next().unwrap_or("");
+    (program == "git" && !["git submodule", "git lfs"].contains(&base.as_str()))
+        || ["cp", "mv", "kill", "pkill", "cd"].contains(&program)
 }
 
 /// Of several steps run before a command passed, those the agent names afterwards (its account

@@ -186,11 +186,21 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
             situation,
         });
     };
-    for s in said::read(t, workspace).0 {
+    let (said, objections) = said::read(t, workspace);
+    for s in said {
         push_rule(&mut out, s.rule, s.lesson, None, s.line);
     }
     for f in fixes::failures(t) {
         if f.trivial {
+            continue;
+        }
+        // The user objected to the run that passed ("stop. never delete the lockfile"): what
+        // made it pass is what not to do.
+        let next_user = t
+            .user_texts()
+            .map(|(line, _)| line)
+            .find(|line| *line > f.fixed_at);
+        if next_user.is_some_and(|l| objections.iter().any(|o| o.line == l)) {
             continue;
         }
         let reason = explanation(t, f.line);

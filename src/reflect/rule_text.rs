@@ -242,28 +242,39 @@ fn head(s: &str, max: usize) -> Option<String> {
     best.map(|i| s[..i].to_string())
 }
 
-/// The rule for a lesson's sentences: the first whole (or its head), then the others that fit.
+/// The rule for a lesson's sentences: what to do first (the sentences that state the rule, then
+/// those that explain it) as far as [`MAX`] allows, in the order the user said them.
 pub fn compose(sentences: &[Sentence], referent: Option<&str>) -> Option<String> {
-    let mut parts: Vec<String> = Vec::new();
+    let texts: Vec<(usize, String, bool)> = sentences
+        .iter()
+        .filter(|s| !s.marker)
+        .map(|s| {
+            (
+                clean(s, referent),
+                s.general || s.directive || s.why.is_some() || s.prohibition,
+            )
+        })
+        .filter(|(t, _)| t.split_whitespace().count() >= 2)
+        .enumerate()
+        .map(|(i, (t, rule))| (i, t, rule))
+        .collect();
+    let mut chosen: Vec<(usize, String)> = Vec::new();
     let mut len = 0;
-    for s in sentences {
-        let text = clean(s, referent);
-        if text.split_whitespace().count() < 2 {
-            continue;
-        }
-        let room = MAX.saturating_sub(len + 2 + usize::from(parts.is_empty()));
-        let Some(piece) = head(&text, room) else {
-            if parts.is_empty() {
-                return None;
+    for pass in [true, false] {
+        for (i, text, states_rule) in &texts {
+            if *states_rule != pass || chosen.iter().any(|(_, t)| t.eq_ignore_ascii_case(text)) {
+                continue;
             }
-            continue;
-        };
-        if parts.iter().any(|p| p.eq_ignore_ascii_case(&piece)) {
-            continue;
+            let room = MAX.saturating_sub(len + 2 + usize::from(chosen.is_empty()));
+            let Some(piece) = head(text, room) else {
+                continue;
+            };
+            len += piece.chars().count() + 2;
+            chosen.push((*i, piece));
         }
-        len += piece.chars().count() + 2;
-        parts.push(piece);
     }
+    chosen.sort_by_key(|(i, _)| *i);
+    let parts: Vec<String> = chosen.into_iter().map(|(_, t)| t).collect();
     let first = parts.first()?;
     let mut rule = capitalised(first);
     for p in &parts[1..] {
@@ -274,8 +285,7 @@ pub fn compose(sentences: &[Sentence], referent: Option<&str>) -> Option<String>
         rule.push('`');
     }
     rule.push('.');
-    let words: Vec<String> = rule.split_whitespace().map(|w| w.to_lowercase()).collect();
-    let vague = words.len() < 3 || !super::phrasing::specific(&rule);
+    let vague = rule.split_whitespace().count() < 3 || !super::phrasing::specific(&rule);
     (!vague && !has_word(&rule.to_lowercase(), "yet")).then_some(rule)
 }
 

@@ -86,24 +86,21 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
     let opens_local = read
         .iter()
         .find(|s| !s.chatter)
-        .is_some_and(|s| s.local && !s.general);
-    let carries = read
-        .iter()
-        .any(|s| !s.local && !s.chatter && (s.general || s.why.is_some()));
-    if opens_local || !carries {
+        .is_some_and(|s| s.pointing && !s.general);
+    let teaches = |s: &Sentence| {
+        !s.local && !s.chatter && (s.general || s.why.is_some() || (objection && s.prohibition))
+    };
+    if opens_local || !read.iter().any(teaches) {
         return (Vec::new(), objection, false);
     }
-    let start = read
-        .iter()
-        .position(|s| !s.local && !s.chatter && (s.general || s.why.is_some()))
-        .unwrap_or(0);
+    let start = read.iter().position(teaches).unwrap_or(0);
     let mut kept: Vec<Sentence> = Vec::new();
     for s in read.into_iter().skip(start) {
         if s.local || s.chatter {
             continue;
         }
         let follows = !kept.is_empty();
-        if s.general || s.why.is_some() || (follows && (s.directive || objection)) {
+        if teaches(&s) || (follows && (s.directive || objection)) {
             kept.push(s);
         } else if follows && rule_text::is_reason(&s.text) {
             kept.push(s);
@@ -158,9 +155,28 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| f.to_string())
         });
-        let Some(rule) = rule_text::compose(&kept, referent.as_deref()) else {
+        let Some(mut rule) = rule_text::compose(&kept, referent.as_deref()) else {
             continue;
         };
+        // "yes, always dev locally" right after `dbt run`: the command is the situation.
+        if let Some(command) = before.and_then(|r| r.command.as_deref())
+            && rule.len() < 70
+            && !rule.contains('`')
+        {
+            let base = super::gist::base(command);
+            let program = base.split_whitespace().next().unwrap_or("");
+            if program.len() >= 2
+                && !super::gist::doing(command).is_empty()
+                && !rule.to_lowercase().contains(&program.to_lowercase())
+            {
+                let mut c = rule.chars();
+                let first: String = c
+                    .next()
+                    .map(|f| f.to_lowercase().collect())
+                    .unwrap_or_default();
+                rule = format!("When running `{base}`: {first}{}", c.as_str());
+            }
+        }
         if said.iter().any(|s| s.rule.eq_ignore_ascii_case(&rule)) {
             continue;
         }

@@ -24,6 +24,14 @@ pub struct Sentence {
     pub local: bool,
     /// Thanks, greetings, moods and jokes.
     pub chatter: bool,
+    /// Forbids something named ("don't put tags blocks on resources"): after an objection, a
+    /// rule even without a word of generality.
+    pub prohibition: bool,
+    /// Points at something in this conversation ("the other file", "not that one"): the whole
+    /// message is about finding the place.
+    pub pointing: bool,
+    /// Only marks the objection ("that's not how we do it here"): not part of the rule's text.
+    pub marker: bool,
 }
 
 /// Words that open a sentence without carrying its meaning; the `bool` says it objects.
@@ -72,7 +80,53 @@ const OPENERS: &[(&str, bool)] = &[
     ("oh and", false),
     ("this again", true),
     ("same thing", false),
+    ("while you're in there", false),
+    ("while you're at it", false),
+    ("oh wait", false),
 ];
+
+/// Misspellings of the words reflection reads, and the word meant.
+const TYPOS: &[(&str, &str)] = &[
+    ("alwyas", "always"),
+    ("allways", "always"),
+    ("alwasy", "always"),
+    ("awlays", "always"),
+    ("alway", "always"),
+    ("nver", "never"),
+    ("nevr", "never"),
+    ("insted", "instead"),
+    ("instaed", "instead"),
+    ("isntead", "instead"),
+    ("dont", "don't"),
+    ("dosnt", "doesn't"),
+    ("doesnt", "doesn't"),
+    ("acros", "across"),
+    ("shoud", "should"),
+];
+
+/// `text` with the misspellings of [`TYPOS`] corrected (the rule is written from it too).
+pub fn corrected(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let lower = word.to_lowercase();
+        match TYPOS.iter().find(|(t, _)| *t == lower) {
+            Some((_, right)) => out.push_str(right),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '\'' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
 
 /// Phrases that tie a sentence to this conversation: it holds no rule for later sessions.
 const LOCAL: &[&str] = &[
@@ -120,8 +174,25 @@ const LOCAL: &[&str] = &[
     "same approach as",
     "don't forget",
     "this one too",
-    "while you're at it",
-    "while you're in there",
+    "for this spec",
+    "for this file",
+    "for this test",
+    "for this task",
+    "for this ticket",
+    "for this branch",
+];
+
+/// Phrases that point at something in this conversation.
+const POINTING: &[&str] = &[
+    "the other ",
+    "second option",
+    "second one",
+    "first option",
+    "first one",
+    "third one",
+    "not that one",
+    "not this one",
+    "the last one",
 ];
 
 /// Marks of a mood, a joke or thanks: the sentence is not a rule even when it says "always".
@@ -520,6 +591,7 @@ fn habit_adverb(lower: &str) -> bool {
 
 /// Read one sentence.
 pub fn read(sentence: &str) -> Sentence {
+    let sentence = corrected(sentence);
     let (s, objection) = strip_openers(sentence.trim());
     let (s, preamble_general) = strip_preamble(s);
     let (s, objection2) = strip_openers(s);
@@ -597,7 +669,23 @@ pub fn read(sentence: &str) -> Sentence {
             || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))
             || here
             || only);
+    let pointing = POINTING.iter().any(|p| lower.contains(p))
+        || lower.starts_with("that one")
+        || lower.starts_with("this one");
+    let prohibition = [
+        "don't ", "do not ", "never ", "no ", "not ", "stop ", "avoid ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+        && !lower.split_whitespace().skip(1).take(3).any(|w| {
+            ["it", "that", "this", "them", "anything", "yet"]
+                .contains(&w.trim_matches(|c: char| !c.is_alphanumeric()))
+        });
+    let marker = lower.starts_with("that's not how") || lower.starts_with("that is not how");
     Sentence {
+        prohibition,
+        pointing,
+        marker,
         text: s.trim().to_string(),
         general,
         objection: objection || objection2 || lower.starts_with("that's not how") || why.is_some(),
