@@ -27,10 +27,12 @@ What counts (all case-insensitive):
 - **top-3**: a correct rule (or the seed rule of a helpful inline lesson) is among the first 3 of
   `cm context FOLLOWUP_TASK --workspace CWD` (CWD: the session's working directory); the same
   for the unrelated task is reported as a leak (lower is better);
-- **rules from lesson-free sessions**: live rules whose provenance names a `none` session;
+- **rules from lesson-free sessions**: live rules made from a `none` session (the first session
+  their provenance names); a rule made elsewhere that a `none` session restated (the same
+  mistake again, which gives the rule a helpful mark and a source) is counted apart;
 - **states a lesson**: a new live rule correct for some lesson of a session it names;
-- **duplicates merged**: proposals the curator folded into an existing rule (`duplicate`,
-  `near-duplicate`), and rules per learned lesson (one lesson should be one rule).
+- **duplicates merged**: proposals folded into an existing rule (`duplicate`, `near-duplicate`,
+  `restated`), and lessons left with more than one rule (one lesson should be one rule).
 
 usage: bench/reflect_corpus.py --bin target/release/cm --home DIR --key FILE [--seed seed.yaml]
                                [--json] [--strict] [--keep DIR] [--top 3]
@@ -194,7 +196,7 @@ def score(a, cm, key, sessions, before, after, outs):
                 marks[(fb.get("rule"), fb.get("type"))].add(name)
         for s in data.get("sessions") or []:
             for p in s.get("proposed") or []:
-                if str(p.get("outcome", "")).startswith(("duplicate", "near-duplicate")):
+                if str(p.get("outcome", "")).startswith(("duplicate", "near-duplicate", "restated")):
                     merged += 1
 
     rows = []
@@ -231,7 +233,11 @@ def score(a, cm, key, sessions, before, after, outs):
     n = len(rows)
     learned = sum(r["learned"] for r in rows)
     top = sum(r["top"] for r in rows)
-    from_free = [{"id": b["id"], "content": b["content"]} for b in live_new.values() if provenance(b) & none_sessions]
+    # A rule is made by the first session it names; later ones restated it (one lesson, one rule).
+    first = lambda b: provenance({"sourceSessions": (b.get("sourceSessions") or [])[:1]})  # noqa: E731
+    from_free = [{"id": b["id"], "content": b["content"]} for b in live_new.values() if first(b) & none_sessions]
+    restated_free = [{"id": b["id"], "content": b["content"]} for b in after.values()
+                     if not first(b) & none_sessions and provenance(b) & none_sessions]
     shell = [b for b in live_new.values() if replays_shell(b["content"])]
     states = []
     for b in live_new.values():
@@ -253,6 +259,7 @@ def score(a, cm, key, sessions, before, after, outs):
         "unrelatedTop3": sum(r["leak"] for r in rows),
         "rulesAdded": total,
         "rulesFromLessonFree": len(from_free),
+        "restatedInLessonFree": len(restated_free),
         "statesLessonPct": pct(len(states), total),
         "replayedShellPct": pct(len(shell), total),
         "duplicatesMerged": merged,
@@ -263,7 +270,7 @@ def score(a, cm, key, sessions, before, after, outs):
     summary["targetsMet"] = (summary["learnedPct"] >= TARGETS["learned"] and summary["top3Pct"] >= TARGETS["top3"]
                              and not from_free and summary["statesLessonPct"] >= TARGETS["statesLesson"]
                              and summary["replayedShellPct"] <= TARGETS["replayedShell"])
-    detail = {"lessons": rows, "fromLessonFree": from_free,
+    detail = {"lessons": rows, "fromLessonFree": from_free, "restatedInLessonFree": restated_free,
               "replayedShell": [b["content"] for b in shell],
               "notALesson": [b["content"] for b in live_new.values() if b not in states]}
     return summary, detail

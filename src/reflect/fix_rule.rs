@@ -60,7 +60,7 @@ pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Optio
         Fix::Step { first } => first.clone(),
         _ => Vec::new(),
     };
-    if scripted(&f.command) || steps.iter().any(|s| scripted(s)) {
+    if scripted(&f.command) || steps.iter().any(|s| scripted(s) || s.trim().is_empty()) {
         return None;
     }
     let failed = failed_step(&f.command);
@@ -117,7 +117,10 @@ pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Optio
             format!("When `{failed}` fails, fix it {what}")
         }
     };
-    let because = reason.map(|r| format!(" ({})", lower_first(r).replace('`', "'")));
+    // The agent's account, when it reads as one clause (not a fragment cut at a file's dot).
+    let because = reason
+        .filter(|r| r.len() <= 100 && !r.contains(['`', '\'', '"', '(']))
+        .map(|r| format!(" ({})", lower_first(r)));
     let cause = f
         .cause
         .as_ref()

@@ -191,6 +191,13 @@ pub fn failures(t: &Transcript) -> Vec<Failure> {
             });
             continue;
         };
+        // A second failure on the way to the same pass is the same episode.
+        if out
+            .iter()
+            .any(|f| base(&f.command) == key && f.fixed_at == later[p].line)
+        {
+            continue;
+        }
         let pass_cmd = later[p].command.clone().unwrap_or_default();
         let between = &later[..p];
         let (fix, trivial) = diagnose(cmd, &run.output, &pass_cmd, between, &runs[..i]);

@@ -190,6 +190,13 @@ pub fn looks(step: &[String]) -> bool {
     if LOOKING.contains(&program) {
         return true;
     }
+    if program == "docker"
+        && step[at + 1..]
+            .iter()
+            .any(|w| ["ps", "logs", "inspect", "images", "config"].contains(&w.as_str()))
+    {
+        return true;
+    }
     let sub = step[at + 1..]
         .iter()
         .find(|w| !w.starts_with('-'))
@@ -235,6 +242,20 @@ pub fn base(command: &str) -> String {
 
 /// A step as a rule quotes it: a long one without its file arguments, at most 70 characters.
 pub fn show(step: &[String]) -> String {
+    // A variable's long or secret value held once: the name is the lesson.
+    let step: Vec<String> = step
+        .iter()
+        .map(|w| match w.split_once('=') {
+            Some((k, v))
+                if is_assignment(w)
+                    && (v.contains("[REDACTED") || (v.contains("://") && v.contains('@'))) =>
+            {
+                format!("{k}=…")
+            }
+            _ => w.clone(),
+        })
+        .collect();
+    let step = step.as_slice();
     let mut kept: Vec<&str> = step.iter().map(String::as_str).collect();
     if kept.join(" ").len() > 50 {
         let at = program_at(step);
@@ -276,7 +297,9 @@ pub fn shown(command: &str) -> String {
 /// when the telling line is an assertion (the test's expected value is no lesson to quote).
 pub fn error(output: &str) -> Option<String> {
     let line = super::fixes::error_line(output);
-    let l = line.trim_start_matches(['│', '|', '>', ' ', 'E']).trim();
+    let l = line.trim_start_matches(['│', '|', '>', ' ']);
+    // pytest marks its error lines with "E   ".
+    let l = l.strip_prefix("E ").unwrap_or(l).trim();
     let lower = l.to_lowercase();
     if l.is_empty()
         || lower.starts_with("assert")

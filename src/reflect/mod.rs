@@ -19,6 +19,7 @@ pub mod lessons;
 pub mod llm_pass;
 pub mod phrasing;
 pub mod privacy;
+pub mod restate;
 pub mod rule_text;
 pub mod safety;
 pub mod said;

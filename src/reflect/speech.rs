@@ -605,7 +605,7 @@ pub fn read(sentence: &str) -> Sentence {
                     || lower.starts_with(&format!("{g} "))
                     || lower.starts_with(&format!("{g}!"))
             });
-    let local = LOCAL.iter().any(|p| lower.contains(p))
+    let local = LOCAL.iter().any(|p| has_word(&lower, p.trim()))
         || has_word(&lower, "yet")
         || lower.starts_with("that one")
         || lower.starts_with("this one");
@@ -626,7 +626,7 @@ pub fn read(sentence: &str) -> Sentence {
         "using only",
     ]
     .iter()
-    .any(|p| lower.contains(p))
+    .any(|p| has_word(&lower, p.trim()))
         || ([" only.", " only,", " only;"]
             .iter()
             .any(|p| lower.contains(p))
@@ -669,7 +669,7 @@ pub fn read(sentence: &str) -> Sentence {
             || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))
             || here
             || only);
-    let pointing = POINTING.iter().any(|p| lower.contains(p))
+    let pointing = POINTING.iter().any(|p| has_word(&lower, p.trim()))
         || lower.starts_with("that one")
         || lower.starts_with("this one");
     let prohibition = [
