@@ -56,7 +56,7 @@ pub fn inject(req: &SessionStartRequest) -> Result<HookAnswer> {
         }
     }
     let task = guess.join(" ");
-    let repo = crate::memory::repo_file::readable_in(cwd, "cm hook session-start");
+    let repo = crate::memory::repo_file::readable_in(cwd, "cm hook session-start", deadline);
     let scoring = crate::config::Scoring::default();
     let engine_req = Request {
         task: &task,

@@ -34,7 +34,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     if !dir.exists() {
         created.push(dir.display().to_string());
     }
-    std::fs::create_dir_all(&dir).map_err(|e| CmError::io(&dir, "create data directory", &e))?;
+    crate::private::create_dir(&dir).map_err(|e| CmError::io(&dir, "create data directory", &e))?;
 
     let cfg_path = paths::global_config_path();
     let defaults =
@@ -72,6 +72,18 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         let now = clock::now_rfc3339();
         let mut added = Vec::new();
         for b in &mut bullets {
+            // A user starter is a file anyone could have handed over: its rules pass the
+            // playbook's safety check like every other way in.
+            if let Some(why) = crate::memory::safety::refusal(&b.content) {
+                eprintln!(
+                    "cm: warning: starter {name}: rule \"{}\" skipped: {why}",
+                    crate::context::sanitize::clip(
+                        &crate::context::sanitize::clean(&b.content),
+                        80
+                    )
+                );
+                continue;
+            }
             if rows::find_by_content(store, &b.content)?.is_some() {
                 continue;
             }

@@ -69,8 +69,8 @@ fn log_file(name: &str) -> Option<std::fs::File> {
         return None;
     }
     let logs = dir.join("logs");
-    std::fs::create_dir_all(&logs).ok()?;
-    std::fs::OpenOptions::new()
+    crate::private::create_dir(&logs).ok()?;
+    crate::private::open_options(&logs)
         .create(true)
         .append(true)
         .open(logs.join(name))

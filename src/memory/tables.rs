@@ -6,3 +6,4 @@
 
 pub mod bullets;
 pub mod outcomes;
+pub mod revisions;

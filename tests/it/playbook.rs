@@ -364,18 +364,22 @@ fn bad_batches_add_nothing() {
 #[test]
 fn secrets_never_reach_the_playbook() {
     let env = Env::new();
-    let d = env
+    // A rule that would need redaction is refused whole, not stored redacted.
+    let out = env
         .cm(&[
             "add",
             "Deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
         ])
         .json()
         .run()
-        .ok()
-        .data();
-    let content = d["bullet"]["content"].as_str().unwrap();
-    assert!(!content.contains("ghp_abcdef"), "{content}");
-    assert!(content.contains("REDACTED"), "{content}");
+        .code(2);
+    out.error_code("RULE_REFUSED");
+    assert!(!out.stdout.contains("ghp_abcdef"), "{}", out.stdout);
+    let list = env.stdout_of(&["playbook", "list", "--json"]);
+    assert!(
+        !list.contains("ghp_abcdef") && !list.contains("REDACTED"),
+        "{list}"
+    );
 }
 
 #[test]
