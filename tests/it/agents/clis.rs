@@ -485,29 +485,30 @@ fn approve_codex_hooks_in_the_tui(env: &Env, bin: &Path) -> bool {
     let screen = || {
         String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &session]).stdout).into_owned()
     };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !screen().contains("Trust all and continue") {
-        if Instant::now() > deadline {
-            let s = screen();
-            tmux(&["kill-server"]);
-            panic!("Codex never asked to review the hooks:\n{s}");
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
     // The dialog: 1. Review hooks, 2. Trust all and continue, 3. Continue without trusting.
-    tmux(&["send-keys", "-t", &session, "Down", "Enter"]);
+    // Keys are sent as the screen shows the dialog ready for them (on a loaded machine it may
+    // draw before it reads keys), until Codex has saved the trust.
     let config = env.home.join(".codex/config.toml");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !std::fs::read_to_string(&config)
-        .unwrap_or_default()
-        .contains("trusted_hash")
-    {
+    let trusted = || {
+        std::fs::read_to_string(&config)
+            .unwrap_or_default()
+            .contains("trusted_hash")
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !trusted() {
+        let s = screen();
         if Instant::now() > deadline {
-            let s = screen();
             tmux(&["kill-server"]);
             panic!("Codex saved no hook trust:\n{s}");
         }
-        std::thread::sleep(Duration::from_millis(250));
+        if s.contains("› 2. Trust all and continue") {
+            tmux(&["send-keys", "-t", &session, "Enter"]);
+        } else if s.contains("› 3. Continue without trusting") {
+            tmux(&["send-keys", "-t", &session, "Up"]);
+        } else if s.contains("Trust all and continue") {
+            tmux(&["send-keys", "-t", &session, "Down"]);
+        }
+        std::thread::sleep(Duration::from_millis(1000));
     }
     tmux(&["kill-server"]);
     true
