@@ -97,7 +97,12 @@ impl CmServer {
                 .expect("the semaphore stays open");
             tokio::task::spawn_blocking(move || {
                 let _held = (permit, worker);
-                let out = work(&roots);
+                // Last line of defence: whatever a call read (a session's title, a snippet, a
+                // diary entry) leaves with no secret in any field.
+                let out = work(&roots).map(|mut v| {
+                    crate::redact::redact_json(&mut v);
+                    v
+                });
                 finished.fetch_add(1, Ordering::Relaxed);
                 out
             })

@@ -39,6 +39,7 @@ mod reflect_input;
 mod rule_health;
 mod rule_signals;
 mod secrets;
+mod secrets_planted;
 mod starters;
 mod store_faults;
 mod store_files;
