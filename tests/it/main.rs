@@ -30,6 +30,7 @@ mod messages;
 mod onboard;
 mod paraphrase_fixtures;
 mod playbook;
+mod precommit_text;
 mod project;
 mod quickstart;
 mod ranking;
