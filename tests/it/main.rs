@@ -41,6 +41,7 @@ mod rule_health;
 mod rule_signals;
 mod secrets;
 mod secrets_planted;
+mod serve_hostile;
 mod starters;
 mod store_faults;
 mod store_files;
