@@ -1,7 +1,7 @@
 //! Secret detection and redaction, shared by everything that stores or shows text taken from
 //! sessions: the index, the playbook, the diary, context output and the pre-commit scan.
 //!
-//! Patterns ([`patterns`], about fifty kinds) cover private key blocks; cloud keys and tokens
+//! Patterns ([`patterns`], sixty kinds) cover private key blocks; cloud keys and tokens
 //! (AWS keys and session tokens, Azure storage keys and SAS signatures, Google, DigitalOcean,
 //! Alibaba, Terraform Cloud, Pulumi, Vault, Doppler); VCS and registry tokens (GitHub, GitLab,
 //! npm, PyPI, Docker Hub, Hugging Face); payment keys (Stripe keys and webhook secrets, Square,
@@ -9,7 +9,10 @@
 //! Twilio, Shopify, Linear, Atlassian, New Relic, Postman, Grafana, Databricks); AI keys
 //! (Anthropic, OpenAI); bearer and basic auth headers, JWTs, URLs with passwords (database URLs
 //! included, `redis://:pw@` too), `age` keys, and password-like assignments (`.env` lines,
-//! YAML/JSON keys, quoted passphrases). Each match is replaced by `[REDACTED:<kind>]`, and
+//! YAML/JSON keys, quoted passphrases), secrets given to clients as flag values, credential
+//! files (`.netrc`, `.pgpass`, kubeconfig key data) and passphrases said in prose; runs of base64
+//! that decode to text holding a secret are redacted whole ([`wrapped`]). Each match is
+//! replaced by `[REDACTED:<kind>]`, and
 //! counted. Hashes, commit ids, UUIDs, lockfile integrity strings and base64 images carry no
 //! such context and are left alone (the tests hold a corpus of both).
 
