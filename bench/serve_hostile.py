@@ -80,6 +80,7 @@ def main():
     ap.add_argument("--sessions", type=int, default=5000)
     ap.add_argument("--slow", type=int, default=64)
     ap.add_argument("--calls", type=int, default=40)
+    ap.add_argument("--max-sessions", type=int, default=64, help="the server's --max-sessions")
     a = ap.parse_args()
     data = tempfile.mkdtemp(prefix="cm-serve-hostile-")
     subprocess.run([a.bin, "init"], env=dict(os.environ, CASS_MEMORY_HOME=data, HOME=data),
@@ -87,7 +88,7 @@ def main():
     print(f"binary: {a.bin}")
 
     # 1. Sessions.
-    p, host, port = start(a.bin, data, ["--session-idle", "3"])
+    p, host, port = start(a.bin, data, ["--session-idle", "3", "--max-sessions", str(a.max_sessions)])
     time.sleep(0.5)
     base = rss_mb(p.pid)
     refused = 0

@@ -12,8 +12,7 @@
 //! YAML/JSON keys, quoted passphrases), secrets given to clients as flag values, credential
 //! files (`.netrc`, `.pgpass`, kubeconfig key data) and passphrases said in prose; runs of base64
 //! that decode to text holding a secret are redacted whole ([`wrapped`]). Each match is
-//! replaced by `[REDACTED:<kind>]`, and
-//! counted. Hashes, commit ids, UUIDs, lockfile integrity strings and base64 images carry no
+//! replaced by `[REDACTED:<kind>]`, and counted. Hashes, commit ids, UUIDs, lockfile integrity strings and base64 images carry no
 //! such context and are left alone (the tests hold a corpus of both).
 
 mod patterns;

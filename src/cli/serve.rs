@@ -25,7 +25,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1_048_576, value_parser = clap::value_parser!(u64).range(1024..=67_108_864))]
     pub max_body: u64,
     /// MCP sessions kept at most; a new one past this closes the least recently used.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_sessions: u32,
     /// Seconds an unused MCP session lives before it is closed and its memory freed.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
