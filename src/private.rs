@@ -67,6 +67,27 @@ pub fn tighten(path: &Path) {
     }
 }
 
+/// Refuse `path` as a transcript when it is (or, through a symlink, resolves to) a file in the
+/// data directory: the store, the server's token, the config. Reflecting on one would copy it
+/// into the index, where a search reads it back.
+pub fn refuse_as_transcript(path: &Path) -> crate::error::Result<()> {
+    let data = crate::paths::data_dir();
+    let data = std::fs::canonicalize(&data).unwrap_or(data);
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if !real.starts_with(&data) {
+        return Ok(());
+    }
+    Err(crate::error::CmError::usage(
+        "PATH_IN_DATA_DIR",
+        format!(
+            "{} is in cm's data directory ({}), which holds the store, the server's token and the config, never a session log",
+            path.display(),
+            data.display()
+        ),
+    )
+    .hint("pass the transcript file the agent wrote (under ~/.claude, ~/.codex, ~/.gemini, ...)"))
+}
+
 fn euid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() }

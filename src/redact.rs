@@ -1,7 +1,7 @@
 //! Secret detection and redaction, shared by everything that stores or shows text taken from
 //! sessions: the index, the playbook, the diary, context output and the pre-commit scan.
 //!
-//! Patterns ([`patterns`], about fifty kinds) cover private key blocks; cloud keys and tokens
+//! Patterns ([`patterns`], sixty kinds) cover private key blocks; cloud keys and tokens
 //! (AWS keys and session tokens, Azure storage keys and SAS signatures, Google, DigitalOcean,
 //! Alibaba, Terraform Cloud, Pulumi, Vault, Doppler); VCS and registry tokens (GitHub, GitLab,
 //! npm, PyPI, Docker Hub, Hugging Face); payment keys (Stripe keys and webhook secrets, Square,
@@ -9,11 +9,14 @@
 //! Twilio, Shopify, Linear, Atlassian, New Relic, Postman, Grafana, Databricks); AI keys
 //! (Anthropic, OpenAI); bearer and basic auth headers, JWTs, URLs with passwords (database URLs
 //! included, `redis://:pw@` too), `age` keys, and password-like assignments (`.env` lines,
-//! YAML/JSON keys, quoted passphrases). Each match is replaced by `[REDACTED:<kind>]`, and
-//! counted. Hashes, commit ids, UUIDs, lockfile integrity strings and base64 images carry no
+//! YAML/JSON keys, quoted passphrases), secrets given to clients as flag values, credential
+//! files (`.netrc`, `.pgpass`, kubeconfig key data) and passphrases said in prose; runs of base64
+//! that decode to text holding a secret are redacted whole ([`wrapped`]). Each match is
+//! replaced by `[REDACTED:<kind>]`, and counted. Hashes, commit ids, UUIDs, lockfile integrity strings and base64 images carry no
 //! such context and are left alone (the tests hold a corpus of both).
 
 mod patterns;
+mod wrapped;
 
 use once_cell::sync::{Lazy, OnceCell};
 use patterns::{Hint, SOURCES, Then};
@@ -272,8 +275,30 @@ pub struct Finding {
     pub end: usize,
 }
 
-/// Every secret in `text`, non-overlapping, in order.
+/// Every secret in `text`, non-overlapping, in order: what the patterns see, and runs of base64
+/// that decode to text holding a secret ([`wrapped`]).
 pub fn find(text: &str) -> Vec<Finding> {
+    let mut out = find_plain(text);
+    for (start, end) in wrapped::runs(text) {
+        if out.iter().any(|f| start < f.end && f.start < end) {
+            continue;
+        }
+        let hides = wrapped::decode_text(&text[start..end])
+            .is_some_and(|decoded| !find_plain(&decoded).is_empty());
+        if hides {
+            out.push(Finding {
+                kind: "base64-wrapped-secret",
+                start,
+                end,
+            });
+        }
+    }
+    out.sort_by_key(|f| f.start);
+    out
+}
+
+/// What the patterns find in `text` as it is.
+fn find_plain(text: &str) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     // JSON-escaped text (`...\nAGE-SECRET-KEY-1...`) is scanned with its `\n`, `\r`, `\t`
     // escapes as spaces, same length, so word boundaries hold where the newline was.
@@ -297,6 +322,12 @@ pub fn find(text: &str) -> Vec<Finding> {
             if (kind == "password-assignment" || kind == "bearer-token")
                 && !plausible_value(kind, m.as_str(), quoted.is_some() || env_line)
             {
+                continue;
+            }
+            if FLAG_VALUES.contains(&kind) && is_placeholder(m.as_str()) {
+                continue;
+            }
+            if kind == "aws-secret-key-nearby" && !mixed_case(m.as_str()) {
                 continue;
             }
             if out.iter().any(|f| m.start() < f.end && f.start < m.end()) {
@@ -332,6 +363,27 @@ fn plausible_value(kind: &str, v: &str, literal: bool) -> bool {
     !(kind == "password-assignment" && is_code_identifier(v))
 }
 
+/// Kinds whose value follows a flag or a header name: `$VAR` and `<your-key>` are not secrets.
+const FLAG_VALUES: &[&str] = &[
+    "sshpass-password",
+    "curl-user-password",
+    "registry-login-password",
+    "redis-password",
+    "cli-secret-flag",
+    "api-key-header",
+    "netrc-password",
+    "pgpass-line",
+];
+
+/// Random key material has both cases and a digit or symbol; a word, a path or a hex hash does
+/// not.
+fn mixed_case(v: &str) -> bool {
+    v.bytes().any(|b| b.is_ascii_uppercase())
+        && v.bytes().any(|b| b.is_ascii_lowercase())
+        && v.bytes()
+            .any(|b| b.is_ascii_digit() || b == b'/' || b == b'+')
+}
+
 /// `text` with every secret replaced by `[REDACTED:<kind>]`, and how many were replaced.
 pub fn redact(text: &str) -> (String, usize) {
     let findings = find(text);
@@ -349,6 +401,24 @@ pub fn redact(text: &str) -> (String, usize) {
     }
     out.push_str(&text[last..]);
     (out, findings.len())
+}
+
+/// Every string in `value` (object keys left as they are) redacted in place; returns how many
+/// secrets were replaced. For documents stored or sent whole (a diary entry, a tool result).
+pub fn redact_json(value: &mut serde_json::Value) -> usize {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            let (out, n) = redact(s);
+            if n > 0 {
+                *s = out;
+            }
+            n
+        }
+        Value::Array(items) => items.iter_mut().map(redact_json).sum(),
+        Value::Object(map) => map.values_mut().map(redact_json).sum(),
+        _ => 0,
+    }
 }
 
 #[cfg(test)]

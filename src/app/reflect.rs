@@ -514,7 +514,7 @@ fn session(
         title: s.title.as_deref(),
         now: &req.now,
     };
-    let mut entry = diary::write(&t, &about, &deltas, related);
+    let mut entry = diary::redacted(diary::write(&t, &about, &deltas, related));
     let refined_before = tables::llm_refined(store, &s.agent, &s.session_id)?;
     if !req.dry_run && (req.force || !refined_before) {
         llm_pass(

@@ -55,6 +55,9 @@ pub struct TaskRequest {
     /// The caller is long-running (a server): task-independent derived data is kept between
     /// calls ([`crate::context::kept`]).
     pub keep_derived: bool,
+    /// When the answer is due (a server's request timeout): the rules and history are cut
+    /// there, so work nobody waits for any more stops.
+    pub deadline: Option<Instant>,
 }
 
 /// The answer and how it was reached.
@@ -159,7 +162,7 @@ pub fn answer_with(
             .filter(|o| o.issue.is_none())
             .map(|o| (o, cfg.semantic_weight)),
         db_path: (!req.history_on_store).then_some(store.path.as_path()),
-        deadline: None,
+        deadline: req.deadline,
         keep: req.keep_derived,
     };
     let prepared = started.elapsed();

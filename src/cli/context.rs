@@ -94,6 +94,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         },
         history_on_store: false,
         keep_derived: false,
+        deadline: None,
     };
     let out = task_context::answer(ctx.store()?, ctx.loaded()?, &req)?;
     let mut answer = out.answer;

@@ -64,6 +64,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             // directory is not a transcript.
             let meta =
                 std::fs::metadata(path).map_err(|e| CmError::io(path, "read session file", &e))?;
+            crate::private::refuse_as_transcript(path)?;
             if !meta.is_file() {
                 return Err(CmError::usage(
                     "INVALID_ARGUMENT",

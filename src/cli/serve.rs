@@ -24,6 +24,12 @@ pub struct Args {
     /// Largest request body accepted, in bytes (larger: HTTP 413).
     #[arg(long, default_value_t = 1_048_576, value_parser = clap::value_parser!(u64).range(1024..=67_108_864))]
     pub max_body: u64,
+    /// MCP sessions kept at most; a new one past this closes the least recently used.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_sessions: u32,
+    /// Seconds an unused MCP session lives before it is closed and its memory freed.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub session_idle: u64,
     #[command(flatten)]
     pub server: ServerArgs,
 }
@@ -35,6 +41,10 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         port: args.port,
         token_env: args.token_env.clone(),
         max_body: args.max_body as usize,
+        sessions: mcp::SessionBounds {
+            max: args.max_sessions as usize,
+            idle: std::time::Duration::from_secs(args.session_idle),
+        },
     };
     if args.server.check {
         let ip = mcp::bind_address(&http.host)?;

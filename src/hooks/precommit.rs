@@ -30,6 +30,9 @@ pub fn run(_args: &[String]) -> i32 {
             "core.quotepath=off",
             "diff",
             "--cached",
+            // Every file as text: a `.gitattributes` `binary` or `-diff`, a NUL byte or a
+            // UTF-16 encoding would otherwise hide the whole file behind "Binary files differ".
+            "--text",
             "-U0",
             "--no-color",
             "--no-ext-diff",
@@ -58,7 +61,7 @@ pub fn run(_args: &[String]) -> i32 {
         }
         return 0;
     }
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = diff::as_text(&out.stdout);
     let lines = diff::added_lines(&text);
     if lines.is_empty() {
         return 0;
@@ -69,6 +72,44 @@ pub fn run(_args: &[String]) -> i32 {
         return 0;
     }
     report(&cwd, &found)
+}
+
+/// `guard.allowSecrets` as the user set it, and what a repository may add to it.
+///
+/// The user's config (the global file) may allow anything. A repository's `.cass/config.json`
+/// comes with the code being committed, so it may only name single known values, by
+/// fingerprint (a fake key its tests commit): a glob from it (`"*"`, `"**/.env"`) would let the
+/// user's own secrets through, and is ignored with a warning.
+fn allowed_entries(cwd: &Path) -> crate::error::Result<Vec<String>> {
+    let entries = |path: &Path| -> crate::error::Result<Vec<String>> {
+        let Some(value) = crate::config::read_json_file(path)? else {
+            return Ok(Vec::new());
+        };
+        let guard = value.get("guard").cloned().unwrap_or_default();
+        let g: GuardConfig = serde_json::from_value(guard).map_err(|e| {
+            crate::error::CmError::config(
+                "CONFIG_INVALID",
+                format!("invalid \"guard\" section in {}: {e}", path.display()),
+            )
+        })?;
+        Ok(g.allow_secrets)
+    };
+    let mut out = entries(&crate::paths::global_config_path())?;
+    if let Some(dir) = crate::paths::repo_cass_dir(cwd) {
+        let path = dir.join(crate::paths::CONFIG_FILE);
+        for e in entries(&path)? {
+            if findings::is_fingerprint(&e) {
+                out.push(e);
+            } else {
+                eprintln!(
+                    "cm-precommit: {}: ignoring guard.allowSecrets {e:?}: a repository may allow a known value by its fingerprint, never a file pattern (set patterns in {})",
+                    path.display(),
+                    crate::paths::global_config_path().display()
+                );
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Asked only after `git diff --cached` failed, so a clean run costs one git process.
@@ -132,29 +173,18 @@ fn file_traumas(cwd: &Path) -> Vec<FileTrauma> {
 
 /// Print every finding; exit 1 when any is not allowed by config.
 fn report(cwd: &Path, found: &[Finding]) -> i32 {
-    let (allow, config_note) = match crate::config::load_quiet(cwd) {
-        Ok(loaded) => match loaded.section::<GuardConfig>("guard") {
-            Ok(g) => {
-                let (list, warnings) = AllowList::new(&g.allow_secrets);
-                for w in warnings {
-                    eprintln!("cm-precommit: {w}");
-                }
-                (list, loaded.global_path.display().to_string())
+    let config_note = crate::paths::global_config_path().display().to_string();
+    let allow = match allowed_entries(cwd) {
+        Ok(entries) => {
+            let (list, warnings) = AllowList::new(&entries);
+            for w in warnings {
+                eprintln!("cm-precommit: {w}");
             }
-            Err(e) => {
-                eprintln!("cm-precommit: {}; no finding is allowed", e.message);
-                (
-                    AllowList::new(&[]).0,
-                    loaded.global_path.display().to_string(),
-                )
-            }
-        },
+            list
+        }
         Err(e) => {
             eprintln!("cm-precommit: {}; no finding is allowed", e.message);
-            (
-                AllowList::new(&[]).0,
-                crate::paths::global_config_path().display().to_string(),
-            )
+            AllowList::new(&[]).0
         }
     };
     let mut blocked = 0;

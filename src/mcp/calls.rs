@@ -15,14 +15,23 @@ use crate::app::task_context::{self, TaskRequest};
 use crate::context::engine::history_job;
 use crate::context::render;
 use crate::error::{CmError, Result};
+use crate::store::deadline;
 use serde_json::{Value, json};
 use std::path::Path;
+use std::time::Instant;
 
-/// `cm WORDS --json` in `cwd`, its `data`.
-fn command(words: Vec<String>, cwd: &Path) -> Result<Value> {
+/// `cm WORDS --json` in `cwd`, its `data`; its statements stop at `due`.
+fn command(words: Vec<String>, cwd: &Path, due: Instant) -> Result<Value> {
     pool::with(|conns| {
+        let _ = conns.store(); // opened here so the deadline holds; run_in reports a failure
+        if let Some(s) = conns.store.as_mut() {
+            let _ = deadline::install(&mut s.conn, due);
+        }
         let (out, store) = crate::cli::run_in(&words, cwd, conns.store.take());
         conns.store = store;
+        if let Some(s) = conns.store.as_mut() {
+            let _ = deadline::clear(&mut s.conn);
+        }
         out
     })
 }
@@ -38,18 +47,18 @@ fn words(list: &[&str]) -> Vec<String> {
     list.iter().map(|w| w.to_string()).collect()
 }
 
-pub fn run(call: Call, roots: &Roots) -> Result<Value> {
+pub fn run(call: Call, roots: &Roots, due: Instant) -> Result<Value> {
     match call {
-        Call::Context(a) => context(a, roots),
-        Call::Feedback(a) => feedback(a, roots),
-        Call::Outcome(a) => outcome(a, roots),
-        Call::Search(a) => search(a, roots),
-        Call::Reflect(a) => reflect(a, roots),
-        Call::Guard(a) => guard(a, roots),
+        Call::Context(a) => context(a, roots, due),
+        Call::Feedback(a) => feedback(a, roots, due),
+        Call::Outcome(a) => outcome(a, roots, due),
+        Call::Search(a) => search(a, roots, due),
+        Call::Reflect(a) => reflect(a, roots, due),
+        Call::Guard(a) => guard(a, roots, due),
     }
 }
 
-fn context(a: tools::ContextArgs, roots: &Roots) -> Result<Value> {
+fn context(a: tools::ContextArgs, roots: &Roots, due: Instant) -> Result<Value> {
     tools::check_range("limit", a.limit, 1, 100)?;
     tools::check_range("history", a.history, 0, 50)?;
     let cwd = roots.workspace(a.workspace.as_deref())?;
@@ -65,31 +74,49 @@ fn context(a: tools::ContextArgs, roots: &Roots) -> Result<Value> {
         // the kept thread's pooled one is used when a core is free (below).
         history_on_store: true,
         keep_derived: true,
+        deadline: Some(due),
         ..TaskRequest::default()
     };
     pool::with(|conns| {
-        let store = conns.store()?;
-        let out = if pool::core_free() {
-            // History on a kept thread with a pooled connection of its own, beside the rules.
-            let beside = |ask: history_job::Ask| {
-                super::beside::run(move || {
-                    pool::with(|conns| {
-                        let store = conns.store().ok()?;
-                        Some(history_job::run(&store.conn, &ask))
-                    })
-                })
-            };
-            task_context::answer_with(store, Some(&beside), &loaded, &req)?
-        } else {
-            task_context::answer(store, &loaded, &req)?
-        };
-        let mut answer = out.answer;
-        let budget = render::trim(&mut answer, out.budget_chars);
-        Ok(render::to_json(&req.task, &answer, &budget))
+        conns.store()?;
+        if let Some(s) = conns.store.as_mut() {
+            let _ = deadline::install(&mut s.conn, due);
+        }
+        let out = answer_context(conns, &loaded, &req);
+        if let Some(s) = conns.store.as_mut() {
+            let _ = deadline::clear(&mut s.conn);
+        }
+        out
     })
 }
 
-fn feedback(a: tools::FeedbackArgs, roots: &Roots) -> Result<Value> {
+/// The context for `req` on the call's connection (history beside it when a core is free).
+fn answer_context(
+    conns: &mut pool::Conns,
+    loaded: &crate::config::Loaded,
+    req: &TaskRequest,
+) -> Result<Value> {
+    let store = conns.store()?;
+    let out = if pool::core_free() {
+        // History on a kept thread with a pooled connection of its own, beside the rules.
+        let beside = |ask: history_job::Ask| {
+            super::beside::run(move || {
+                pool::with(|conns| {
+                    let store = conns.store().ok()?;
+                    Some(history_job::run(&store.conn, &ask))
+                })
+            })
+        };
+        task_context::answer_with(store, Some(&beside), loaded, req)?
+    } else {
+        task_context::answer(store, loaded, req)?
+    };
+    let mut answer = out.answer;
+    let budget = render::trim(&mut answer, out.budget_chars);
+    Ok(render::to_json(&req.task, &answer, &budget))
+}
+
+fn feedback(a: tools::FeedbackArgs, roots: &Roots, due: Instant) -> Result<Value> {
     let cwd = roots.workspace(a.workspace.as_deref())?;
     let verdict = match (a.helpful.unwrap_or(false), a.harmful.unwrap_or(false)) {
         (true, false) => "--helpful",
@@ -105,10 +132,10 @@ fn feedback(a: tools::FeedbackArgs, roots: &Roots) -> Result<Value> {
     flag(&mut w, "reason", a.reason.as_deref());
     flag(&mut w, "session", a.session.as_deref());
     w.extend(["--".into(), a.bullet_id]);
-    command(w, &cwd)
+    command(w, &cwd, due)
 }
 
-fn outcome(a: tools::OutcomeArgs, roots: &Roots) -> Result<Value> {
+fn outcome(a: tools::OutcomeArgs, roots: &Roots, due: Instant) -> Result<Value> {
     let cwd = roots.workspace(a.workspace.as_deref())?;
     let status = match a.outcome {
         OutcomeStatus::Success => "success",
@@ -125,15 +152,15 @@ fn outcome(a: tools::OutcomeArgs, roots: &Roots) -> Result<Value> {
     flag(&mut w, "session", Some(&a.session_id));
     flag(&mut w, "summary", a.summary.as_deref());
     w.extend(["--".into(), status.into(), a.rules_used.join(",")]);
-    let recorded = command(w, &cwd)?;
+    let recorded = command(w, &cwd, due)?;
     if !a.apply.unwrap_or(false) {
         return Ok(recorded);
     }
-    let applied = command(words(&["outcome-apply"]), &cwd)?;
+    let applied = command(words(&["outcome-apply"]), &cwd, due)?;
     Ok(json!({"outcome": recorded["outcome"], "applied": applied}))
 }
 
-fn search(a: tools::SearchArgs, roots: &Roots) -> Result<Value> {
+fn search(a: tools::SearchArgs, roots: &Roots, due: Instant) -> Result<Value> {
     tools::check_range("limit", a.limit, 1, 100)?;
     if a.query.trim().is_empty() {
         return Err(CmError::usage("EMPTY_QUERY", "the query is empty"));
@@ -151,7 +178,7 @@ fn search(a: tools::SearchArgs, roots: &Roots) -> Result<Value> {
         let mut w = words(&["similar"]);
         flag(&mut w, "limit", Some(limit));
         w.extend(["--".into(), a.query.clone()]);
-        out.insert("playbook".into(), command(w, &cwd)?);
+        out.insert("playbook".into(), command(w, &cwd, due)?);
     }
     if scope != Scope::Playbook {
         let mut w = words(&["history", "search"]);
@@ -160,12 +187,12 @@ fn search(a: tools::SearchArgs, roots: &Roots) -> Result<Value> {
         flag(&mut w, "agent", a.agent.as_deref());
         flag(&mut w, "workspace", workspace.as_ref().map(|p| p.display()));
         w.extend(["--".into(), a.query.clone()]);
-        out.insert("history".into(), command(w, &cwd)?);
+        out.insert("history".into(), command(w, &cwd, due)?);
     }
     Ok(Value::Object(out))
 }
 
-fn reflect(a: tools::ReflectArgs, roots: &Roots) -> Result<Value> {
+fn reflect(a: tools::ReflectArgs, roots: &Roots, due: Instant) -> Result<Value> {
     tools::check_range("days", a.days, 1, 3650)?;
     tools::check_range("maxSessions", a.max_sessions, 1, 200)?;
     let mut w = words(&["reflect", "--no-llm"]);
@@ -190,26 +217,27 @@ fn reflect(a: tools::ReflectArgs, roots: &Roots) -> Result<Value> {
     if a.dry_run.unwrap_or(true) {
         w.push("--dry-run".into());
     }
-    command(w, &roots.dirs()[0])
+    command(w, &roots.dirs()[0], due)
 }
 
-fn guard(a: tools::GuardArgs, roots: &Roots) -> Result<Value> {
+fn guard(a: tools::GuardArgs, roots: &Roots, due: Instant) -> Result<Value> {
     let cwd = roots.workspace(a.cwd.as_deref())?;
     command(
         vec!["guard".into(), "check".into(), "--".into(), a.command],
         &cwd,
+        due,
     )
 }
 
 /// A resource's JSON text.
-pub fn resource(uri: &str, roots: &Roots) -> Result<Value> {
+pub fn resource(uri: &str, roots: &Roots, due: Instant) -> Result<Value> {
     let cwd = &roots.dirs()[0];
     match uri {
-        "cm://playbook" => command(words(&["playbook", "list"]), cwd),
-        "cm://stats" => command(words(&["stats"]), cwd),
+        "cm://playbook" => command(words(&["playbook", "list"]), cwd, due),
+        "cm://stats" => command(words(&["stats"]), cwd, due),
         _ => match uri.strip_prefix("cm://diary/") {
             Some(id) if !id.is_empty() && !id.contains('/') => {
-                command(words(&["diary", "show", "--", id]), cwd)
+                command(words(&["diary", "show", "--", id]), cwd, due)
             }
             _ => Err(
                 CmError::usage("RESOURCE_NOT_FOUND", format!("no resource {uri}"))

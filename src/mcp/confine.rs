@@ -55,7 +55,9 @@ impl Roots {
         self.inside(&path, &[], arg)
     }
 
-    /// A regular file a request names, inside a root or the data directory `data`.
+    /// A regular file a request names (a transcript), inside a root and never in the data
+    /// directory `data` (the store, the token, the config), even when a root holds it or a
+    /// symlink leads there.
     pub fn file(&self, arg: &str, data: &Path) -> Result<PathBuf> {
         let path = self.resolve(arg, "file")?;
         if !path.is_file() {
@@ -65,7 +67,14 @@ impl Roots {
             ));
         }
         let data = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());
-        self.inside(&path, &[data], arg)
+        if path.starts_with(&data) {
+            return Err(CmError::usage(
+                "PATH_IN_DATA_DIR",
+                format!("{arg} is in cm's data directory, which holds no session log"),
+            )
+            .hint("pass a transcript file inside the workspace the server serves"));
+        }
+        self.inside(&path, &[], arg)
     }
 
     fn resolve(&self, arg: &str, what: &str) -> Result<PathBuf> {
@@ -146,12 +155,16 @@ mod tests {
         std::fs::create_dir_all(&data).unwrap();
         let e = roots.file("link/secret.jsonl", &data).unwrap_err();
         assert_eq!(e.code, "PATH_OUTSIDE_WORKSPACE");
-        std::fs::write(data.join("s.jsonl"), "x").unwrap();
-        assert!(
-            roots
-                .file(data.join("s.jsonl").to_str().unwrap(), &data)
-                .is_ok()
-        );
+        std::fs::write(data.join("mcp-token"), "x").unwrap();
+        let e = roots
+            .file(data.join("mcp-token").to_str().unwrap(), &data)
+            .unwrap_err();
+        assert_eq!(e.code, "PATH_IN_DATA_DIR");
+        std::os::unix::fs::symlink(data.join("mcp-token"), root.join("t.jsonl")).unwrap();
+        let e = roots.file("t.jsonl", &data).unwrap_err();
+        assert_eq!(e.code, "PATH_IN_DATA_DIR");
+        std::fs::write(root.join("s.jsonl"), "x").unwrap();
+        assert!(roots.file("s.jsonl", &data).is_ok());
         assert_eq!(
             roots.file("missing", &data).unwrap_err().code,
             "PATH_NOT_FOUND"

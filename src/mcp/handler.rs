@@ -78,10 +78,15 @@ impl CmServer {
     }
 
     /// Run `work` on a blocking thread, within the limit and the deadline.
+    ///
+    /// The work is given its deadline: the tokio timeout below answers the client, and the
+    /// work stops there too (statements are interrupted, the context is cut), so a request
+    /// nobody waits for any more does not go on burning a worker.
     async fn blocking(
         &self,
-        work: impl FnOnce(&Roots) -> Result<Value> + Send + 'static,
+        work: impl FnOnce(&Roots, std::time::Instant) -> Result<Value> + Send + 'static,
     ) -> std::result::Result<Value, ErrorData> {
+        let due = std::time::Instant::now() + self.limits.timeout;
         let permit = self
             .permits
             .clone()
@@ -97,7 +102,12 @@ impl CmServer {
                 .expect("the semaphore stays open");
             tokio::task::spawn_blocking(move || {
                 let _held = (permit, worker);
-                let out = work(&roots);
+                // Last line of defence: whatever a call read (a session's title, a snippet, a
+                // diary entry) leaves with no secret in any field.
+                let out = work(&roots, due).map(|mut v| {
+                    crate::redact::redact_json(&mut v);
+                    v
+                });
                 finished.fetch_add(1, Ordering::Relaxed);
                 out
             })
@@ -117,7 +127,7 @@ impl CmServer {
 }
 
 /// Return the allocator's free memory to the system (glibc keeps it per thread otherwise).
-fn trim_heap() {
+pub(super) fn trim_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory; it has no preconditions.
     unsafe {
@@ -158,7 +168,9 @@ impl ServerHandler for CmServer {
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         let call =
             tools::parse_call(&request.name, request.arguments).map_err(|e| errors::to_rpc(&e))?;
-        let value = self.blocking(move |roots| calls::run(call, roots)).await?;
+        let value = self
+            .blocking(move |roots, due| calls::run(call, roots, due))
+            .await?;
         Ok(CallToolResult::structured(value).into())
     }
 
@@ -202,7 +214,7 @@ impl ServerHandler for CmServer {
     ) -> std::result::Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.clone();
         let value = self
-            .blocking(move |roots| calls::resource(&uri, roots))
+            .blocking(move |roots, due| calls::resource(&uri, roots, due))
             .await?;
         let text = serde_json::to_string(&value).unwrap_or_default();
         Ok(ReadResourceResult::new(vec![

@@ -11,10 +11,16 @@
 //! - more POSTs in flight than the limit: 503 with `Retry-After: 1` and a JSON-RPC error whose
 //!   `data.code` is `OVERLOADED` (the same error the stdio transport gives).
 //!
+//! - a body that has not fully arrived within [`BODY_DEADLINE`]: 408, and the connection is
+//!   closed. The body is read here, before the request takes one of the in-flight places, so
+//!   clients trickling bodies in hold no place a working client needs;
+//! - sessions are bounded ([`super::sessions`]).
+//!
 //! Each body carries a JSON-RPC error object so a client library can show it.
 
 use super::errors;
 use super::handler::CmServer;
+use super::sessions::{Bounds, Sessions};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::{Request, Response, StatusCode, body::Incoming};
@@ -30,6 +36,8 @@ type Body = BoxBody<Bytes, Infallible>;
 
 /// An oversized body up to this size is read and dropped before the 413 is sent.
 const DRAIN_LIMIT: u64 = 16 * 1024 * 1024;
+/// A request's whole body must arrive within this (headers have their own 10 s).
+pub const BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What the gate enforces.
 pub struct Gate {
@@ -37,11 +45,22 @@ pub struct Gate {
     pub max_body: usize,
     pub in_flight: Arc<Semaphore>,
     pub limit: usize,
+    pub sessions: Arc<Sessions>,
+}
+
+/// The session manager for a bound: a finished request's answer is kept for a client resuming
+/// its stream for 10 s (not the SDK's 60 s), enough for that, and keeps a burst's answers from
+/// sitting in memory.
+pub fn sessions(bounds: Bounds) -> Arc<Sessions> {
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.completed_cache_ttl = std::time::Duration::from_secs(10);
+    Sessions::new(sessions, bounds)
 }
 
 /// The SDK's service configured for a bind: hosts and origins allowed, the body limit.
 pub fn service(
     server: CmServer,
+    sessions: &Sessions,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     max_body: usize,
@@ -55,11 +74,7 @@ pub fn service(
     } else {
         config.with_allowed_hosts(allowed_hosts)
     };
-    // A finished request's answer is kept for a client resuming its stream; 10 s (not the
-    // SDK's 60 s) is enough for that, and keeps a burst's answers from sitting in memory.
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.completed_cache_ttl = std::time::Duration::from_secs(10);
-    StreamableHttpService::new(move || Ok(server.clone()), sessions.into(), config)
+    StreamableHttpService::new(move || Ok(server.clone()), sessions.manager.clone(), config)
 }
 
 impl Gate {
@@ -98,20 +113,29 @@ impl Gate {
             if n <= DRAIN_LIMIT {
                 drain(req).await;
             }
-            let mut r = refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "BODY_TOO_LARGE",
-                &format!("the request body is over {} bytes", self.max_body),
-            );
-            r.headers_mut()
-                .insert("connection", "close".parse().expect("header"));
-            return Ok(r);
+            return Ok(self.too_large());
         }
-        let _permit = if req.method() == hyper::Method::POST {
+        let (parts, body) = req.into_parts();
+        let limited = http_body_util::Limited::new(body, self.max_body);
+        let bytes = match tokio::time::timeout(BODY_DEADLINE, limited.collect()).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(_)) => return Ok(self.too_large()),
+            Err(_) => {
+                return Ok(closing(refuse(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "BODY_TIMEOUT",
+                    &format!(
+                        "the request body did not arrive within {} s",
+                        BODY_DEADLINE.as_secs()
+                    ),
+                )));
+            }
+        };
+        let post = parts.method == hyper::Method::POST;
+        let _permit = if post {
             match self.in_flight.clone().try_acquire_owned() {
                 Ok(p) => Some(p),
                 Err(_) => {
-                    drain(req).await;
                     let e = errors::overloaded(self.limit);
                     let mut r = json_response(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -125,9 +149,49 @@ impl Gate {
         } else {
             None
         };
-        Ok(mcp.handle(req).await)
+        let named = parts
+            .headers
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        match &named {
+            Some(id) => self.sessions.touch(id),
+            None if post => self.sessions.make_room().await,
+            None => {}
+        }
+        let resp = mcp
+            .handle(Request::from_parts(parts, Full::new(bytes)))
+            .await;
+        if let Some(id) = resp
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+        {
+            self.sessions.touch(id);
+        }
+        Ok(resp)
     }
 }
+
+impl Gate {
+    /// 413, and the connection closed (the rest of the body is not read).
+    fn too_large(&self) -> Response<Body> {
+        closing(refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "BODY_TOO_LARGE",
+            &format!("the request body is over {} bytes", self.max_body),
+        ))
+    }
+}
+
+fn closing(mut r: Response<Body>) -> Response<Body> {
+    r.headers_mut()
+        .insert("connection", "close".parse().expect("header"));
+    r
+}
+
+/// The header naming a client's MCP session.
+const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Read a refused request's body (up to [`DRAIN_LIMIT`]) so the client gets the answer and the
 /// connection stays usable, instead of a reset mid-upload.

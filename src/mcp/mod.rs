@@ -15,10 +15,12 @@ pub mod errors;
 mod handler;
 mod http;
 mod pool;
+mod sessions;
 pub mod token;
 mod tools;
 
 pub use handler::Limits;
+pub use sessions::Bounds as SessionBounds;
 
 use crate::error::{CmError, Result};
 use confine::Roots;
@@ -41,7 +43,13 @@ pub struct HttpSettings {
     /// The environment variable holding the token.
     pub token_env: String,
     pub max_body: usize,
+    /// Sessions kept at most, and how long an unused one lives.
+    pub sessions: sessions::Bounds,
 }
+
+/// Connections served at once; a connection past this is closed at once. Each slow one is
+/// dropped when its headers (10 s) or body ([`http::BODY_DEADLINE`]) do not arrive in time.
+const MAX_CONNECTIONS: usize = 512;
 
 fn runtime(limits: &Limits) -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
@@ -95,13 +103,23 @@ pub fn serve_http(settings: Settings, http: HttpSettings) -> Result<()> {
         let bound = listener.local_addr().unwrap_or(addr);
         let (hosts, origins) = allowed(ip);
         tokio::spawn(server.clone().trim_when_idle());
-        let mcp = Arc::new(http::service(server, hosts, origins, http.max_body));
+        let sessions = http::sessions(http.sessions);
+        tokio::spawn(sessions.clone().sweep_forever());
+        let mcp = Arc::new(http::service(
+            server,
+            &sessions,
+            hosts,
+            origins,
+            http.max_body,
+        ));
         let gate = Arc::new(http::Gate {
             token: token.as_ref().map(|t| t.value.clone()),
             max_body: http.max_body,
             in_flight: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
             limit: limits.concurrency,
+            sessions,
         });
+        let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         eprintln!("cm serve: MCP over HTTP at http://{bound}/mcp");
         match &token {
             Some(t) => eprintln!(
@@ -122,9 +140,14 @@ pub fn serve_http(settings: Settings, http: HttpSettings) -> Result<()> {
                 },
                 _ = tokio::signal::ctrl_c() => break,
             };
+            let Ok(held) = connections.clone().try_acquire_owned() else {
+                drop(stream);
+                continue;
+            };
             let _ = stream.set_nodelay(true);
             let (gate, mcp) = (gate.clone(), mcp.clone());
             tokio::spawn(async move {
+                let _held = held;
                 let svc = hyper::service::service_fn(move |req| {
                     let (gate, mcp) = (gate.clone(), mcp.clone());
                     async move { gate.handle(req, &mcp).await }

@@ -87,6 +87,15 @@ pub const SOURCES: &[Source] = &[
         r#"(?i)(?:aws_?session_?token|sessiontoken|security_?token)\\?["']?\s*[:=]\s*\\?["']?(?P<secret>[A-Za-z0-9/+=]{60,})"#,
         &["token"],
     ),
+    // An AWS secret key said with no label, beside its key id: any 40-character run of the
+    // key alphabet in a text that holds an id (mixed case checked in `redact::find`).
+    exact(
+        "aws-secret-key-nearby",
+        r"(?:^|[^A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)",
+        &[
+            "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA",
+        ],
+    ),
     exact(
         "azure-storage-key",
         r"(?:AccountKey|SharedAccessKey|AccessKey)=(?P<secret>[A-Za-z0-9+/]{40,}={0,2})",
@@ -260,6 +269,74 @@ pub const SOURCES: &[Source] = &[
         "url-password",
         r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s@/]{3,})@",
         &["://"],
+    ),
+    // Secrets handed to a command-line client as a flag's value.
+    exact(
+        "sshpass-password",
+        r#"\bsshpass\b[^\n]*?\s-p\s*(?P<secret>"[^"\n]+"|'[^'\n]+'|[^\s"']+)"#,
+        &["sshpass"],
+    ),
+    exact(
+        "curl-user-password",
+        r#"\b(?:curl|wget)\b[^\n]*?\s(?:-u|--user|--proxy-user)(?:\s+|=)?["']?[^\s:"']*:(?P<secret>[^\s"']+)"#,
+        &["curl", "wget"],
+    ),
+    exact(
+        "registry-login-password",
+        r#"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\s+(?:registry\s+)?login\b[^\n]*?\s(?:-p|--password)(?:\s+|=)(?P<secret>"[^"\n]+"|'[^'\n]+'|[^\s"']+)"#,
+        &["login"],
+    ),
+    exact(
+        "redis-password",
+        r#"\b(?:redis-cli|valkey-cli|keydb-cli)\b[^\n]*?\s(?:-a|--pass|--user\s+\S+\s+--pass)\s+(?P<secret>"[^"\n]+"|'[^'\n]+'|[^\s"']+)"#,
+        &["-cli"],
+    ),
+    lower(
+        "cli-secret-flag",
+        r#"(?i)(?:^|\s)--(?:[a-z]+-)?(?:password|passwd|pass|token|api-key|secret|client-secret)\s+(?P<secret>"[^"\n]{6,}"|'[^'\n]{6,}'|[^\s"'-][^\s"']{5,})"#,
+        &[
+            "-password",
+            "-passwd",
+            "-pass ",
+            "-token",
+            "-api-key",
+            "-secret",
+        ],
+    ),
+    lower(
+        "api-key-header",
+        r#"(?i)\b(?:[a-z0-9]+-)*(?:api-key|api-token|auth-token|access-token|secret-key|session-token)\\?["']?\s*[:=]\s*\\?["']?(?P<secret>[A-Za-z0-9_\-.=/+]{8,})"#,
+        &[
+            "api-key",
+            "api-token",
+            "auth-token",
+            "access-token",
+            "secret-key",
+            "session-token",
+        ],
+    ),
+    // Credential files: `.netrc` (`machine h login u password p`) and `.pgpass`
+    // (`host:port:db:user:password`), kubeconfig key and certificate data.
+    lower(
+        "netrc-password",
+        r"(?i)\b(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<secret>\S+)",
+        &["machine", "default"],
+    ),
+    exact(
+        "pgpass-line",
+        r#"(?:^|[\s"'])[A-Za-z0-9_.\-*\[\]]+:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.\-*@]+:(?P<secret>[^:\s"']{3,})(?:[\s"']|$)"#,
+        &[":5432:", ":5433:", ":6432:", ":*:", "pgpass"],
+    ),
+    exact(
+        "kubeconfig-key-data",
+        r#"\b(?:client-key-data|client-certificate-data)\\?["']?\s*:\s*\\?["']?(?P<secret>[A-Za-z0-9+/=]{16,})"#,
+        &["-data"],
+    ),
+    // A secret named in prose: "with Hunter2Hunter2xyz as the passphrase".
+    lower(
+        "secret-stated-as",
+        r#"(?i)\b(?:with|use|using|set|give|gave|type|enter)\s+["'`]?(?P<secret>[^\s"'`,;]{2,100}[0-9!@#$%^&*+=][^\s"'`,;]{0,100})["'`]?\s+as\s+(?:the\s+|my\s+|our\s+|an?\s+|its\s+|your\s+)?(?:[a-z]+\s+)?(?:password|passphrase|passwd|pass|secret|token|api\s+key|pin)\b"#,
+        &[" as "],
     ),
     exact(
         "password-stated",

@@ -69,6 +69,18 @@ pub struct DiaryEntry {
     pub tags: Vec<String>,
 }
 
+/// `entry` with a secret in any of its fields redacted. The entry is built from the transcript
+/// as written: its workspace, branch, commands and files, not only what was said.
+pub fn redacted(entry: DiaryEntry) -> DiaryEntry {
+    let Ok(mut value) = serde_json::to_value(&entry) else {
+        return entry;
+    };
+    if crate::redact::redact_json(&mut value) == 0 {
+        return entry;
+    }
+    serde_json::from_value(value).unwrap_or(entry)
+}
+
 /// What the diary needs to know about the session besides its transcript.
 pub struct About<'a> {
     pub agent: &'a str,

@@ -10,7 +10,11 @@ fn sql(e: rusqlite::Error) -> CmError {
 }
 
 /// Store (or replace) a session's diary entry.
+///
+/// Every field is redacted first ([`super::diary::redacted`]): a secret in any of them (a
+/// workspace, a branch, a command) must not be stored, whoever built the entry.
 pub fn save_entry(conn: &Connection, e: &DiaryEntry) -> Result<()> {
+    let e = &super::diary::redacted(e.clone());
     let doc = serde_json::to_string(e).map_err(|e| CmError::internal(e.to_string()))?;
     conn.execute(
         "INSERT INTO diary_entries (id, agent, session_id, source_path, workspace, status, created_at, doc)

@@ -22,6 +22,12 @@ pub fn install(conn: &mut Connection, at: Instant) -> rusqlite::Result<()> {
     conn.progress_handler(CHECK_EVERY, Some(move || Instant::now() >= at))
 }
 
+/// Take a deadline [`install`]ed on `conn` off again (a connection kept for later work).
+pub fn clear(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.progress_handler(CHECK_EVERY, None::<fn() -> bool>)?;
+    conn.busy_timeout(super::BUSY_TIMEOUT)
+}
+
 /// Whether an error is a statement stopped at its deadline.
 pub fn interrupted(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted)

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-struct StdioServer {
+pub(crate) struct StdioServer {
     child: Child,
     input: ChildStdin,
     output: BufReader<ChildStdout>,
@@ -15,7 +15,7 @@ struct StdioServer {
 }
 
 impl StdioServer {
-    fn start(env: &Env) -> StdioServer {
+    pub(crate) fn start(env: &Env) -> StdioServer {
         let mut child = env
             .command(crate::harness::CM)
             .arg("mcp")
@@ -46,7 +46,7 @@ impl StdioServer {
         self.input.flush().unwrap();
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
         let id = self.next;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));

@@ -92,6 +92,7 @@ pub fn prepare(messages: Vec<Message>, sessions: Vec<SessionInfo>, limits: &Limi
         rows: Vec::with_capacity(messages.len()),
         ..Prepared::default()
     };
+    let mut fields = Fields::default();
     for mut msg in messages {
         // Context hooks injected (cm's own included) is not the user's words.
         if matches!(msg.role, Role::User | Role::System)
@@ -108,6 +109,14 @@ pub fn prepare(messages: Vec<Message>, sessions: Vec<SessionInfo>, limits: &Limi
             out.redactions += redact_in_place(&mut msg.text);
             if let Some(args) = msg.tool_args.as_mut() {
                 out.redactions += redact_in_place(args);
+            }
+            for field in [
+                &mut msg.workspace,
+                &mut msg.git_branch,
+                &mut msg.tool_name,
+                &mut msg.model,
+            ] {
+                out.redactions += fields.redact(field);
             }
         }
         let (head, tail) = match column {
@@ -152,11 +161,17 @@ fn merge_sessions(
         out.iter()
             .position(|s| s.info.session_id == id && s.info.agent == agent)
     };
+    let mut fields = Fields::default();
     for mut info in infos {
-        if limits.redact
-            && let Some(t) = info.title.as_mut()
-        {
-            *redactions += redact_in_place(t);
+        if limits.redact {
+            for field in [
+                &mut info.title,
+                &mut info.workspace,
+                &mut info.git_branch,
+                &mut info.model,
+            ] {
+                *redactions += fields.redact(field);
+            }
         }
         match find(&out, &info.agent, &info.session_id) {
             Some(i) => merge_info(&mut out[i].info, info),
@@ -237,6 +252,33 @@ fn merge_info(into: &mut SessionInfo, from: SessionInfo) {
         && into.ended_at.as_ref().is_none_or(|x| &e > x)
     {
         into.ended_at = Some(e);
+    }
+}
+
+/// Redaction of the short fields every message repeats (workspace, branch, tool, model): each
+/// distinct value is scanned once per batch.
+#[derive(Default)]
+struct Fields {
+    seen: std::collections::HashMap<String, (String, u64)>,
+}
+
+impl Fields {
+    fn redact(&mut self, field: &mut Option<String>) -> u64 {
+        let Some(value) = field.as_mut() else {
+            return 0;
+        };
+        let (clean, n) = self
+            .seen
+            .entry(value.clone())
+            .or_insert_with_key(|v| {
+                let (out, n) = crate::redact::redact(v);
+                (out, n as u64)
+            })
+            .clone();
+        if n > 0 {
+            *value = clean;
+        }
+        n
     }
 }
 

@@ -229,7 +229,13 @@ fn update_file(tx: &Transaction, file_id: i64, b: &FileBatch, now: &str) -> rusq
     }
     let reasons_json =
         (!reasons.is_empty()).then(|| serde_json::to_string(&reasons).unwrap_or_default());
-    let state = b.next.state.as_ref().map(|v| v.to_string());
+    // A connector's resume state repeats session facts (workspace, branch): stored redacted,
+    // like the rows they end up in.
+    let state = b.next.state.as_ref().map(|v| {
+        let mut v = v.clone();
+        crate::redact::redact_json(&mut v);
+        v.to_string()
+    });
     tx.prepare_cached(
         "UPDATE episodic_files SET agent = ?2, kind = ?3, parent_session_id = ?4, dev = ?5, ino = ?6,
            size = ?7, mtime_ns = ?8, head_hash = ?9, head_len = ?10, offset = ?11, next_line = ?12,

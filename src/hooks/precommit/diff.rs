@@ -10,6 +10,18 @@ pub struct Added<'a> {
     pub text: &'a str,
 }
 
+/// The diff's bytes as text. A file git was made to show as text (`--text`) may be UTF-16,
+/// where every ASCII character carries a NUL byte beside it (`t\0o\0k\0e\0n\0`); dropping the
+/// NUL bytes decodes what a secret is made of (ASCII), and changes nothing in UTF-8 text, which
+/// holds none. What is not UTF-8 after that is replaced, as before.
+pub fn as_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if memchr::memchr(0, bytes).is_none() {
+        return String::from_utf8_lossy(bytes);
+    }
+    let kept: Vec<u8> = bytes.iter().copied().filter(|&b| b != 0).collect();
+    std::borrow::Cow::Owned(String::from_utf8_lossy(&kept).into_owned())
+}
+
 /// Every added line, in diff order. Removed lines, headers and binary files yield nothing.
 pub fn added_lines(diff: &str) -> Vec<Added<'_>> {
     let mut out = Vec::new();

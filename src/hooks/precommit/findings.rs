@@ -40,6 +40,18 @@ pub fn fingerprint(kind: &str, secret: &str) -> String {
     format!("{kind}:{:016x}", fnv64(secret.as_bytes()))
 }
 
+/// Whether `entry` is a fingerprint (`<kind>:<16 hex>`) rather than a file glob.
+pub fn is_fingerprint(entry: &str) -> bool {
+    entry.rsplit_once(':').is_some_and(|(kind, hex)| {
+        !kind.is_empty()
+            && kind
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && hex.len() == 16
+            && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    })
+}
+
 /// The traumas file itself holds the patterns as text; scanning it would flag every trauma.
 fn is_trauma_file(path: &str) -> bool {
     path == ".cass/traumas.jsonl" || path.ends_with("/.cass/traumas.jsonl")
