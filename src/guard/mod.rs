@@ -19,6 +19,7 @@ pub mod computed;
 pub mod config_cache;
 pub mod expand;
 pub mod git_options;
+pub mod interactive;
 pub mod interpreters;
 pub mod lang;
 pub mod limits;

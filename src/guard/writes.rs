@@ -156,8 +156,13 @@ fn shell_targets(words: &[(&str, bool)], out: &mut Vec<String>) {
             let ops = operands(&[
                 "-t", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-e",
             ]);
-            if ops.len() >= 2 {
-                out.push(ops[ops.len() - 1].to_string());
+            if let Some((dest, sources)) = ops.split_last().filter(|(_, s)| !s.is_empty()) {
+                out.push(dest.to_string());
+                // Into a directory (`cp key.pem secrets/`): each source by its name there.
+                for src in sources {
+                    let name = super::normalize::base_name(src.trim_end_matches('/'));
+                    out.push(format!("{}/{name}", dest.trim_end_matches('/')));
+                }
             }
             if prog == "mv" {
                 // Moving a file away changes it as much as writing it.
@@ -264,10 +269,13 @@ mod tests {
             ),
             ("sed -i 's/a/b/' .env", vec![".env"]),
             ("sed -i.bak -e 's/a/b/' .env x.txt", vec![".env", "x.txt"]),
-            ("cp key.pem secrets/", vec!["secrets/"]),
-            ("mv a.txt secrets/a.txt", vec!["secrets/a.txt", "a.txt"]),
+            ("cp key.pem secrets/", vec!["secrets/", "secrets/key.pem"]),
+            (
+                "mv a.txt secrets/a.txt",
+                vec!["secrets/a.txt", "secrets/a.txt/a.txt", "a.txt"],
+            ),
             ("cp -t secrets a b", vec!["secrets"]),
-            ("cp /dev/null ~/.zshrc", vec!["~/.zshrc"]),
+            ("cp /dev/null ~/.zshrc", vec!["~/.zshrc", "~/.zshrc/null"]),
             ("printf x | tee -a .env", vec![".env"]),
             ("dd if=/dev/zero of=disk.img bs=1M", vec!["disk.img"]),
             ("truncate -s 0 .env", vec![".env"]),
