@@ -82,10 +82,11 @@ fn shell_targets(words: &[(&str, bool)], out: &mut Vec<String>) {
     while k < words.len() {
         let (w, op) = words[k];
         if op {
-            if w.contains('>') && !w.ends_with('&') {
-                if let Some((t, false)) = words.get(k + 1) {
-                    out.push(t.to_string());
-                }
+            if w.contains('>')
+                && !w.ends_with('&')
+                && let Some((t, false)) = words.get(k + 1)
+            {
+                out.push(t.to_string());
             }
             k += 2;
             continue;

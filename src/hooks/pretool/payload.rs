@@ -149,7 +149,7 @@ impl<'a> Fields<'a> {
                     continue;
                 }
                 for p in patch_paths(c) {
-                    if !asked.paths.iter().any(|q| *q == p) {
+                    if !asked.paths.contains(&p) {
                         asked.paths.push(p);
                     }
                 }
