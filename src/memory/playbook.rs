@@ -315,12 +315,8 @@ impl<'a> Playbook<'a> {
             let created = f(&mut b)?;
             let personal = b.feedback_events != before.feedback_events;
             if !personal {
-                let old = list[idx].clone();
                 let mut kept = repo_file::file_form(&b);
-                kept.helpful_count = old.helpful_count;
-                kept.harmful_count = old.harmful_count;
-                kept.feedback_events = old.feedback_events;
-                kept.pinned = old.pinned;
+                repo_file::keep_file_trust(&mut kept, &list[idx]);
                 list[idx] = kept;
                 list.extend(created.iter().map(repo_file::file_form));
             }
@@ -464,11 +460,8 @@ impl<'a> Playbook<'a> {
                     list.retain(|b| b.id != raw && !rev.created.contains(&b.id));
                     if let Some(b) = &rev.before {
                         let mut restored = repo_file::file_form(b);
-                        if let Some(old) = old {
-                            restored.helpful_count = old.helpful_count;
-                            restored.harmful_count = old.harmful_count;
-                            restored.feedback_events = old.feedback_events;
-                            restored.pinned = old.pinned;
+                        if let Some(old) = &old {
+                            repo_file::keep_file_trust(&mut restored, old);
                         }
                         list.insert(at.min(list.len()), restored);
                     }

@@ -108,11 +108,7 @@ pub fn untrusted(rules: Vec<Bullet>, who: &str, deadline: Option<Instant>) -> Ve
         for c in &mut b.contradicts {
             *c = view_id(c);
         }
-        b.helpful_count = 0;
-        b.harmful_count = 0;
-        b.feedback_events.clear();
-        b.maturity = Maturity::Candidate;
-        b.pinned = false;
+        strip_trust(&mut b);
         out.push(b);
     }
     if refused > SHOWN {
@@ -149,12 +145,26 @@ pub fn file_form(b: &Bullet) -> Bullet {
     for c in &mut f.contradicts {
         *c = raw_id(c).to_string();
     }
-    f.helpful_count = 0;
-    f.harmful_count = 0;
-    f.feedback_events.clear();
-    f.maturity = Maturity::Candidate;
-    f.pinned = false;
+    strip_trust(&mut f);
     f
+}
+
+/// `b` (a file form) with the trust fields the file had in `old` (ignored when read, but not
+/// cm's to rewrite).
+pub fn keep_file_trust(b: &mut Bullet, old: &Bullet) {
+    b.helpful_count = old.helpful_count;
+    b.harmful_count = old.harmful_count;
+    b.feedback_events = old.feedback_events.clone();
+    b.pinned = old.pinned;
+}
+
+/// `b` without feedback, maturity or pin: what trust it has is earned here.
+fn strip_trust(b: &mut Bullet) {
+    b.helpful_count = 0;
+    b.harmful_count = 0;
+    b.feedback_events.clear();
+    b.maturity = Maturity::Candidate;
+    b.pinned = false;
 }
 
 /// The rules of the repository playbook that applies in `cwd`, for a reader that must not stop
