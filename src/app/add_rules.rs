@@ -54,11 +54,21 @@ pub fn add(
     }
     let repo_rules: Vec<Bullet> = playbook.readable_repo_rules();
     let curated = curate_batch(candidates, store, &repo_rules, threshold, force)?;
+    let mut curated = curated;
     let location = match (&repo_dir, curated.fresh.is_empty()) {
         (_, false) => playbook.add(&curated.fresh, repo_dir.as_deref())?,
         (Some(dir), true) => Location::Repo(dir.clone()),
         (None, true) => Location::Personal,
     };
+    if matches!(location, Location::Repo(_)) {
+        // A repository rule is known as `repo:ID` (it never shares an id with a personal rule).
+        for b in &mut curated.fresh {
+            b.id = crate::memory::repo_file::view_id(&b.id);
+        }
+        for (new_id, _) in &mut curated.flag {
+            *new_id = crate::memory::repo_file::view_id(new_id);
+        }
+    }
     // A batch is a bulk change: index its rules for context now (best effort, they are stored).
     if curated.fresh.len() > INDEX_THE_PLAYBOOK_FROM
         && let Err(e) = crate::context::index::refresh(store)

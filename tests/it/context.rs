@@ -1205,5 +1205,5 @@ fn a_huge_repo_playbook_is_left_out_of_the_hooks_not_waited_for() {
         out.stderr
     );
     let c = env.data_of(&["context", "quarkus native build reflection", "--no-history"]);
-    assert_eq!(ids(&c["relevantBullets"])[0], "b-repolast", "{c}");
+    assert_eq!(ids(&c["relevantBullets"])[0], "repo:b-repolast", "{c}");
 }

@@ -135,7 +135,8 @@ pub fn guard_refusal(text: &str) -> Option<Refusal> {
 }
 
 /// Each command `text` may recommend, with the prose of its sentence before it: every code span,
-/// and in prose, the rest of the sentence from each word the guard's keyword scan knows.
+/// and in prose, the rest of the sentence from each word the guard's keyword scan knows that
+/// stands where a command is recommended ([`commands_follow`]).
 fn commands(text: &str) -> Vec<(&str, &str)> {
     let scanner = guard::quick::builtin();
     let mut out = Vec::new();
@@ -149,10 +150,12 @@ fn commands(text: &str) -> Vec<(&str, &str)> {
         }
         for sentence in sentences(part) {
             let mut at = 0;
+            let mut previous = "";
             for word in sentence.split(' ') {
                 let w = at;
                 at += word.len() + 1;
-                if word.len() < 2 || scanner.scan(word).packs == 0 {
+                let lead = std::mem::replace(&mut previous, word);
+                if word.len() < 2 || scanner.scan(word).packs == 0 || !commands_follow(lead) {
                     continue;
                 }
                 out.push((&sentence[..w], &sentence[w..]));
@@ -161,6 +164,23 @@ fn commands(text: &str) -> Vec<(&str, &str)> {
         prose_before = sentences(part).pop().unwrap_or(part);
     }
     out
+}
+
+/// Whether a command in prose may follow the word `lead` (empty at a sentence start): the
+/// imperative positions ("run X", "with X", "X" opening a sentence), not a description ("a bare
+/// rename makes terraform destroy them").
+fn commands_follow(lead: &str) -> bool {
+    const LEADS: &[&str] = &[
+        "", "run", "use", "execute", "call", "type", "try", "do", "always", "then", "and", "first",
+        "please", "with", "via", "using", "running", "sudo", "just", "invoke", "enter",
+    ];
+    if lead.ends_with([':', ';', ',']) || lead.chars().all(|c| !c.is_alphanumeric()) {
+        return true;
+    }
+    let lead = lead
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    LEADS.contains(&lead.as_str())
 }
 
 /// `prose` cut at sentence ends (a period, `!` or `?` followed by a space, or a line break).
