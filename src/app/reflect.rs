@@ -203,6 +203,18 @@ pub fn run(
         out.feedback.extend(one.feedback.iter().cloned());
         out.sessions.push(one);
     }
+    // What the hooks read is brought up to date now: a rule learned by the post-session job is
+    // in the very next prompt's and session start's answer (they never rebuild the index).
+    if !req.dry_run && (!out.added.is_empty() || !out.feedback.is_empty()) {
+        let fresh = crate::context::index::mark_stale_evidence(store)
+            .and_then(|_| crate::context::index::refresh(store));
+        if let Err(e) = fresh {
+            eprintln!(
+                "cm: warning: context index not refreshed after reflection: {}",
+                e.message
+            );
+        }
+    }
     if req.dry_run
         && out.llm_unavailable.is_none()
         && out.sessions.iter().any(|s| s.skipped.is_none())

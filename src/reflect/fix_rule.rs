@@ -119,7 +119,7 @@ pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Optio
     };
     // The agent's account, when it reads as one clause (not a fragment cut at a file's dot).
     let because = reason
-        .filter(|r| r.len() <= 100 && !r.contains(['`', '\'', '"', '(']))
+        .filter(|r| r.len() <= 100 && !r.contains(['`', '"', '(']))
         .map(|r| format!(" ({})", lower_first(r)));
     let cause = f
         .cause

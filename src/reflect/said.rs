@@ -27,6 +27,8 @@ pub struct Said {
 pub struct Objection {
     pub line: i64,
     pub text: String,
+    /// Halts what the agent just did ("stop.", "wait,", "no no"): what it did is what not to do.
+    pub halts: bool,
 }
 
 /// Messages longer than this are pasted text (a log, a document), not something said.
@@ -126,9 +128,13 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         let text = without_markers(raw);
         let (mut kept, objection, states_only) = lesson_sentences(&text, *before);
         if objection {
+            let lower = text.trim().to_lowercase();
             objections.push(Objection {
                 line: *line,
                 text: super::fixes::clip(raw.trim(), 300),
+                halts: ["stop", "wait", "no no", "hold on", "whoa"]
+                    .iter()
+                    .any(|h| lower.starts_with(h)),
             });
         }
         if kept.is_empty() {
@@ -159,7 +165,11 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             continue;
         };
         // "yes, always dev locally" right after `dbt run`: the command is the situation.
+        let confirms = ["yes", "yeah", "yep", "right", "exactly", "correct"]
+            .iter()
+            .any(|w| text.trim().to_lowercase().starts_with(w));
         if let Some(command) = before.and_then(|r| r.command.as_deref())
+            && confirms
             && rule.len() < 70
             && !rule.contains('`')
         {

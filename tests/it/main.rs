@@ -23,6 +23,7 @@ mod guard_hostile;
 mod guard_install;
 mod install;
 mod json_shapes;
+mod learning;
 mod llm_usage;
 mod mcp;
 mod mcp_kept;
