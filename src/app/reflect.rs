@@ -409,17 +409,20 @@ fn recurring(
             .flat_map(|e| e.failed_commands.iter())
             .find(|c| same(c) && c.fixed_by.is_some())
             .and_then(|c| c.fixed_by.clone());
+        // The step and the error's message as a rule names them, never the line that ran.
+        let step = crate::reflect::gist::shown(&f.command);
+        let cause = f
+            .cause
+            .as_ref()
+            .map(|c| format!(" with '{c}'"))
+            .unwrap_or_default();
         let content = match known_fix {
             Some(fix) => format!(
-                "When `{}` fails with {} (seen in {} sessions of this project), apply the fix that worked before: {fix}.",
-                f.command,
-                fixes::quoted(&f.error),
+                "When `{step}` fails{cause} (seen in {} sessions of this project), apply the fix that worked before: {fix}.",
                 ev.sessions + 1
             ),
             None => format!(
-                "`{}` keeps failing with {} in this project ({} sessions); find the cause instead of retrying.",
-                f.command,
-                fixes::quoted(&f.error),
+                "`{step}` keeps failing{cause} in this project ({} sessions); find the cause instead of retrying.",
                 ev.sessions + 1
             ),
         };

@@ -138,7 +138,9 @@ fn the_diary_keeps_every_correction() {
 }
 
 /// A rule the post-session hook learns is in the very next prompt hook's and session start's
-/// answer, with no other command run in between that could rebuild what the hooks read.
+/// answer, with no other command run in between that could rebuild what the hooks read. The
+/// prompt shares no word with the rule, only with the session it was learned in (its evidence,
+/// which the hooks read as stored).
 #[test]
 fn a_rule_learned_after_a_session_is_in_the_next_hooks_answer() {
     let env = Env::builder().now(NOW).build();
@@ -168,7 +170,7 @@ fn a_rule_learned_after_a_session_is_in_the_next_hooks_answer() {
     let prompt = env
         .hook(
             "prompt",
-            json!({"session_id": "s2", "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "show the due date formatting with moment on the invoice page"}).to_string(),
+            json!({"session_id": "s2", "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "the invoice billing table"}).to_string(),
         )
         .run();
     assert!(
