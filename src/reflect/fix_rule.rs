@@ -22,7 +22,7 @@ fn setup_file(path: &str) -> bool {
         || [".toml", ".yml", ".yaml", ".ini", ".cfg", ".env", ".conf"]
             .iter()
             .any(|e| name.ends_with(e));
-    setup && !(test && !name.contains("config"))
+    setup && (!test || name.contains("config"))
 }
 
 fn lower_first(s: &str) -> String {

@@ -102,9 +102,7 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
             continue;
         }
         let follows = !kept.is_empty();
-        if teaches(&s) || (follows && (s.directive || objection)) {
-            kept.push(s);
-        } else if follows && rule_text::is_reason(&s.text) {
+        if teaches(&s) || (follows && (s.directive || objection || rule_text::is_reason(&s.text))) {
             kept.push(s);
         }
     }
