@@ -271,3 +271,98 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod phrasing_tests {
+    use super::*;
+
+    fn said(texts: &[&str]) -> Vec<String> {
+        let t = Transcript {
+            steps: texts
+                .iter()
+                .enumerate()
+                .map(|(i, s)| Step::User {
+                    line: i as i64,
+                    text: s.to_string(),
+                })
+                .collect(),
+        };
+        read(&t, None).0.into_iter().map(|s| s.rule).collect()
+    }
+
+    /// Ways people correct an agent or state how things are, beyond the examples.
+    #[test]
+    fn more_phrasings_give_a_rule() {
+        let mut missed: Vec<String> = Vec::new();
+        for (line, word) in [
+            (
+                "stop using unwrap in the handlers, return AppError instead",
+                "AppError",
+            ),
+            (
+                "please use httpx instead of requests in this codebase",
+                "httpx",
+            ),
+            (
+                "we switched to ruff last year, don't run black anymore",
+                "ruff",
+            ),
+            ("moment is deprecated here, use date-fns", "date-fns"),
+            ("don't ever commit the .env file", ".env"),
+            (
+                "make sure you always run migrations with --check first",
+                "migrations",
+            ),
+            ("remember: all timestamps are stored in UTC", "UTC"),
+            ("we use yarn berry here, not npm", "yarn"),
+            ("no no no, never force push to main", "force push"),
+            (
+                "hey, for future reference, the staging db is read-only, use the replica for tests",
+                "replica",
+            ),
+            (
+                "FYI we don't use class components anywhere, hooks only",
+                "hooks",
+            ),
+            (
+                "in this repo tests go next to the code as foo_test.go",
+                "foo_test.go",
+            ),
+            ("going forward put new endpoints under api/v2", "api/v2"),
+            (
+                "why are you running go test without -race? we always run it with -race",
+                "-race",
+            ),
+        ] {
+            let rules = said(&[line]);
+            if rules.len() != 1 || !rules[0].contains(word) {
+                missed.push(format!("{line}: {rules:?}"));
+            }
+        }
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// Ordinary talk that is no rule, beyond the examples.
+    #[test]
+    fn more_chatter_gives_nothing() {
+        for line in [
+            "great, thanks a lot!",
+            "ok go ahead",
+            "looks good to me, ship it",
+            "hmm, that's weird",
+            "can you also add a test for the empty case?",
+            "what does this function do?",
+            "let's try the other approach",
+            "revert that change",
+            "use a smaller batch size for this run",
+            "I'll review it tomorrow",
+            "perfect, that's exactly what I wanted",
+            "nope, still failing",
+            "wait, don't commit yet",
+            "haha nice one",
+            "the tests pass now, good job",
+        ] {
+            assert_eq!(said(&[line]), Vec::<String>::new(), "{line}");
+        }
+    }
+}
