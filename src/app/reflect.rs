@@ -203,6 +203,18 @@ pub fn run(
         out.feedback.extend(one.feedback.iter().cloned());
         out.sessions.push(one);
     }
+    // What the hooks read is brought up to date now: a rule learned by the post-session job is
+    // in the very next prompt's and session start's answer (they never rebuild the index).
+    if !req.dry_run && (!out.added.is_empty() || !out.feedback.is_empty()) {
+        let fresh = crate::context::index::mark_stale_evidence(store)
+            .and_then(|_| crate::context::index::refresh(store));
+        if let Err(e) = fresh {
+            eprintln!(
+                "cm: warning: context index not refreshed after reflection: {}",
+                e.message
+            );
+        }
+    }
     if req.dry_run
         && out.llm_unavailable.is_none()
         && out.sessions.iter().any(|s| s.skipped.is_none())
@@ -397,17 +409,20 @@ fn recurring(
             .flat_map(|e| e.failed_commands.iter())
             .find(|c| same(c) && c.fixed_by.is_some())
             .and_then(|c| c.fixed_by.clone());
+        // The step and the error's message as a rule names them, never the line that ran.
+        let step = crate::reflect::gist::shown(&f.command);
+        let cause = f
+            .cause
+            .as_ref()
+            .map(|c| format!(" with '{c}'"))
+            .unwrap_or_default();
         let content = match known_fix {
             Some(fix) => format!(
-                "When `{}` fails with {} (seen in {} sessions of this project), apply the fix that worked before: {fix}.",
-                f.command,
-                fixes::quoted(&f.error),
+                "When `{step}` fails{cause} (seen in {} sessions of this project), apply the fix that worked before: {fix}.",
                 ev.sessions + 1
             ),
             None => format!(
-                "`{}` keeps failing with {} in this project ({} sessions); find the cause instead of retrying.",
-                f.command,
-                fixes::quoted(&f.error),
+                "`{step}` keeps failing{cause} in this project ({} sessions); find the cause instead of retrying.",
                 ev.sessions + 1
             ),
         };

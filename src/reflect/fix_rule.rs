@@ -22,7 +22,7 @@ fn setup_file(path: &str) -> bool {
         || [".toml", ".yml", ".yaml", ".ini", ".cfg", ".env", ".conf"]
             .iter()
             .any(|e| name.ends_with(e));
-    setup && !(test && !name.contains("config"))
+    setup && (!test || name.contains("config"))
 }
 
 fn lower_first(s: &str) -> String {
@@ -119,7 +119,7 @@ pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Optio
     };
     // The agent's account, when it reads as one clause (not a fragment cut at a file's dot).
     let because = reason
-        .filter(|r| r.len() <= 100 && !r.contains(['`', '\'', '"', '(']))
+        .filter(|r| r.len() <= 100 && !r.contains(['`', '"', '(']))
         .map(|r| format!(" ({})", lower_first(r)));
     let cause = f
         .cause

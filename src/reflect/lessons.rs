@@ -200,7 +200,7 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
             .user_texts()
             .map(|(line, _)| line)
             .find(|line| *line > f.fixed_at);
-        if next_user.is_some_and(|l| objections.iter().any(|o| o.line == l)) {
+        if next_user.is_some_and(|l| objections.iter().any(|o| o.line == l && o.halts)) {
             continue;
         }
         let reason = explanation(t, f.line);

@@ -57,9 +57,8 @@ pub fn same_lesson(new: &str, old: &str) -> bool {
         .sum();
     let smaller = a.len().min(b.len()).max(1);
     let span = shared.iter().any(|s| s.starts_with('`'));
-    (span && weight >= 3)
-        || (weight >= 3 && weight * 2 >= smaller)
-        || (weight >= 2 && smaller <= 4 && weight * 2 >= smaller)
+    let covers = weight * 2 >= smaller;
+    (weight >= 3 && (span || covers)) || (weight >= 2 && smaller <= 4 && covers)
 }
 
 #[cfg(test)]

@@ -27,6 +27,8 @@ pub struct Said {
 pub struct Objection {
     pub line: i64,
     pub text: String,
+    /// Halts what the agent just did ("stop.", "wait,", "no no"): what it did is what not to do.
+    pub halts: bool,
 }
 
 /// Messages longer than this are pasted text (a log, a document), not something said.
@@ -40,7 +42,7 @@ fn messages(t: &Transcript) -> Vec<(i64, &str, Option<&ToolRun>)> {
         match step {
             Step::Tool(run) => last = Some(run),
             Step::User { line, text } => {
-                if !text.starts_with("[Request interrupted") {
+                if !injected(text) {
                     out.push((*line, text.as_str(), last));
                 }
             }
@@ -48,6 +50,24 @@ fn messages(t: &Transcript) -> Vec<(i64, &str, Option<&ToolRun>)> {
         }
     }
     out
+}
+
+/// Text the agent's client puts in the user's turn (an interruption notice, a caveat, a
+/// project's instruction file): nobody said it to this agent.
+fn injected(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("[Request interrupted")
+        || t.starts_with("Caveat: The messages below")
+        || t.starts_with("# AGENTS.md")
+        || t.starts_with("# CLAUDE.md")
+        || [
+            "<INSTRUCTIONS>",
+            "<user_instructions>",
+            "<environment_context>",
+            "<system-reminder>",
+        ]
+        .iter()
+        .any(|m| t.contains(m))
 }
 
 /// `text` without inline feedback markers (`[cass: harmful b-...]`), which are read elsewhere.
@@ -100,9 +120,7 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
             continue;
         }
         let follows = !kept.is_empty();
-        if teaches(&s) || (follows && (s.directive || objection)) {
-            kept.push(s);
-        } else if follows && rule_text::is_reason(&s.text) {
+        if teaches(&s) || (follows && (s.directive || objection || rule_text::is_reason(&s.text))) {
             kept.push(s);
         }
     }
@@ -126,9 +144,13 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         let text = without_markers(raw);
         let (mut kept, objection, states_only) = lesson_sentences(&text, *before);
         if objection {
+            let lower = text.trim().to_lowercase();
             objections.push(Objection {
                 line: *line,
                 text: super::fixes::clip(raw.trim(), 300),
+                halts: ["stop", "wait", "no no", "hold on", "whoa"]
+                    .iter()
+                    .any(|h| lower.starts_with(h)),
             });
         }
         if kept.is_empty() {
@@ -159,7 +181,11 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             continue;
         };
         // "yes, always dev locally" right after `dbt run`: the command is the situation.
+        let confirms = ["yes", "yeah", "yep", "right", "exactly", "correct"]
+            .iter()
+            .any(|w| text.trim().to_lowercase().starts_with(w));
         if let Some(command) = before.and_then(|r| r.command.as_deref())
+            && confirms
             && rule.len() < 70
             && !rule.contains('`')
         {
@@ -260,6 +286,104 @@ mod tests {
                 assert!(rules[0].contains(w), "{line}: {rules:?}");
             }
             assert!(!rules[0].to_lowercase().contains("told you"), "{rules:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod phrasing_tests {
+    use super::*;
+
+    fn said(texts: &[&str]) -> Vec<String> {
+        let t = Transcript {
+            steps: texts
+                .iter()
+                .enumerate()
+                .map(|(i, s)| Step::User {
+                    line: i as i64,
+                    text: s.to_string(),
+                })
+                .collect(),
+        };
+        read(&t, None).0.into_iter().map(|s| s.rule).collect()
+    }
+
+    /// Ways people correct an agent or state how things are, beyond the examples.
+    #[test]
+    fn more_phrasings_give_a_rule() {
+        let mut missed: Vec<String> = Vec::new();
+        for (line, word) in [
+            (
+                "stop using unwrap in the handlers, return AppError instead",
+                "AppError",
+            ),
+            (
+                "please use httpx instead of requests in this codebase",
+                "httpx",
+            ),
+            (
+                "we switched to ruff last year, don't run black anymore",
+                "ruff",
+            ),
+            ("moment is deprecated here, use date-fns", "date-fns"),
+            ("don't ever commit the .env file", ".env"),
+            (
+                "make sure you always run migrations with --check first",
+                "migrations",
+            ),
+            ("remember: all timestamps are stored in UTC", "UTC"),
+            ("we use yarn berry here, not npm", "yarn"),
+            ("no no no, never force push to main", "force push"),
+            (
+                "hey, for future reference, the staging db is read-only, use the replica for tests",
+                "replica",
+            ),
+            (
+                "FYI we don't use class components anywhere, hooks only",
+                "hooks",
+            ),
+            (
+                "in this repo tests go next to the code as foo_test.go",
+                "foo_test.go",
+            ),
+            ("going forward put new endpoints under api/v2", "api/v2"),
+            (
+                "why are you running go test without -race? we always run it with -race",
+                "-race",
+            ),
+        ] {
+            let rules = said(&[line]);
+            if rules.len() != 1 || !rules[0].contains(word) {
+                missed.push(format!("{line}: {rules:?}"));
+            }
+        }
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// Ordinary talk that is no rule, beyond the examples; nor is what the client
+    /// puts in the user's turn.
+    #[test]
+    fn more_chatter_gives_nothing() {
+        for line in [
+            "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nAlways run make lint before pushing.\n</INSTRUCTIONS>",
+            "Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages.",
+            "great, thanks a lot!",
+            "ok go ahead",
+            "looks good to me, ship it",
+            "hmm, that's weird",
+            "can you also add a test for the empty case?",
+            "what does this function do?",
+            "let's try the other approach",
+            "revert that change",
+            "use a smaller batch size for this run",
+            "I'll review it tomorrow",
+            "perfect, that's exactly what I wanted",
+            "nope, still failing",
+            "wait, don't commit yet",
+            "haha nice one",
+            "the tests pass now, good job",
+        ] {
+            assert_eq!(said(&[line]), Vec::<String>::new(), "{line}");
         }
     }
 }

@@ -268,6 +268,12 @@ const GENERAL: &[&str] = &[
     "no matter",
     "how we ",
     "not how we",
+    "future reference",
+    "for reference",
+    "don't ever",
+    "do not ever",
+    "anymore",
+    "no longer",
 ];
 
 /// Statement openers that describe how the project works ("we're a pnpm shop").
@@ -303,6 +309,11 @@ const HOW_THINGS_ARE: &[&str] = &[
     "we pin ",
     "we migrate ",
     "we compare ",
+    "we switched to ",
+    "we moved to ",
+    "we migrated to ",
+    "we've moved to ",
+    "we've switched to ",
     "this is a ",
     "this is an ",
     "this repo ",
@@ -418,8 +429,18 @@ fn strip_openers(mut s: &str) -> (&str, bool) {
         let Some((w, objects)) = found else {
             return (s, objection);
         };
-        // "no anyhow in the lib crate" and "no X, no Y" are prohibitions, not an opener.
+        // "no anyhow in the lib crate" and "no X, no Y" are prohibitions, not an opener; so is
+        // "stop using X".
         let rest = &s[w.len()..];
+        if *w == "stop"
+            && rest.starts_with(' ')
+            && rest
+                .split_whitespace()
+                .next()
+                .is_some_and(|n| n.len() > 4 && n.to_lowercase().ends_with("ing"))
+        {
+            return (s, true);
+        }
         if *w == "no"
             && rest.starts_with(' ')
             && ![
@@ -473,6 +494,7 @@ fn strip_preamble(s: &str) -> (&str, bool) {
         return (s, false);
     }
     let general = [
+        "remember",
         "rule",
         "convention",
         "how",

@@ -25,6 +25,7 @@ mod guard_install;
 mod guard_trust;
 mod install;
 mod json_shapes;
+mod learning;
 mod llm_usage;
 mod mcp;
 mod mcp_kept;
