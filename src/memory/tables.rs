@@ -6,5 +6,5 @@
 
 pub mod bullets;
 pub mod outcomes;
-pub mod revisions;
 pub mod repo_feedback;
+pub mod revisions;

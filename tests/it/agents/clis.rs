@@ -6,7 +6,8 @@
 //! every request. From the agent's own output, the model's requests and the files on disk, each
 //! test shows: the guard blocked `rm -rf ~/important` and it survived, a write to a protected
 //! path was blocked, a benign command ran, cm's context reached the model, and the post-session
-//! job indexed the session.
+//! job indexed the session; and under Codex, neither a patch sent as a shell command nor keystrokes
+//! typed into an open terminal get past the guard.
 //!
 //! A CLI that is not installed makes its test say so on stderr and return ("SKIPPED ..."); with
 //! `CM_REQUIRE_AGENT_CLIS=1` (set by `.ci/run` once the install succeeded) it fails instead, so a
@@ -588,7 +589,6 @@ fn codex_exec(env: &Env, bin: &Path, model: &FakeModel) -> Ran {
 }
 
 #[test]
-#[ignore = "needs guard branch: the guard judging Codex patches (issue 31, item 4)"]
 fn codex_patches_to_protected_paths_are_blocked() {
     let Some(bin) = cli("codex-0.171.0", "codex") else {
         return;
@@ -608,7 +608,6 @@ fn codex_patches_to_protected_paths_are_blocked() {
 }
 
 #[test]
-#[ignore = "needs guard branch: interactive shells under Codex (issue 31, item 5)"]
 fn codex_keystrokes_into_an_open_shell_cannot_bypass_the_guard() {
     let Some(bin) = cli("codex-0.171.0", "codex") else {
         return;
