@@ -5,7 +5,7 @@
 //! never sees half a file and a crash never leaves one behind.
 
 use crate::error::{CmError, Result};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +15,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| CmError::io(dir, "create directory", &e))?;
+    crate::private::create_dir_all(dir).map_err(|e| CmError::io(dir, "create directory", &e))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = dir.join(format!(
         ".{name}.tmp-{}-{}",
@@ -23,7 +23,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         unique_suffix()
     ));
     let result = (|| {
-        let mut f = File::create(&tmp).map_err(|e| CmError::io(&tmp, "create", &e))?;
+        let mut f = crate::private::open_options(path)
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| CmError::io(&tmp, "create", &e))?;
         f.write_all(bytes)
             .map_err(|e| CmError::io(&tmp, "write", &e))?;
         f.sync_all().map_err(|e| CmError::io(&tmp, "sync", &e))?;
@@ -46,12 +50,17 @@ pub fn write_cache(path: &Path, bytes: &[u8]) -> bool {
     let Some(dir) = path.parent() else {
         return false;
     };
-    if std::fs::create_dir_all(dir).is_err() {
+    if crate::private::create_dir_all(dir).is_err() {
         return false;
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("cache");
     let tmp = dir.join(format!(".{name}.tmp-{}", unique_suffix()));
-    if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_ok() {
+    let written = crate::private::open_options(path)
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes));
+    if written.is_ok() && std::fs::rename(&tmp, path).is_ok() {
         return true;
     }
     let _ = std::fs::remove_file(&tmp);
@@ -68,10 +77,11 @@ pub struct FileLock {
 impl FileLock {
     pub fn acquire(path: &Path) -> Result<FileLock> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| CmError::io(dir, "create directory", &e))?;
+            crate::private::create_dir_all(dir)
+                .map_err(|e| CmError::io(dir, "create directory", &e))?;
             ignore_lock_files_in_repo(dir);
         }
-        let file = OpenOptions::new()
+        let file = crate::private::open_options(path)
             .create(true)
             .truncate(false)
             .write(true)
@@ -87,9 +97,10 @@ impl FileLock {
     /// Non-blocking variant: `Ok(None)` when another process holds the lock.
     pub fn try_acquire(path: &Path) -> Result<Option<FileLock>> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| CmError::io(dir, "create directory", &e))?;
+            crate::private::create_dir_all(dir)
+                .map_err(|e| CmError::io(dir, "create directory", &e))?;
         }
-        let file = OpenOptions::new()
+        let file = crate::private::open_options(path)
             .create(true)
             .truncate(false)
             .write(true)

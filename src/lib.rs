@@ -24,6 +24,7 @@ pub mod memory;
 pub mod onboard;
 pub mod output;
 pub mod paths;
+pub mod private;
 pub mod redact;
 pub mod reflect;
 pub mod store;

@@ -660,6 +660,20 @@ fn session(
     ] {
         crate::reflect::safety::scrub(lines);
     }
+    if !req.dry_run {
+        let more = restated(
+            store,
+            playbook,
+            cfg,
+            req,
+            s,
+            &session_ref,
+            &mut fresh,
+            &mut proposed,
+            &feedback,
+        )?;
+        feedback.extend(more);
+    }
     if req.dry_run {
         for (i, _) in &fresh {
             proposed[*i].outcome = "dry-run".into();
@@ -742,6 +756,77 @@ fn session(
         proposed,
         feedback,
     })
+}
+
+/// One lesson, one rule: a rule learned here that restates a live rule of the workspace (or one
+/// learned earlier in this session) is not added; the live rule gets a helpful mark and this
+/// session as a source instead ([`crate::reflect::restate`]).
+#[allow(clippy::too_many_arguments)]
+fn restated(
+    store: &Store,
+    playbook: &Playbook,
+    cfg: &Config,
+    req: &ReflectRequest,
+    s: &Session,
+    session_ref: &str,
+    fresh: &mut Vec<(usize, Bullet)>,
+    proposed: &mut [Proposed],
+    feedback: &[Feedback],
+) -> Result<Vec<Feedback>> {
+    use crate::reflect::restate::same_lesson;
+    let mut given = Vec::new();
+    if fresh.is_empty() || s.workspace.is_none() {
+        return Ok(given);
+    }
+    let live: Vec<Bullet> = crate::memory::tables::bullets::load_all(store)?
+        .into_iter()
+        .filter(|b| b.is_live() && b.scope_key == s.workspace)
+        .collect();
+    let mut kept: Vec<(usize, Bullet)> = Vec::new();
+    for (slot, b) in fresh.drain(..) {
+        if let Some((_, first)) = kept
+            .iter()
+            .find(|(_, k)| same_lesson(&b.content, &k.content))
+        {
+            proposed[slot].outcome = "restated".into();
+            proposed[slot].rule = Some(first.id.clone());
+            continue;
+        }
+        let Some(old) = live.iter().find(|o| same_lesson(&b.content, &o.content)) else {
+            kept.push((slot, b));
+            continue;
+        };
+        proposed[slot].outcome = "restated".into();
+        proposed[slot].rule = Some(old.id.clone());
+        if !old.source_sessions.iter().any(|x| x == session_ref) {
+            playbook.change(&old.id, "restated", |r| {
+                if !r.source_sessions.iter().any(|x| x == session_ref) {
+                    r.source_sessions.push(session_ref.to_string());
+                }
+                Ok(Vec::new())
+            })?;
+        }
+        if !feedback
+            .iter()
+            .chain(&given)
+            .any(|f| f.rule == old.id && f.kind == "helpful")
+        {
+            given.push(give(
+                store,
+                playbook,
+                cfg,
+                req,
+                s,
+                session_ref,
+                &old.id,
+                FeedbackType::Helpful,
+                Some("the same lesson came up again in another session"),
+                "restated",
+            )?);
+        }
+    }
+    *fresh = kept;
+    Ok(given)
 }
 
 /// The live rule an embedding finds at least `threshold` alike to `content`, when there is

@@ -34,7 +34,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     if !dir.exists() {
         created.push(dir.display().to_string());
     }
-    std::fs::create_dir_all(&dir).map_err(|e| CmError::io(&dir, "create data directory", &e))?;
+    crate::private::create_dir(&dir).map_err(|e| CmError::io(&dir, "create data directory", &e))?;
 
     let cfg_path = paths::global_config_path();
     let defaults =

@@ -79,7 +79,7 @@ fn read_or_create(path: &Path) -> Result<String> {
         }
         Err(_) => {
             if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)
+                crate::private::create_dir_all(dir)
                     .map_err(|e| CmError::io(dir, "create the data directory", &e))?;
             }
             let value = random_hex(32)?;

@@ -268,19 +268,25 @@ impl<'a> Playbook<'a> {
                 let mut b = rows::get(tx, &id)?.ok_or_else(|| not_found(&id))?;
                 let before = b.clone();
                 let created = f(&mut b)?;
+                if b == before && created.is_empty() {
+                    // Nothing changed (feedback already given): nothing to write or undo.
+                    return Ok((b, created, location.clone()));
+                }
                 rows::save(tx, &b)?;
                 for c in &created {
                     rows::insert(tx, c)?;
                 }
                 let ids: Vec<String> = created.iter().map(|c| c.id.clone()).collect();
-                rows::record_revision(tx, &id, action, Some(&before), &ids)?;
+                rows::record_change(tx, action, &before, &b, &ids)?;
                 Ok((b, created, location.clone()))
             }
             Location::Repo(path) => {
                 let (b, created, before) = self.change_repo(tx, path, &id, f)?;
                 let ids: Vec<String> = created.iter().map(|c| c.id.clone()).collect();
                 let action = format!("{REPO_PREFIX}{action}");
-                rows::record_revision(tx, &id, &action, Some(&before), &ids)?;
+                if b != before || !ids.is_empty() {
+                    rows::record_revision(tx, &id, &action, Some(&before), &ids)?;
+                }
                 Ok((b, created, location.clone()))
             }
         }

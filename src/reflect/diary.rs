@@ -179,7 +179,7 @@ pub fn inferred_tags(t: &Transcript, files: &[String]) -> Vec<String> {
 fn fixed_by(f: &Failure) -> Option<String> {
     Some(match f.fix.as_ref()? {
         Fix::Command { passed, .. } => format!("`{passed}`"),
-        Fix::Step { first } => format!("running `{first}` first"),
+        Fix::Step { first } => format!("running `{}` first", first.join("` and `")),
         Fix::Edits(changes) => changes
             .iter()
             .map(|(file, added)| {

@@ -24,13 +24,14 @@ pub fn latest_version() -> i64 {
     MIGRATIONS.last().map(|m| m.0).unwrap_or(0)
 }
 
-pub fn migrate(store: &Store) -> Result<()> {
+/// Apply pending migrations. Returns whether the store was new (this call created its schema).
+pub fn migrate(store: &Store) -> Result<bool> {
     let current: i64 = store
         .conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(|e| store.map_err(e))?;
     if current == latest_version() {
-        return Ok(());
+        return Ok(false);
     }
     if current > latest_version() {
         return Err(CmError::new(
@@ -53,6 +54,6 @@ pub fn migrate(store: &Store) -> Result<()> {
             tx.execute_batch(&format!("PRAGMA user_version={version}"))
                 .map_err(|e| store.map_err(e))?;
         }
-        Ok(())
+        Ok(current == 0)
     })
 }

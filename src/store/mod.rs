@@ -11,6 +11,7 @@
 
 pub mod deadline;
 pub mod disk;
+mod files;
 pub mod integrity;
 pub mod migrations;
 mod resident;
@@ -45,10 +46,11 @@ impl Store {
 
     /// Open (creating if needed) the database at `path` and apply pending migrations.
     pub fn open(path: &Path) -> Result<Store> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            crate::private::create_dir(dir)
                 .map_err(|e| CmError::io(dir, "create data directory", &e))?;
         }
+        files::prepare(path)?;
         let conn = Connection::open(path).map_err(|e| map_err(e, path))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| map_err(e, path))?;
@@ -61,7 +63,15 @@ impl Store {
             conn,
             path: path.to_path_buf(),
         };
-        migrations::migrate(&store)?;
+        let fresh = migrations::migrate(&store)?;
+        files::tighten(path);
+        if fresh {
+            // A new store is trivially sound; the record also marks that a store lived here,
+            // so a later empty file is known for a truncated store ([`files::prepare`]).
+            integrity::record(&store, true);
+        } else {
+            integrity::verify_if_changed(&store)?;
+        }
         Ok(store)
     }
 
@@ -307,6 +317,16 @@ pub fn map_err(e: rusqlite::Error, path: &Path) -> CmError {
         )
         .hint("raise the limit (`ulimit -f unlimited`) and retry; the write was rolled back and nothing stored was lost");
     }
+    // A stored text that is not UTF-8, or a column of the wrong type: the bytes on disk were
+    // changed under SQLite's feet (a flipped bit in a row), not a bug in cm.
+    if matches!(
+        e,
+        rusqlite::Error::Utf8Error(..)
+            | rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::InvalidColumnType(..)
+    ) {
+        return corrupt_row(path, &e.to_string());
+    }
     match e.sqlite_error_code() {
         Some(C::OperationInterrupted) => CmError::new(
             INTERRUPTED,
@@ -369,6 +389,16 @@ pub fn map_err(e: rusqlite::Error, path: &Path) -> CmError {
         .hint("check the disk and the data directory; nothing stored was changed by this command"),
         _ => CmError::internal(format!("store error on {p}: {e}")),
     }
+}
+
+/// A row of the store at `path` that cannot be read back as it was written.
+pub fn corrupt_row(path: &Path, detail: &str) -> CmError {
+    CmError::new(
+        "STORE_CORRUPT",
+        ExitCode::Filesystem,
+        format!("{} is corrupt: a stored row cannot be read ({detail})", path.display()),
+    )
+    .hint("restore it from a backup, or move it aside and run `cm init` (cm never rewrites it); `cm doctor` checks the whole store")
 }
 
 /// Whether the file system holding `path` has no room left: try to write and sync a small probe

@@ -4,6 +4,7 @@
 
 mod harness;
 
+mod agents;
 mod assoc;
 mod cli_contract;
 mod concurrency;
@@ -42,4 +43,6 @@ mod rule_signals;
 mod secrets;
 mod starters;
 mod store_faults;
+mod store_files;
+mod store_history;
 mod workspaces;

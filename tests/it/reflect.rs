@@ -75,7 +75,7 @@ impl Transcript {
     }
 }
 
-fn lesson_session(rule_id: &str) -> Transcript {
+pub(crate) fn lesson_session(rule_id: &str) -> Transcript {
     let mut t = Transcript::new("11111111-2222-4333-8444-555566667777", "/home/dev/shop");
     t.user("Fix the date formatting test, it fails on CI")
         .bash("npm test", "FAIL src/date.test.ts\n  Expected: \"2024-01-01\" Received: \"2023-12-31\"\nTests: 1 failed, 11 passed", true)

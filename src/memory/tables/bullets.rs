@@ -10,7 +10,7 @@ use crate::error::{CmError, Result};
 use crate::memory::bullet::{Bullet, FeedbackEvent, FeedbackSource, FeedbackType};
 use rusqlite::{Connection, OptionalExtension, params};
 
-fn sql(e: rusqlite::Error) -> CmError {
+pub(super) fn sql(e: rusqlite::Error) -> CmError {
     crate::store::map_err(e, &crate::paths::db_path())
 }
 
@@ -19,9 +19,13 @@ fn doc_of(b: &Bullet) -> Result<String> {
         .map_err(|e| CmError::internal(format!("serialize bullet {}: {e}", b.id)))
 }
 
-fn parse_doc(id: &str, doc: &str) -> Result<Bullet> {
-    serde_json::from_str(doc)
-        .map_err(|e| CmError::internal(format!("stored bullet {id} is unreadable: {e}")))
+pub(super) fn parse_doc(id: &str, doc: &str) -> Result<Bullet> {
+    serde_json::from_str(doc).map_err(|e| {
+        crate::store::corrupt_row(
+            &crate::paths::db_path(),
+            &format!("rule {id} is unreadable: {e}"),
+        )
+    })
 }
 
 fn type_str(t: FeedbackType) -> &'static str {
@@ -369,81 +373,7 @@ pub fn delete_all(conn: &Connection) -> Result<usize> {
     conn.execute("DELETE FROM bullets", []).map_err(sql)
 }
 
-/// A change that `cm undo` can revert.
-#[derive(Debug)]
-pub struct Revision {
-    pub seq: i64,
-    pub action: String,
-    pub at: String,
-    pub before: Option<Bullet>,
-    pub created: Vec<String>,
-}
-
-/// Remember `before` (the bullet as it was, `None` if the change created it) under `action`.
-pub fn record_revision(
-    conn: &Connection,
-    bullet_id: &str,
-    action: &str,
-    before: Option<&Bullet>,
-    created: &[String],
-) -> Result<()> {
-    let doc = match before {
-        Some(b) => Some(serde_json::to_string(b).map_err(|e| CmError::internal(e.to_string()))?),
-        None => None,
-    };
-    let created = serde_json::to_string(created).unwrap_or_else(|_| "[]".into());
-    conn.prepare_cached("INSERT INTO bullet_revisions (bullet_id, action, at, before_doc, created) VALUES (?1, ?2, ?3, ?4, ?5)")
-        .and_then(|mut s| s.execute(params![bullet_id, action, crate::clock::now_rfc3339(), doc, created]))
-        .map_err(sql)?;
-    Ok(())
-}
-
-/// The newest revision of `bullet_id`, removed from the history.
-pub fn pop_revision(conn: &Connection, bullet_id: &str) -> Result<Option<Revision>> {
-    let row = conn
-        .query_row(
-            "SELECT seq, action, at, before_doc, created FROM bullet_revisions WHERE bullet_id = ?1 ORDER BY seq DESC LIMIT 1",
-            [bullet_id],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, String>(4)?,
-                ))
-            },
-        )
-        .optional()
-        .map_err(sql)?;
-    let Some((seq, action, at, before, created)) = row else {
-        return Ok(None);
-    };
-    conn.execute("DELETE FROM bullet_revisions WHERE seq = ?1", [seq])
-        .map_err(sql)?;
-    let before = match before {
-        Some(doc) => Some(parse_doc(bullet_id, &doc)?),
-        None => None,
-    };
-    Ok(Some(Revision {
-        seq,
-        action,
-        at,
-        before,
-        created: serde_json::from_str(&created).unwrap_or_default(),
-    }))
-}
-
-/// The revision history of a bullet, oldest first, as (action, at).
-pub fn revisions(conn: &Connection, bullet_id: &str) -> Result<Vec<(String, String)>> {
-    let mut stmt = conn
-        .prepare_cached("SELECT action, at FROM bullet_revisions WHERE bullet_id = ?1 ORDER BY seq")
-        .map_err(sql)?;
-    let rows = stmt
-        .query_map([bullet_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(sql)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
-}
+pub use super::revisions::{Revision, pop_revision, record_change, record_revision, revisions};
 
 #[cfg(test)]
 mod tests {
