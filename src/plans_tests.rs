@@ -187,6 +187,11 @@ fn hot_statements_never_scan_what_they_look_up() {
             vec![1.into()],
             &[],
         ),
+        (
+            crate::memory::tables::repo_feedback::FOR_REPO_SQL,
+            vec![text("/w/.cass/playbook.yaml")],
+            &[],
+        ),
     ];
     for (sql, params, may_scan) in cases {
         let plan = explain(&store.conn, sql, &params).unwrap();
