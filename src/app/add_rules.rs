@@ -3,10 +3,11 @@
 //! repository's playbook), rules they contradict are flagged, and the context term index is kept
 //! current. `cm playbook add` calls it today; reflection and MCP will add rules through it too.
 
-use crate::error::Result;
+use crate::error::{CmError, Result};
 use crate::memory::bullet::Bullet;
 use crate::memory::curate::{Relation, Topic};
 use crate::memory::playbook::{Location, Playbook};
+use crate::memory::safety::Severity;
 use crate::memory::tables::bullets as rows;
 use crate::memory::topic_index::{Rarity, TopicIndex};
 use crate::store::Store;
@@ -53,11 +54,21 @@ pub fn add(
     }
     let repo_rules: Vec<Bullet> = playbook.readable_repo_rules();
     let curated = curate_batch(candidates, store, &repo_rules, threshold, force)?;
+    let mut curated = curated;
     let location = match (&repo_dir, curated.fresh.is_empty()) {
         (_, false) => playbook.add(&curated.fresh, repo_dir.as_deref())?,
         (Some(dir), true) => Location::Repo(dir.clone()),
         (None, true) => Location::Personal,
     };
+    if matches!(location, Location::Repo(_)) {
+        // A repository rule is known as `repo:ID` (it never shares an id with a personal rule).
+        for b in &mut curated.fresh {
+            b.id = crate::memory::repo_file::view_id(&b.id);
+        }
+        for (new_id, _) in &mut curated.flag {
+            *new_id = crate::memory::repo_file::view_id(new_id);
+        }
+    }
     // A batch is a bulk change: index its rules for context now (best effort, they are stored).
     if curated.fresh.len() > INDEX_THE_PLAYBOOK_FROM
         && let Err(e) = crate::context::index::refresh(store)
@@ -81,6 +92,38 @@ pub fn add(
         duplicates: curated.duplicates,
         location,
     })
+}
+
+/// Every candidate through the playbook's safety check ([`crate::memory::safety`]), before
+/// anything is stored (check the text as given: line breaks are flattened when a rule is built): the first refused rule (or risky one, unless `allow_risky`) refuses the
+/// whole batch, naming the rule and why (exit 2).
+pub fn screen(candidates: &[&str], allow_risky: bool) -> Result<()> {
+    let total = candidates.len();
+    for (i, content) in candidates.iter().enumerate() {
+        let Some(why) = crate::memory::safety::refusal(content) else {
+            continue;
+        };
+        let which = if total == 1 {
+            "the rule".to_string()
+        } else {
+            format!("rule {} of {total}", i + 1)
+        };
+        let e = match why.severity {
+            Severity::Refused => CmError::usage(
+                "RULE_REFUSED",
+                format!("{which} was refused: {}; nothing was added", why.reason),
+            )
+            .hint("a rule may not carry credentials, instructions to a model, ways to switch cm's guard or hooks off, or code fetched from the network; no flag overrides this"),
+            Severity::Risky if allow_risky => continue,
+            Severity::Risky => CmError::usage(
+                "RULE_RISKY",
+                format!("{which} is risky: {}; nothing was added", why.reason),
+            )
+            .hint("reword it as a warning (\"never run ...\"), or add --allow-risky if agents should follow it"),
+        };
+        return Err(e);
+    }
+    Ok(())
 }
 
 /// New rules sorted into those to add and those already present.

@@ -1,5 +1,5 @@
 //! Importing a file of rules into the personal store: which rules an import adds and which it
-//! skips (an id already present, or the same text as a rule already there or earlier in the
+//! skips (one the safety check refuses or calls risky, an id already present, or the same text as a rule already there or earlier in the
 //! file), and the import itself in one transaction, optionally replacing every personal rule
 //! (each replaced rule stays recoverable with `cm undo ID`).
 
@@ -73,16 +73,20 @@ fn decide<'b>(
     let mut skipped = Vec::new();
     for b in bullets {
         let lower = b.content.to_lowercase();
-        let reason =
-            if add.contains(&b.id.as_str()) || (!ignore_store && rows::exists(conn, &b.id)?) {
-                Some("id already present".to_string())
-            } else if let Some((_, id)) = texts.iter().find(|(t, _)| *t == lower) {
-                Some(format!("same text as {id}"))
-            } else if ignore_store {
-                None
-            } else {
-                rows::find_by_content(conn, &b.content)?.map(|dup| format!("same text as {dup}"))
-            };
+        let reason = if let Some(why) = crate::memory::safety::refusal(&b.content) {
+            Some(match why.severity {
+                crate::memory::safety::Severity::Refused => format!("refused: {}", why.reason),
+                crate::memory::safety::Severity::Risky => format!("risky: {}", why.reason),
+            })
+        } else if add.contains(&b.id.as_str()) || (!ignore_store && rows::exists(conn, &b.id)?) {
+            Some("id already present".to_string())
+        } else if let Some((_, id)) = texts.iter().find(|(t, _)| *t == lower) {
+            Some(format!("same text as {id}"))
+        } else if ignore_store {
+            None
+        } else {
+            rows::find_by_content(conn, &b.content)?.map(|dup| format!("same text as {dup}"))
+        };
         match reason {
             Some(reason) => skipped.push(Skipped {
                 id: b.id.clone(),

@@ -53,7 +53,7 @@ pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
     };
     let cwd = &req.cwd;
     let workspace = crate::paths::git_root(cwd).unwrap_or_else(|| cwd.clone());
-    let repo = crate::memory::repo_file::readable_in(cwd, "cm hook prompt");
+    let repo = crate::memory::repo_file::readable_in(cwd, "cm hook prompt", deadline, &store.conn);
     let scoring = crate::config::Scoring::default();
     let task: String = prompt.chars().take(2_000).collect();
     let engine_req = Request {

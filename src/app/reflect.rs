@@ -203,6 +203,18 @@ pub fn run(
         out.feedback.extend(one.feedback.iter().cloned());
         out.sessions.push(one);
     }
+    // What the hooks read is brought up to date now: a rule learned by the post-session job is
+    // in the very next prompt's and session start's answer (they never rebuild the index).
+    if !req.dry_run && (!out.added.is_empty() || !out.feedback.is_empty()) {
+        let fresh = crate::context::index::mark_stale_evidence(store)
+            .and_then(|_| crate::context::index::refresh(store));
+        if let Err(e) = fresh {
+            eprintln!(
+                "cm: warning: context index not refreshed after reflection: {}",
+                e.message
+            );
+        }
+    }
     if req.dry_run
         && out.llm_unavailable.is_none()
         && out.sessions.iter().any(|s| s.skipped.is_none())
@@ -397,17 +409,20 @@ fn recurring(
             .flat_map(|e| e.failed_commands.iter())
             .find(|c| same(c) && c.fixed_by.is_some())
             .and_then(|c| c.fixed_by.clone());
+        // The step and the error's message as a rule names them, never the line that ran.
+        let step = crate::reflect::gist::shown(&f.command);
+        let cause = f
+            .cause
+            .as_ref()
+            .map(|c| format!(" with '{c}'"))
+            .unwrap_or_default();
         let content = match known_fix {
             Some(fix) => format!(
-                "When `{}` fails with {} (seen in {} sessions of this project), apply the fix that worked before: {fix}.",
-                f.command,
-                fixes::quoted(&f.error),
+                "When `{step}` fails{cause} (seen in {} sessions of this project), apply the fix that worked before: {fix}.",
                 ev.sessions + 1
             ),
             None => format!(
-                "`{}` keeps failing with {} in this project ({} sessions); find the cause instead of retrying.",
-                f.command,
-                fixes::quoted(&f.error),
+                "`{step}` keeps failing{cause} in this project ({} sessions); find the cause instead of retrying.",
                 ev.sessions + 1
             ),
         };
@@ -660,6 +675,20 @@ fn session(
     ] {
         crate::reflect::safety::scrub(lines);
     }
+    if !req.dry_run {
+        let more = restated(
+            store,
+            playbook,
+            cfg,
+            req,
+            s,
+            &session_ref,
+            &mut fresh,
+            &mut proposed,
+            &feedback,
+        )?;
+        feedback.extend(more);
+    }
     if req.dry_run {
         for (i, _) in &fresh {
             proposed[*i].outcome = "dry-run".into();
@@ -742,6 +771,77 @@ fn session(
         proposed,
         feedback,
     })
+}
+
+/// One lesson, one rule: a rule learned here that restates a live rule of the workspace (or one
+/// learned earlier in this session) is not added; the live rule gets a helpful mark and this
+/// session as a source instead ([`crate::reflect::restate`]).
+#[allow(clippy::too_many_arguments)]
+fn restated(
+    store: &Store,
+    playbook: &Playbook,
+    cfg: &Config,
+    req: &ReflectRequest,
+    s: &Session,
+    session_ref: &str,
+    fresh: &mut Vec<(usize, Bullet)>,
+    proposed: &mut [Proposed],
+    feedback: &[Feedback],
+) -> Result<Vec<Feedback>> {
+    use crate::reflect::restate::same_lesson;
+    let mut given = Vec::new();
+    if fresh.is_empty() || s.workspace.is_none() {
+        return Ok(given);
+    }
+    let live: Vec<Bullet> = crate::memory::tables::bullets::load_all(store)?
+        .into_iter()
+        .filter(|b| b.is_live() && b.scope_key == s.workspace)
+        .collect();
+    let mut kept: Vec<(usize, Bullet)> = Vec::new();
+    for (slot, b) in fresh.drain(..) {
+        if let Some((_, first)) = kept
+            .iter()
+            .find(|(_, k)| same_lesson(&b.content, &k.content))
+        {
+            proposed[slot].outcome = "restated".into();
+            proposed[slot].rule = Some(first.id.clone());
+            continue;
+        }
+        let Some(old) = live.iter().find(|o| same_lesson(&b.content, &o.content)) else {
+            kept.push((slot, b));
+            continue;
+        };
+        proposed[slot].outcome = "restated".into();
+        proposed[slot].rule = Some(old.id.clone());
+        if !old.source_sessions.iter().any(|x| x == session_ref) {
+            playbook.change(&old.id, "restated", |r| {
+                if !r.source_sessions.iter().any(|x| x == session_ref) {
+                    r.source_sessions.push(session_ref.to_string());
+                }
+                Ok(Vec::new())
+            })?;
+        }
+        if !feedback
+            .iter()
+            .chain(&given)
+            .any(|f| f.rule == old.id && f.kind == "helpful")
+        {
+            given.push(give(
+                store,
+                playbook,
+                cfg,
+                req,
+                s,
+                session_ref,
+                &old.id,
+                FeedbackType::Helpful,
+                Some("the same lesson came up again in another session"),
+                "restated",
+            )?);
+        }
+    }
+    *fresh = kept;
+    Ok(given)
 }
 
 /// The live rule an embedding finds at least `threshold` alike to `content`, when there is

@@ -150,7 +150,7 @@ pub fn hooks(cwd: &Path, exe: &Path, dry_run: bool) -> Vec<Repair> {
                 continue;
             }
             let action = format!(
-                "point {}'s {} hooks in {} at {} (a backup is kept)",
+                "point {}'s {} hooks in {} at {} (a backup is kept){}",
                 agent.slug(),
                 kinds
                     .iter()
@@ -158,7 +158,12 @@ pub fn hooks(cwd: &Path, exe: &Path, dry_run: bool) -> Vec<Repair> {
                     .collect::<Vec<_>>()
                     .join(", "),
                 st.path.display(),
-                exe.display()
+                exe.display(),
+                if agent == install::Agent::Codex {
+                    "; Codex runs a changed hook only once you trust it again: start `codex` and choose \"Trust all and continue\""
+                } else {
+                    ""
+                }
             );
             out.push(Repair::new("hooks", action, dry_run, || {
                 install::install(agent, scope, &root, &kinds, exe).map(drop)

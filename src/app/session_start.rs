@@ -56,7 +56,8 @@ pub fn inject(req: &SessionStartRequest) -> Result<HookAnswer> {
         }
     }
     let task = guess.join(" ");
-    let repo = crate::memory::repo_file::readable_in(cwd, "cm hook session-start");
+    let repo =
+        crate::memory::repo_file::readable_in(cwd, "cm hook session-start", deadline, &store.conn);
     let scoring = crate::config::Scoring::default();
     let engine_req = Request {
         task: &task,

@@ -324,6 +324,7 @@ fn check_hooks(cwd: &Path) -> Check {
     let root = project_root(cwd);
     let mut installed = Vec::new();
     let mut dead = Vec::new();
+    let mut untrusted = Vec::new();
     for agent in crate::install::AGENTS {
         for scope in [Scope::User, Scope::Project] {
             let st = status(agent, scope, &root);
@@ -349,7 +350,32 @@ fn check_hooks(cwd: &Path) -> Check {
                     .filter(|h| !h.program_found)
                     .map(|h| h.found.command.clone()),
             );
+            untrusted.extend(
+                st.trust
+                    .iter()
+                    .filter(|t| t.trust != crate::install::codex_trust::Trust::Approved)
+                    .map(|t| {
+                        format!(
+                            "{} ({})",
+                            t.event,
+                            serde_json::json!(t.trust).as_str().unwrap_or("")
+                        )
+                    }),
+            );
         }
+    }
+    if !untrusted.is_empty() {
+        return check(
+            "hooks",
+            Status::Warn,
+            format!(
+                "Codex does not run cm's hooks it has not trusted: {}",
+                untrusted.join(", ")
+            ),
+            Some(
+                "start `codex` and choose \"Trust all and continue\" (or \"Review hooks\"); Codex asks again whenever a hook's command changes",
+            ),
+        );
     }
     if !dead.is_empty() {
         return check(

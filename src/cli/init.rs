@@ -72,6 +72,18 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         let now = clock::now_rfc3339();
         let mut added = Vec::new();
         for b in &mut bullets {
+            // A user starter is a file anyone could have handed over: its rules pass the
+            // playbook's safety check like every other way in.
+            if let Some(why) = crate::memory::safety::refusal(&b.content) {
+                eprintln!(
+                    "cm: warning: starter {name}: rule \"{}\" skipped: {why}",
+                    crate::context::sanitize::clip(
+                        &crate::context::sanitize::clean(&b.content),
+                        80
+                    )
+                );
+                continue;
+            }
             if rows::find_by_content(store, &b.content)?.is_some() {
                 continue;
             }

@@ -148,6 +148,12 @@ mod tests {
                     r.category
                 );
                 assert!(!r.tags.is_empty(), "{name}: {:?} has no tags", r.content);
+                assert_eq!(
+                    crate::memory::safety::refusal(&r.content),
+                    None,
+                    "{name}: {:?} fails the safety check",
+                    r.content
+                );
                 assert!(
                     crate::reflect::phrasing::specific(&r.content),
                     "{name}: {:?} is not specific",

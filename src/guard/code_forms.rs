@@ -112,6 +112,9 @@ fn find_exec(words: &[&str], depth: usize, st: &State, out: &mut Vec<Segment>) {
                     .iter()
                     .any(|w| !FIND_GLOBAL.contains(w));
                 if !tests && cmd.contains("{}") {
+                    if starts.len() > 8 {
+                        st.notes.cut(crate::guard::limits::Limit::Inputs);
+                    }
                     for p in starts.iter().take(8) {
                         shell_string(&cmd.replace("{}", p), depth, st, out);
                     }
@@ -203,6 +206,9 @@ fn parallel(words: &[&str], stdin: &[String], depth: usize, st: &State, out: &mu
     }
     if inputs.is_empty() {
         shell_string(&template, depth, st, out);
+    }
+    if inputs.len() > 16 {
+        st.notes.cut(crate::guard::limits::Limit::Inputs);
     }
     for input in inputs.iter().take(16) {
         let line = if template.contains("{}") {

@@ -15,11 +15,14 @@
 
 pub mod code_forms;
 pub mod code_shell;
+pub mod computed;
 pub mod config_cache;
 pub mod expand;
 pub mod git_options;
+pub mod interactive;
 pub mod interpreters;
 pub mod lang;
+pub mod limits;
 pub mod literals;
 pub mod matcher;
 pub mod normalize;
@@ -30,11 +33,14 @@ pub mod protected;
 pub mod quick;
 pub mod reason;
 pub mod scan;
+pub mod self_protect;
 pub mod shell;
+pub mod shell_view;
 pub mod sql_text;
 pub mod trauma_cache;
 pub mod user_traumas;
 pub mod wrappers;
+pub mod writes;
 
 pub use policy::{AllowEntry, AllowScope, Policy};
 
@@ -128,15 +134,33 @@ pub fn evaluate_at(command: &str, policy: &Policy, ctx: &expand::Context) -> Dec
     let scan = policy.scanner().scan(command);
     let packs = scan.packs & policy.pack_mask();
     let traumas = policy.traumas_to_check(&scan);
-    if packs == 0 && traumas.is_empty() {
+    if packs == 0 && traumas.is_empty() && !scan.computed {
         return Decision::allow(true);
     }
-    let segments = normalize::segments_at(command, ctx);
-    let mut hits = policy.trauma_hits(&traumas, &segments);
+    let analysis = normalize::analyse_at(command, ctx);
+    let segments = &analysis.segments;
+    let mut hits = policy.trauma_hits(&traumas, segments);
+    // A computed command word hides its keyword from the scan (`a=r; b=m; $a$b`): every
+    // enabled pack then looks at what the line was read as.
+    let packs = if scan.computed {
+        policy.pack_mask()
+    } else {
+        packs
+    };
     // Without allow-list entries the first hit decides; finding more costs regex compiles.
     let first_only = policy.allow.is_empty();
     if !first_only || hits.is_empty() {
-        hits.extend(matcher::pack_hits(&segments, packs, true, first_only));
+        hits.extend(matcher::pack_hits(segments, packs, true, first_only));
+    }
+    let computed = &analysis.notes.computed;
+    if !first_only || hits.is_empty() {
+        hits.extend(computed::hits(computed, policy.pack_mask(), first_only));
+    }
+    // A bound reached on a command worth reading leaves part of it unread: refused.
+    if let Some(limit) = analysis.notes.cut
+        && (packs != 0 || !traumas.is_empty() || !computed.is_empty())
+    {
+        hits.push(limits::hit(limit, command));
     }
     decide(command, hits, policy)
 }

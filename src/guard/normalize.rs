@@ -11,6 +11,7 @@
 //! that code (`os.system("...")`, `execSync('...')`, backticks) are parsed as shell again.
 
 use super::expand::{self, Context, State};
+use super::limits::{Limit, Notes};
 use super::shell::{self, Command, Word};
 use super::wrappers;
 
@@ -25,11 +26,18 @@ pub struct Segment {
     pub text: String,
 }
 
-/// Nesting limit for `bash -c "bash -c ..."` and code within code.
+/// Nesting limit for `bash -c "bash -c ..."` and code within code. Deeper is noted as a cut.
 const MAX_DEPTH: usize = 6;
 /// A command line that expands into more segments than this is cut short (the rest is not
-/// examined); nothing legitimate comes close.
+/// examined, and the cut noted); nothing legitimate comes close.
 const MAX_SEGMENTS: usize = 4096;
+
+/// A command line read: its segments, and what could not be examined ([`Notes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    pub segments: Vec<Segment>,
+    pub notes: Notes,
+}
 
 /// Normalise a command line into segments, in order of appearance, knowing nothing of where
 /// it runs (`~` stays `~`, `$(pwd)` is `.`).
@@ -39,14 +47,35 @@ pub fn segments(command: &str) -> Vec<Segment> {
 
 /// Normalise a command line run with the home and working directory of `ctx`.
 pub fn segments_at(command: &str, ctx: &Context) -> Vec<Segment> {
+    analyse_at(command, ctx).segments
+}
+
+/// Normalise a command line, noting every bound reached and every computed program name.
+pub fn analyse_at(command: &str, ctx: &Context) -> Analysis {
     let mut out = Vec::new();
     let mut st = State::new(ctx);
     walk_shell(command, 0, &mut st, &mut out);
-    out
+    Analysis {
+        segments: out,
+        notes: st.notes.take(),
+    }
+}
+
+/// Is there room for one more segment at `depth`? Notes the bound when there is not.
+fn room(depth: usize, st: &State, out: &[Segment]) -> bool {
+    if depth > MAX_DEPTH {
+        st.notes.cut(Limit::Nesting);
+        return false;
+    }
+    if out.len() >= MAX_SEGMENTS {
+        st.notes.cut(Limit::Segments);
+        return false;
+    }
+    true
 }
 
 fn walk_shell(src: &str, depth: usize, st: &mut State, out: &mut Vec<Segment>) {
-    if depth > MAX_DEPTH || out.len() >= MAX_SEGMENTS {
+    if !room(depth, st, out) {
         return;
     }
     out.push(Segment {
@@ -62,7 +91,7 @@ fn walk_shell(src: &str, depth: usize, st: &mut State, out: &mut Vec<Segment>) {
         produced = None;
         let mut seen: Vec<&Vec<Word>> = Vec::new();
         for world in &expanded.worlds {
-            if seen.contains(&world) || out.len() >= MAX_SEGMENTS {
+            if seen.contains(&world) || !room(depth, st, out) {
                 continue;
             }
             seen.push(world);
@@ -138,6 +167,17 @@ fn walk_command(
         return;
     };
     let program = base_name(&first.text).to_string();
+    if is_computed(first) {
+        // What runs is decided at run time (`$a$b`, `$(rev <<< mr)`): judged by the rest.
+        let mut args = String::new();
+        for w in &words[1..] {
+            if !args.is_empty() {
+                args.push(' ');
+            }
+            push_word(&mut args, &w.text, w.op);
+        }
+        st.notes.computed(&first.text, args);
+    }
     let mut text = if program == "git" {
         super::git_options::canonical(&words)
     } else {
@@ -159,6 +199,9 @@ fn walk_command(
     }
     if let Some(replace) = &stripped.fed_by_xargs {
         // `echo / | xargs rm -rf`: the command with its input as arguments.
+        if stdin.len() > 4 || stdin.iter().any(|i| i.split_whitespace().nth(64).is_some()) {
+            st.notes.cut(Limit::Inputs);
+        }
         for input in stdin.iter().take(4) {
             let line = fed_command(&words, replace.as_deref(), input);
             shell_string(&line, depth, st, out);
@@ -258,7 +301,7 @@ pub(super) fn shell_script(
 }
 
 pub(super) fn code(lang: Lang, text: &str, depth: usize, st: &State, out: &mut Vec<Segment>) {
-    if depth > MAX_DEPTH || out.len() >= MAX_SEGMENTS || text.trim().is_empty() {
+    if text.trim().is_empty() || !room(depth, st, out) {
         return;
     }
     out.push(Segment {
@@ -279,6 +322,12 @@ pub(super) fn code(lang: Lang, text: &str, depth: usize, st: &State, out: &mut V
             shell_string(&s, depth, st, out);
         }
     }
+}
+
+/// A program word whose text the shell computes and the guard could not: an expansion kept as
+/// written, or a glob (`/bin/r?`).
+fn is_computed(w: &Word) -> bool {
+    w.text != "[" && w.text != "[[" && w.text.contains(['$', '`', '*', '?', '['])
 }
 
 /// `/usr/bin/rm` -> `rm`.

@@ -76,7 +76,7 @@ fn glob_set(glob: &str) -> Option<GlobSet> {
 
 /// `file` as an absolute path: `~/`, `$HOME/` and `${HOME}/` expand to `home`, a relative path
 /// is joined to `cwd`. Not normalised.
-fn absolute(file: &str, cwd: &Path, home: &Path) -> PathBuf {
+pub fn absolute(file: &str, cwd: &Path, home: &Path) -> PathBuf {
     for prefix in ["~/", "$HOME/", "${HOME}/"] {
         if let Some(rest) = file.strip_prefix(prefix) {
             return home.join(rest.trim_start_matches('/'));

@@ -1,5 +1,6 @@
 //! The quick reject: one scan of the raw command line for every pack's keywords (plus the
-//! user's trauma keywords when there are any).
+//! user's trauma keywords when there are any), and of the line as the shell will run it
+//! ([`super::shell_view`]).
 //!
 //! Most commands an agent runs contain no keyword at all (`npm test`, `cargo build`), and for
 //! them the guard's whole cost is this scan. The scan is case-insensitive and also runs over a
@@ -62,6 +63,9 @@ pub struct Scan {
     pub packs: u32,
     /// Indexes of traumas (in the order given to [`Scanner::with_traumas`]) whose keyword appeared.
     pub traumas: Vec<usize>,
+    /// A command word is computed when the line runs (`$a$b -rf ~`): no keyword can be seen,
+    /// so the line goes on to be read ([`super::shell_view::computed_program`]).
+    pub computed: bool,
 }
 
 static BUILTIN: Lazy<Scanner> = Lazy::new(|| Scanner::with_traumas::<Vec<String>>(&[]));
@@ -117,10 +121,16 @@ impl Scanner {
         self.scan_into(command.as_bytes(), automaton, &mut scan, &mut seen);
         if command
             .bytes()
-            .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'{'))
+            .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'{' | b'`' | b'['))
         {
             let stripped = dequote(command);
             self.scan_into(&stripped, automaton, &mut scan, &mut seen);
+        }
+        if command
+            .bytes()
+            .any(|b| matches!(b, b'$' | b'`' | b'*' | b'?' | b'['))
+        {
+            scan.computed = super::shell_view::computed_program(command);
         }
         scan
     }
@@ -165,31 +175,7 @@ impl Scanner {
     }
 }
 
-/// The command with quotes, backslashes, line continuations and the `$` of `$'..'`/`$".."`
-/// removed.
-pub fn dequote(command: &str) -> Vec<u8> {
-    let b = command.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    // A newline after a backslash is a line continuation, also when quotes separate them
-    // (`'ch\'` + `'<newline>mod'` handed to `sh -c` runs `chmod`), and each backslash of a run
-    // can continue a later newline: `'ch\'\<newline>'<newline>mod'` is one continuation for the
-    // outer shell and one for the inner.
-    let mut backslashes = 0usize;
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            // Quotes go; so do braces and commas, which brace expansion removes (`r{m,}`).
-            b'\'' | b'"' | b'{' | b'}' | b',' => {}
-            b'$' if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {}
-            b'\\' => backslashes += 1,
-            b'\n' if backslashes > 0 => backslashes -= 1,
-            c => {
-                backslashes = 0;
-                out.push(c);
-            }
-        }
-    }
-    out
-}
+pub use super::shell_view::dequote;
 
 #[cfg(test)]
 mod tests {

@@ -31,14 +31,13 @@ pub fn for_hit(hit: &Hit) -> String {
         ));
         if hit.severity == Severity::Fatal {
             s.push_str(&format!(
-                "Only the user can lift it (`cm trauma heal {}`); do not try another form of the command.",
+                "Do not try another form of the command. For the user: only you can lift trauma {}, by healing it from your own terminal (`cm trauma heal`); the guard refuses that from an agent.",
                 hit.rule
             ));
         } else {
             s.push_str(&format!(
-                "If the user decides it must run, they can run `cm trauma heal {}` or `cm guard allow '{}'`; do not try another form of the command.",
-                hit.rule,
-                quote(&hit.segment)
+                "Do not try another form of the command. For the user: if it must run, heal trauma {} or add an exception with `cm guard allow`, from your own terminal; the guard refuses both from an agent.",
+                hit.rule
             ));
         }
         return s;
@@ -59,8 +58,7 @@ pub fn for_hit(hit: &Hit) -> String {
         hit.alternative.trim_end_matches('.')
     ));
     s.push_str(&format!(
-        "If a human decides it must run, they can allow it with `cm guard allow '{}'` (or the whole rule: `cm guard allow {}`), or add it to \"guard.allow\" in the cm config; do not try another form of the command.",
-        quote(&hit.segment),
+        "Do not try another form of the command. For the user: if it must run, add an exception for it or for rule {} with `cm guard allow`, from your own terminal (the guard refuses that from an agent), or run it yourself.",
         hit.rule
     ));
     s
@@ -78,9 +76,4 @@ fn short(segment: &str) -> String {
     }
     let cut: String = one_line.chars().take(199).collect();
     format!("{cut}…")
-}
-
-/// Make `text` safe inside single quotes.
-fn quote(text: &str) -> String {
-    short(text).replace('\'', "'\\''")
 }

@@ -12,24 +12,29 @@ pub enum HookKind {
     Prompt,
     Pretool,
     Postsession,
+    /// The end of a turn (Claude Code and Codex `Stop`, Gemini CLI `AfterAgent`): index the
+    /// transcript so far, in case the session's end is never reported.
+    Stop,
     Precommit,
 }
 
 impl HookKind {
-    pub const ALL: [HookKind; 5] = [
+    pub const ALL: [HookKind; 6] = [
         HookKind::Pretool,
         HookKind::Postsession,
+        HookKind::Stop,
         HookKind::Precommit,
         HookKind::SessionStart,
         HookKind::Prompt,
     ];
 
     /// The hooks an agent's settings run (the pre-commit hook is git's, installed apart).
-    pub const AGENT_HOOKS: [HookKind; 4] = [
+    pub const AGENT_HOOKS: [HookKind; 5] = [
         HookKind::SessionStart,
         HookKind::Prompt,
         HookKind::Pretool,
         HookKind::Postsession,
+        HookKind::Stop,
     ];
 
     /// The name `cm hook NAME` takes.
@@ -39,6 +44,7 @@ impl HookKind {
             HookKind::Prompt => "prompt",
             HookKind::Pretool => "pretool",
             HookKind::Postsession => "postsession",
+            HookKind::Stop => "stop",
             HookKind::Precommit => "precommit",
         }
     }
@@ -49,7 +55,8 @@ impl HookKind {
             HookKind::SessionStart => &["sessionstart"],
             HookKind::Prompt => &["user-prompt", "userpromptsubmit"],
             HookKind::Pretool => &["pre-tool", "pretooluse"],
-            HookKind::Postsession => &["post-session", "session-end", "stop"],
+            HookKind::Postsession => &["post-session", "session-end"],
+            HookKind::Stop => &["turn-end", "afteragent"],
             HookKind::Precommit => &["pre-commit"],
         }
     }

@@ -6,12 +6,15 @@
 //! and returns the exit code. On an internal error a hook falls back to its safe policy and says
 //! so on stderr, never on stdout.
 
+#[cfg(unix)]
+pub mod capture;
 pub mod kind;
 pub mod postsession;
 pub mod precommit;
 pub mod pretool;
 pub mod prompt;
 pub mod session_start;
+pub mod stop;
 
 pub use kind::HookKind;
 use std::io::Read;
@@ -86,9 +89,28 @@ pub fn run(name: &str, args: &[String]) -> i32 {
 
 /// Run hook `kind` with the remaining command-line arguments. Returns the exit code.
 pub fn run_kind(kind: HookKind, args: &[String]) -> i32 {
+    #[cfg(unix)]
+    {
+        let mut args = args.to_vec();
+        if capture::wants_hold(&mut args) {
+            let held = capture::hold();
+            let code = run_unheld(kind, &args);
+            if let Some(held) = held {
+                held.release(kind.name(), code);
+            }
+            return code;
+        }
+        run_unheld(kind, &args)
+    }
+    #[cfg(not(unix))]
+    run_unheld(kind, args)
+}
+
+fn run_unheld(kind: HookKind, args: &[String]) -> i32 {
     match kind {
         HookKind::Pretool => pretool::run(args),
         HookKind::Postsession => postsession::run(args),
+        HookKind::Stop => stop::run(args),
         HookKind::Precommit => precommit::run(args),
         HookKind::SessionStart => session_start::run(args),
         HookKind::Prompt => prompt::run(args),

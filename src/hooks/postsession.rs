@@ -22,7 +22,11 @@ pub fn run(args: &[String]) -> i32 {
     let Some(path) = path.filter(|p| p.is_file()) else {
         return 0; // nothing to index: not an error for the agent
     };
-    if let Err(e) = spawn_job(&path) {
+    if let Err(e) = spawn_job(
+        &["reflect", "--quiet", "--session"],
+        &path,
+        "postsession.log",
+    ) {
         eprintln!(
             "cm-postsession: could not start reflection on {}: {e}",
             path.display()
@@ -43,11 +47,12 @@ pub fn transcript_path(payload: &[u8]) -> Option<PathBuf> {
         .map(|s| crate::paths::expand_tilde(&s))
 }
 
-fn spawn_job(path: &Path) -> std::io::Result<()> {
+/// Start `cm ARGS PATH` detached, its stderr appended to `<data dir>/logs/LOG`.
+pub(super) fn spawn_job(args: &[&str], path: &Path, log: &str) -> std::io::Result<()> {
     let exe = std::env::current_exe()?;
-    let log = log_file();
+    let log = log_file(log);
     let mut cmd = Command::new(exe);
-    cmd.args(["reflect", "--quiet", "--session"])
+    cmd.args(args)
         .arg(path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -58,7 +63,7 @@ fn spawn_job(path: &Path) -> std::io::Result<()> {
 }
 
 /// Append-only log for the detached job's diagnostics, when the data directory exists.
-fn log_file() -> Option<std::fs::File> {
+fn log_file(name: &str) -> Option<std::fs::File> {
     let dir = crate::paths::data_dir();
     if !dir.is_dir() {
         return None;
@@ -68,7 +73,7 @@ fn log_file() -> Option<std::fs::File> {
     crate::private::open_options(&logs)
         .create(true)
         .append(true)
-        .open(logs.join("postsession.log"))
+        .open(logs.join(name))
         .ok()
 }
 

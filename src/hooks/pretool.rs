@@ -23,6 +23,7 @@
 //! denied (exit 2, reason on stderr) when `guard.failClosed` is set.
 
 pub mod fields;
+pub mod own;
 pub mod payload;
 pub mod repair;
 
@@ -69,6 +70,12 @@ pub fn run(_args: &[String]) -> i32 {
         && let Some(code) = shell(agent, &asked.commands, &cwd)
     {
         return code;
+    }
+    if !asked.commands.is_empty() {
+        let texts: Vec<&str> = asked.commands.iter().map(|c| c.as_ref()).collect();
+        if let Some(r) = own::commands(agent, &texts, &cwd) {
+            return refuse(agent, &r);
+        }
     }
     if !asked.paths.is_empty()
         && let Some(code) = write(agent, &asked.paths, &cwd)
@@ -152,16 +159,37 @@ fn write(agent: Option<Agent>, paths: &[&str], cwd: &Path) -> Option<i32> {
     policy_file::apply_config(&mut policy, cwd, &mut sources);
     warn(&sources);
     let home = crate::paths::home_dir();
-    paths.iter().find_map(|path| {
+    let user = paths.iter().find_map(|path| {
         let glob = guard::protected::matching_glob(path, cwd, &home, &policy.protected_paths)?;
         Some(deny(
             agent,
-            &format!(
-                "cm guard blocked writing to `{path}`: the user protects `{glob}` (guard.protectedPaths). Why: they do not want agents to change it. Instead: tell the user what change you need there and let them make it. A human can lift this by removing the glob from \"guard.protectedPaths\" in the cm config."
-            ),
+            &protected_reason(path, &glob),
             &format!("cm guard blocked a write to {path} (protected: {glob})"),
         ))
-    })
+    });
+    // The user's own protection answers first; then the guard's files and start-up files.
+    user.or_else(|| own::paths(agent, paths, cwd).map(|r| refuse(agent, &r)))
+}
+
+/// Why a write to a path under `guard.protectedPaths` is blocked.
+fn protected_reason(path: &str, glob: &str) -> String {
+    format!(
+        "cm guard blocked writing to `{path}`: the user protects `{glob}` (guard.protectedPaths). Why: they do not want agents to change it. Instead: tell the user what change you need there and let them make it. For the user: remove the glob from \"guard.protectedPaths\" in your cm config to lift this."
+    )
+}
+
+/// Ask the user where the agent can and the refusal wants it; deny otherwise.
+fn refuse(agent: Option<Agent>, r: &own::Refusal) -> i32 {
+    match agent.filter(|_| r.ask && own::asks(agent)) {
+        Some(a) => {
+            let out = payload::ask_json(a, &r.reason, &r.user);
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{out}");
+            let _ = stdout.flush();
+            0
+        }
+        None => deny(agent, &r.reason, &r.user),
+    }
 }
 
 /// The agent's deny object on stdout (exit 0); for a payload of no known agent, the reason on

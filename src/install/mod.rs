@@ -8,6 +8,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod codex_trust;
 pub mod command;
 pub mod gemini;
 pub mod git;
@@ -74,7 +75,7 @@ pub struct HandlerChange {
     pub event: String,
     pub hook: HookKind,
     pub command: String,
-    /// added | updated | present | removed
+    /// added | updated | moved (from another event: `previous` names it) | present | removed
     pub action: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous: Option<String>,
@@ -91,6 +92,9 @@ pub struct TargetReport {
     /// Whether the file was rewritten.
     pub written: bool,
     pub backup: Option<PathBuf>,
+    /// Codex: whether Codex will run each of cm's handlers (it runs only those the user trusted).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trust: Vec<codex_trust::HookTrust>,
 }
 
 /// Serialise read-modify-write cycles on agents' settings across cm processes.
@@ -112,12 +116,23 @@ pub fn install(
     let mut changes = Vec::new();
     for &kind in kinds {
         let entry = entry(agent, kind).ok_or_else(|| not_installable(agent))?;
-        let cmd = match scope {
+        let cmd = entry.command(&match scope {
             Scope::User => command::command_for(kind, binary),
             Scope::Project => command::portable_command_for(kind, binary),
-        };
+        });
+        let moved = settings::remove_elsewhere(&mut file.value, &entry);
         let change = settings::add_handler(&mut file.value, &entry, &cmd, &path)?;
         let (action, previous) = match change {
+            _ if !moved.is_empty() => (
+                "moved",
+                Some(
+                    moved
+                        .iter()
+                        .map(|f| format!("{}: {}", f.event, f.command))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+            ),
             Change::Added => ("added", None),
             Change::Updated { from } => ("updated", Some(from)),
             Change::Present => ("present", None),
@@ -135,10 +150,20 @@ pub fn install(
         agent,
         scope,
         written: file.changed(),
+        trust: trust(agent, &path, &file.value),
         path,
         changes,
         backup,
     })
+}
+
+/// Codex's verdict on cm's handlers in `doc` (empty for other agents).
+fn trust(agent: Agent, path: &Path, doc: &serde_json::Value) -> Vec<codex_trust::HookTrust> {
+    if agent == Agent::Codex {
+        codex_trust::check(path, doc)
+    } else {
+        Vec::new()
+    }
 }
 
 /// Remove cm's handlers for `kinds` from `agent`'s settings at `scope`.
@@ -169,6 +194,7 @@ pub fn uninstall(
             })
             .collect(),
         backup,
+        trust: Vec::new(),
     })
 }
 
@@ -191,6 +217,9 @@ pub struct TargetStatus {
     pub path: PathBuf,
     pub exists: bool,
     pub handlers: Vec<InstalledHandler>,
+    /// Codex: whether Codex will run each of cm's handlers (it runs only those the user trusted).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trust: Vec<codex_trust::HookTrust>,
     /// Set when the file could not be read (malformed JSON, unexpected layout).
     pub error: Option<String>,
 }
@@ -203,6 +232,7 @@ pub fn status(agent: Agent, scope: Scope, project_root: &Path) -> TargetStatus {
             path: PathBuf::new(),
             exists: false,
             handlers: Vec::new(),
+            trust: Vec::new(),
             error: Some(not_installable(agent).message),
         };
     };
@@ -218,6 +248,7 @@ pub fn status(agent: Agent, scope: Scope, project_root: &Path) -> TargetStatus {
                     found,
                 })
                 .collect(),
+            trust: trust(agent, &path, &file.value),
             path,
             error: None,
         },
@@ -227,6 +258,7 @@ pub fn status(agent: Agent, scope: Scope, project_root: &Path) -> TargetStatus {
             exists: path.exists(),
             path,
             handlers: Vec::new(),
+            trust: Vec::new(),
             error: Some(e.message),
         },
     }

@@ -88,6 +88,7 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
                             }
                         );
                     }
+                    trust_lines(&mut human, &st.trust);
                 }
                 targets.push(serde_json::to_value(&st).expect("status serializes"));
             }
@@ -155,11 +156,15 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
                 let _ = writeln!(human);
                 for c in &report.changes {
                     let _ = writeln!(human, "  {} {} -> {}", c.action, c.event, c.command);
+                    if let (true, Some(from)) = (c.action == "moved", &c.previous) {
+                        let _ = writeln!(human, "    (was {from})");
+                    }
                 }
             }
             if let Some(b) = &report.backup {
                 let _ = writeln!(human, "  backup: {}", display(b));
             }
+            trust_lines(&mut human, &report.trust);
             targets.push(serde_json::to_value(&report).expect("report serializes"));
         }
     }
@@ -207,6 +212,29 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
         }),
         human,
     })
+}
+
+/// What Codex will not run yet, and how the user approves it.
+fn trust_lines(human: &mut String, trust: &[super::codex_trust::HookTrust]) {
+    let waiting: Vec<_> = trust
+        .iter()
+        .filter(|t| t.trust != super::codex_trust::Trust::Approved)
+        .collect();
+    if trust.is_empty() {
+        return;
+    }
+    if waiting.is_empty() {
+        let _ = writeln!(human, "  Codex: every cm hook here is trusted");
+        return;
+    }
+    for t in &waiting {
+        let _ = writeln!(human, "  Codex: {} hook {}", t.event, t.trust.describe());
+    }
+    let _ = writeln!(
+        human,
+        "  to approve: start `codex` and choose \"Trust all and continue\" (or \"Review hooks\"); \
+         Codex asks again whenever a hook's command changes"
+    );
 }
 
 fn scope_name(s: Scope) -> &'static str {

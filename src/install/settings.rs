@@ -22,6 +22,37 @@ pub struct Entry {
     pub timeout: u64,
     /// Gemini CLI shows handler names; others get none.
     pub name: Option<&'static str>,
+    /// An argument appended to the command (Gemini CLI's `--agent=gemini`).
+    pub arg: Option<&'static str>,
+    /// The handler's `onFailure` (Claude Code 2.1.332+: `block`).
+    pub on_failure: Option<&'static str>,
+}
+
+impl Entry {
+    pub const fn new(
+        kind: HookKind,
+        event: &'static str,
+        matcher: Option<&'static str>,
+        timeout: u64,
+    ) -> Entry {
+        Entry {
+            kind,
+            event,
+            matcher,
+            timeout,
+            name: None,
+            arg: None,
+            on_failure: None,
+        }
+    }
+
+    /// The command line for this entry, given cm's command for its hook.
+    pub fn command(&self, base: &str) -> String {
+        match self.arg {
+            Some(arg) => format!("{base} {arg}"),
+            None => base.to_string(),
+        }
+    }
 }
 
 /// What installing one handler did.
@@ -88,6 +119,29 @@ pub fn add_handler(root: &mut Value, entry: &Entry, command: &str, path: &Path) 
             handler["command"] = Value::String(command.to_string());
             change = Change::Updated { from: existing };
         }
+        // cm's handler follows cm's timeout and failure policy (a shorter session-end budget,
+        // `onFailure` once the agent supports it).
+        if let Some(h) = handler.as_object_mut() {
+            if h.get("timeout").and_then(Value::as_u64) != Some(entry.timeout) {
+                let from = h.get("timeout").map(Value::to_string).unwrap_or_default();
+                h.insert("timeout".into(), json!(entry.timeout));
+                if change == Change::Present {
+                    change = Change::Updated {
+                        from: format!("timeout {from}"),
+                    };
+                }
+            }
+            if let Some(policy) = entry.on_failure
+                && h.get("onFailure").and_then(Value::as_str) != Some(policy)
+            {
+                h.insert("onFailure".into(), json!(policy));
+                if change == Change::Present {
+                    change = Change::Updated {
+                        from: "no onFailure".into(),
+                    };
+                }
+            }
+        }
         // A group cm made for itself follows cm's matcher (a newer cm may watch more tools);
         // a group shared with the user's handlers keeps the user's matcher.
         if alone && let Some(obj) = group.as_object_mut() {
@@ -118,6 +172,9 @@ pub fn add_handler(root: &mut Value, entry: &Entry, command: &str, path: &Path) 
     }
     handler.insert("command".into(), json!(command));
     handler.insert("timeout".into(), json!(entry.timeout));
+    if let Some(policy) = entry.on_failure {
+        handler.insert("onFailure".into(), json!(policy));
+    }
     let mut group = Map::new();
     if let Some(m) = entry.matcher {
         group.insert("matcher".into(), json!(m));
@@ -165,6 +222,18 @@ pub fn find_handlers(root: &Value) -> Vec<Found> {
 /// Remove cm's handlers for `kinds`. A group, event list or `hooks` object that only held cm
 /// handlers goes too; anything the user had, even empty, stays.
 pub fn remove_handlers(root: &mut Value, kinds: &[HookKind]) -> Vec<Found> {
+    remove_where(root, |_, kind| kinds.contains(&kind))
+}
+
+/// Remove cm's handlers for `entry`'s hook that sit under another event than `entry`'s (an older
+/// cm hung the post-session job on Codex's `Stop`): they are what a reinstall moves.
+pub fn remove_elsewhere(root: &mut Value, entry: &Entry) -> Vec<Found> {
+    remove_where(root, |event, kind| {
+        kind == entry.kind && event != entry.event
+    })
+}
+
+fn remove_where(root: &mut Value, wanted: impl Fn(&str, HookKind) -> bool) -> Vec<Found> {
     let mut removed = Vec::new();
     let Some(obj) = root.as_object_mut() else {
         return removed;
@@ -190,7 +259,7 @@ pub fn remove_handlers(root: &mut Value, kinds: &[HookKind]) -> Vec<Found> {
             handlers.retain(|h| {
                 let command = h.get("command").and_then(Value::as_str).unwrap_or("");
                 match identify(command) {
-                    Some(kind) if kinds.contains(&kind) => {
+                    Some(kind) if wanted(event, kind) => {
                         removed.push(Found {
                             event: event.clone(),
                             matcher: matcher.clone(),
@@ -314,13 +383,7 @@ pub fn backup(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
 mod tests {
     use super::*;
 
-    const PRE: Entry = Entry {
-        kind: HookKind::Pretool,
-        event: "PreToolUse",
-        matcher: Some("Bash"),
-        timeout: 5,
-        name: None,
-    };
+    const PRE: Entry = Entry::new(HookKind::Pretool, "PreToolUse", Some("Bash"), 5);
 
     fn p() -> PathBuf {
         PathBuf::from("settings.json")

@@ -15,6 +15,7 @@ use crate::config::Scoring;
 use crate::degraded::Issue;
 use crate::error::{CmError, Result};
 use crate::memory::tables::bullets as rows;
+use crate::memory::tables::repo_feedback;
 use crate::store::Store;
 use chrono::{DateTime, Utc};
 use once_cell::unsync::OnceCell;
@@ -85,7 +86,18 @@ impl<'a> Playbook<'a> {
                 if let Err(e) = &loaded {
                     eprintln!("cm: warning: {}; its rules are left out", e.message);
                 }
-                loaded
+                loaded.map(|rules| {
+                    let mut rules = repo_file::untrusted(rules, "cm: warning", None);
+                    match repo_feedback::for_repo(&self.store.conn, &repo_file::feedback_key(path))
+                    {
+                        Ok(feedback) => repo_file::with_feedback(&mut rules, &feedback),
+                        Err(e) => eprintln!(
+                            "cm: warning: feedback on the repository's rules not read: {}",
+                            e.message
+                        ),
+                    }
+                    rules
+                })
             })
             .as_deref()
     }
@@ -171,20 +183,27 @@ impl<'a> Playbook<'a> {
             return Err(CmError::usage("INVALID_ARGUMENT", "a rule id is required")
                 .hint("list ids with `cm playbook list`"));
         }
-        if let (Some(path), Ok(repo)) = (&self.repo_file, self.repo_rules())
-            && repo.iter().any(|b| b.id == id)
-        {
-            return Ok((id.to_string(), Location::Repo(path.clone())));
-        }
+        // A personal rule first: a repository rule's id is `repo:ID` and never shadows one. Its
+        // id in the file also names it when no personal rule has that id.
         if rows::exists(&self.store.conn, id)? {
             return Ok((id.to_string(), Location::Personal));
+        }
+        if let (Some(path), Ok(repo)) = (&self.repo_file, self.repo_rules()) {
+            let namespaced = repo_file::view_id(id);
+            if let Some(b) = repo.iter().find(|b| b.id == id || b.id == namespaced) {
+                return Ok((b.id.clone(), Location::Repo(path.clone())));
+            }
         }
         let mut matches: Vec<(String, Location)> = rows::ids_with_prefix(&self.store.conn, id)?
             .into_iter()
             .map(|i| (i, Location::Personal))
             .collect();
         if let (Some(path), Ok(repo)) = (&self.repo_file, self.repo_rules()) {
-            for b in repo.iter().filter(|b| b.id.starts_with(id)) {
+            let namespaced = repo_file::view_id(id);
+            for b in repo
+                .iter()
+                .filter(|b| b.id.starts_with(id) || b.id.starts_with(&namespaced))
+            {
                 matches.push((b.id.clone(), Location::Repo(path.clone())));
             }
         }
@@ -262,17 +281,7 @@ impl<'a> Playbook<'a> {
                 Ok((b, created, location.clone()))
             }
             Location::Repo(path) => {
-                let (b, created, before) = repo_file::modify(path, |list| {
-                    let idx = list
-                        .iter()
-                        .position(|b| b.id == id)
-                        .ok_or_else(|| not_found(&id))?;
-                    let before = list[idx].clone();
-                    let created = f(&mut list[idx])?;
-                    let b = list[idx].clone();
-                    list.extend(created.iter().cloned());
-                    Ok((b, created, before))
-                })?;
+                let (b, created, before) = self.change_repo(tx, path, &id, f)?;
                 let ids: Vec<String> = created.iter().map(|c| c.id.clone()).collect();
                 let action = format!("{REPO_PREFIX}{action}");
                 if b != before || !ids.is_empty() {
@@ -281,6 +290,51 @@ impl<'a> Playbook<'a> {
                 Ok((b, created, location.clone()))
             }
         }
+    }
+
+    /// Apply `f` to the repository rule `id` (as cm knows it, `repo:ID`) under the file's lock,
+    /// with this user's feedback on it read inside `tx`. A change of feedback (a mark, an
+    /// outcome) is this user's: it goes into `repo_rule_feedback`, and what it creates (an
+    /// inverted anti-pattern) into the personal store; the file is left as it is. Any other
+    /// change (remove, revive, a contradiction) is written into the file.
+    fn change_repo(
+        &self,
+        tx: &rusqlite::Connection,
+        path: &Path,
+        id: &str,
+        f: impl FnOnce(&mut Bullet) -> Result<Vec<Bullet>>,
+    ) -> Result<(Bullet, Vec<Bullet>, Bullet)> {
+        let key = repo_file::feedback_key(path);
+        let raw = repo_file::raw_id(id).to_string();
+        let feedback = repo_feedback::for_repo(tx, &key)?;
+        let (b, created, before, personal) = repo_file::modify(path, |list| {
+            let idx = list
+                .iter()
+                .position(|b| b.id == raw)
+                .ok_or_else(|| not_found(id))?;
+            let mut view = repo_file::untrusted(vec![list[idx].clone()], "cm: warning", None);
+            let Some(mut b) = view.pop() else {
+                return Err(not_found(id));
+            };
+            repo_file::with_feedback(std::slice::from_mut(&mut b), &feedback);
+            let before = b.clone();
+            let created = f(&mut b)?;
+            let personal = b.feedback_events != before.feedback_events;
+            if !personal {
+                let mut kept = repo_file::file_form(&b);
+                repo_file::keep_file_trust(&mut kept, &list[idx]);
+                list[idx] = kept;
+                list.extend(created.iter().map(repo_file::file_form));
+            }
+            Ok((b, created, before, personal))
+        })?;
+        if personal {
+            repo_feedback::save(tx, &key, &raw, &b.feedback_events)?;
+            for c in &created {
+                rows::insert(tx, c)?;
+            }
+        }
+        Ok((b, created, before))
     }
 
     /// Store new bullets, personally or in the repository file (`repo_dir` is its `.cass/`).
@@ -299,12 +353,13 @@ impl<'a> Playbook<'a> {
             Some(dir) => {
                 let path = repo_file::path_in(dir);
                 repo_file::modify(&path, |list| {
-                    list.extend(bullets.iter().cloned());
+                    list.extend(bullets.iter().map(repo_file::file_form));
                     Ok(())
                 })?;
                 self.store.write(|tx| {
                     for b in bullets {
-                        rows::record_revision(tx, &b.id, "repo:add", None, &[])?;
+                        let id = repo_file::view_id(repo_file::raw_id(&b.id));
+                        rows::record_revision(tx, &id, "repo:add", None, &[])?;
                     }
                     Ok(())
                 })?;
@@ -323,11 +378,13 @@ impl<'a> Playbook<'a> {
                 rows::record_revision(tx, &id, "remove --hard", Some(&entry.bullet), &[])
             })?,
             Location::Repo(path) => {
+                let raw = repo_file::raw_id(&id);
                 repo_file::modify(path, |list| {
-                    list.retain(|b| b.id != id);
+                    list.retain(|b| b.id != raw);
                     Ok(())
                 })?;
                 self.store.write(|tx| {
+                    repo_feedback::save(tx, &repo_file::feedback_key(path), raw, &[])?;
                     rows::record_revision(tx, &id, "repo:remove --hard", Some(&entry.bullet), &[])
                 })?;
             }
@@ -348,14 +405,16 @@ impl<'a> Playbook<'a> {
             Ok(())
         })?;
         if let Some(path) = &self.repo_file {
+            let namespaced = repo_file::view_id(repo_file::raw_id(id));
             let refers = self
                 .readable_repo_rules()
                 .iter()
-                .any(|b| b.contradicts.iter().any(|c| c == id));
+                .any(|b| b.contradicts.iter().any(|c| *c == namespaced || c == id));
             if refers {
+                let raw = repo_file::raw_id(id);
                 repo_file::modify(path, |list| {
                     for b in list.iter_mut() {
-                        b.contradicts.retain(|c| c != id);
+                        b.contradicts.retain(|c| c != raw && c != id);
                     }
                     Ok(())
                 })?;
@@ -398,14 +457,32 @@ impl<'a> Playbook<'a> {
                     )
                     .hint("run `cm undo` from inside that repository")
                 })?;
+                // A feedback change was this user's (`repo_rule_feedback`, the personal store),
+                // any other a change of the file: both go back to `before`.
+                let raw = repo_file::raw_id(&id).to_string();
                 repo_file::modify(&path, |list| {
-                    let at = list.iter().position(|b| b.id == id).unwrap_or(list.len());
-                    list.retain(|b| b.id != id && !rev.created.contains(&b.id));
+                    let at = list.iter().position(|b| b.id == raw).unwrap_or(list.len());
+                    let old = list.get(at).cloned();
+                    list.retain(|b| b.id != raw && !rev.created.contains(&b.id));
                     if let Some(b) = &rev.before {
-                        list.insert(at.min(list.len()), b.clone());
+                        let mut restored = repo_file::file_form(b);
+                        if let Some(old) = &old {
+                            repo_file::keep_file_trust(&mut restored, old);
+                        }
+                        list.insert(at.min(list.len()), restored);
                     }
                     Ok(())
                 })?;
+                let events = rev.before.as_ref().map(|b| b.feedback_events.clone());
+                repo_feedback::save(
+                    tx,
+                    &repo_file::feedback_key(&path),
+                    &raw,
+                    &events.unwrap_or_default(),
+                )?;
+                for c in &rev.created {
+                    rows::delete(tx, c)?;
+                }
             } else {
                 for c in &rev.created {
                     rows::delete(tx, c)?;

@@ -67,6 +67,20 @@ pub struct DiaryEntry {
     /// Rules the agent said it followed, or gave inline feedback on.
     pub rules_used: Vec<String>,
     pub tags: Vec<String>,
+    /// Every time the user objected to what the agent did, with the line, whether or not a
+    /// rule came of it (a later pass, the LLM or onboarding, can still use it).
+    #[serde(default)]
+    pub corrections: Vec<Correction>,
+}
+
+/// A message where the user corrected the agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Correction {
+    /// The line of the session file (its turn).
+    pub line: i64,
+    /// What the user said (at most 300 characters).
+    pub text: String,
 }
 
 /// `entry` with a secret in any of its fields redacted. The entry is built from the transcript
@@ -191,7 +205,7 @@ pub fn inferred_tags(t: &Transcript, files: &[String]) -> Vec<String> {
 fn fixed_by(f: &Failure) -> Option<String> {
     Some(match f.fix.as_ref()? {
         Fix::Command { passed, .. } => format!("`{passed}`"),
-        Fix::Step { first } => format!("running `{first}` first"),
+        Fix::Step { first } => format!("running `{}` first", first.join("` and `")),
         Fix::Edits(changes) => changes
             .iter()
             .map(|(file, added)| {
@@ -345,6 +359,14 @@ pub fn write(
         files_touched: files,
         related_sessions: related,
         rules_used,
+        corrections: super::said::read(t, about.workspace)
+            .1
+            .into_iter()
+            .map(|o| Correction {
+                line: o.line,
+                text: o.text,
+            })
+            .collect(),
     };
     super::tidy::tidy(&mut entry, t);
     entry

@@ -12,9 +12,13 @@ pub struct Failure {
     pub command: String,
     /// The output line that says what went wrong.
     pub error: String,
+    /// That line made general ([`super::gist::error`]); `None` for an assertion.
+    pub cause: Option<String>,
     pub fix: Option<Fix>,
     /// Passed on a plain re-run, or failed for a typo: nothing to learn.
     pub trivial: bool,
+    /// The line of the run that passed (0: none did).
+    pub fixed_at: i64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -23,19 +27,15 @@ pub enum Fix {
     Command { passed: String, added: Vec<String> },
     /// Files changed between the failure and the pass: (file, the lines the change added).
     Edits(Vec<(String, String)>),
-    /// Another command run before the same command passed (a service started, say).
-    Step { first: String },
+    /// Other commands run before the same command passed (a service started, say), as a rule
+    /// quotes them.
+    Step { first: Vec<String> },
 }
 
-/// The program and its subcommand, after leading `VAR=value` assignments: `TZ=UTC npm test -x`
-/// and `npm test` share `npm test`.
+/// The program and its subcommand ([`super::gist::base`]): `TZ=UTC npm test -x` and
+/// `npm test` share `npm test`.
 pub fn base(command: &str) -> String {
-    command
-        .split_whitespace()
-        .skip_while(|w| w.contains('=') && !w.starts_with('-'))
-        .take(2)
-        .collect::<Vec<_>>()
-        .join(" ")
+    super::gist::base(command)
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -77,10 +77,11 @@ const TELLING: &[&str] = &[
 
 /// The line of `output` that names the failure, trimmed.
 pub fn error_line(output: &str) -> String {
+    // "Exit code 2" is the agent's wrapper, not the error.
     let lines: Vec<&str> = output
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && !is_exit_code(l))
         .collect();
     let line = TELLING
         .iter()
@@ -90,6 +91,11 @@ pub fn error_line(output: &str) -> String {
         .copied()
         .unwrap_or("");
     clip(line, 140)
+}
+
+fn is_exit_code(line: &str) -> bool {
+    line.strip_prefix("Exit code ")
+        .is_some_and(|n| n.trim().chars().all(|c| c.is_ascii_digit() || c == '-'))
 }
 
 /// `text` quoted for a rule: in backticks, or in quotes when it holds a backtick itself.
@@ -134,24 +140,8 @@ fn added_lines(run: &ToolRun) -> String {
     clip(&new.join(" "), 120)
 }
 
-/// Commands that only look around (they change nothing, so they cannot be the fix).
-const LOOKING: &[&str] = &[
-    "which", "type", "env", "printenv", "echo", "cat", "ls", "grep", "rg", "find", "head", "tail",
-    "pwd", "wc", "less", "file", "stat", "uname", "id", "whoami", "date", "ps", "df", "du",
-];
-
 fn only_looks(command: &str) -> bool {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    let first = words.first().copied().unwrap_or("");
-    LOOKING.contains(&first)
-        || (first == "git"
-            && words
-                .get(1)
-                .is_some_and(|w| ["status", "log", "diff", "show", "branch"].contains(w)))
-        || (first == "docker"
-            && words
-                .get(1)
-                .is_some_and(|w| ["ps", "logs", "inspect"].contains(w)))
+    super::gist::doing(command).is_empty()
 }
 
 /// Whether `later` runs the same thing as `failed`: the same program and subcommand, or the
@@ -160,11 +150,12 @@ fn same_step(failed: &str, later: &str) -> bool {
     let key = base(failed);
     let other = base(later);
     other == key
+        || super::gist::doing(later)
+            .iter()
+            .any(|s| super::gist::base_of(s) == key)
         || edit_distance(&other, &key) <= 2
         || (later.contains(failed.trim()) && later.trim() != failed.trim())
 }
-
-const SHELL_OPERATORS: &[&str] = &["&&", "||", ";", "|"];
 
 /// Every failed command of the session, in order, with what fixed it.
 pub fn failures(t: &Transcript) -> Vec<Failure> {
@@ -193,20 +184,32 @@ pub fn failures(t: &Transcript) -> Vec<Failure> {
                 line: run.line,
                 command: cmd.to_string(),
                 error,
+                cause: super::gist::error(&run.output),
                 fix: None,
                 trivial: typo,
+                fixed_at: 0,
             });
             continue;
         };
+        // A second failure on the way to the same pass is the same episode.
+        if out
+            .iter()
+            .any(|f| base(&f.command) == key && f.fixed_at == later[p].line)
+        {
+            continue;
+        }
         let pass_cmd = later[p].command.clone().unwrap_or_default();
         let between = &later[..p];
         let (fix, trivial) = diagnose(cmd, &run.output, &pass_cmd, between, &runs[..i]);
+        let fix = fix.map(|f| mentioned_steps(f, t, run.line));
         out.push(Failure {
             line: run.line,
             command: cmd.to_string(),
             error,
+            cause: super::gist::error(&run.output),
             fix,
             trivial,
+            fixed_at: later[p].line,
         });
     }
     out
@@ -229,27 +232,69 @@ fn diagnose(
                 .iter()
                 .any(|b| b.is_edit() && b.added.contains(r.removed.trim()))
     };
-    let before_words: Vec<&str> = cmd.split_whitespace().collect();
-    let added: Vec<String> = pass_cmd
-        .split_whitespace()
-        .filter(|w| !before_words.contains(w))
-        .map(str::to_string)
-        .collect();
-    // The command line itself changed (an added variable, flag or wrapper): that is the fix,
-    // unless it only ran a fixer of the same tool first (`cargo fmt && cargo fmt --check`).
-    let rewritten = !added.is_empty() && edit_distance(pass_cmd.trim(), cmd.trim()) > 2;
-    if rewritten {
-        let fixer_first = added.iter().all(|w| SHELL_OPERATORS.contains(&w.as_str()));
-        if fixer_first || output.contains("command not found") {
+    // The command line itself changed (an added variable, flag or step first): that is the
+    // fix, unless it only ran a fixer of the same tool first (`cargo fmt && cargo fmt --check`)
+    // or only the output shaping changed (`| tail`, `-v`).
+    if output.contains("command not found") {
+        return (None, true);
+    }
+    let failed = super::gist::doing(cmd);
+    let passed = super::gist::doing(pass_cmd);
+    let key = base(cmd);
+    if let Some(at) = passed.iter().position(|s| super::gist::base_of(s) == key) {
+        let firsts: Vec<String> = passed[..at]
+            .iter()
+            .filter(|s| !failed.contains(s) && !moves_work(s))
+            .map(|s| super::gist::show(s))
+            .collect();
+        let fixer = passed[..at].iter().any(|s| {
+            super::gist::base_of(s).split_whitespace().next() == key.split_whitespace().next()
+        });
+        if !firsts.is_empty() {
+            return if fixer {
+                (None, true)
+            } else {
+                (Some(Fix::Step { first: firsts }), false)
+            };
+        }
+        let old: Vec<String> = failed
+            .iter()
+            .find(|s| super::gist::base_of(s) == key)
+            .cloned()
+            .unwrap_or_default();
+        let new = &passed[at];
+        let mut added: Vec<String> = Vec::new();
+        for (i, w) in new.iter().enumerate() {
+            if old.contains(w) {
+                continue;
+            }
+            // A flag's value comes with its flag (`-destination 'platform=...'`).
+            if let Some(flag) = i.checked_sub(1).map(|j| &new[j])
+                && flag.starts_with('-')
+                && old.contains(flag)
+                && !added.contains(flag)
+            {
+                added.push(flag.clone());
+            }
+            added.push(w.clone());
+        }
+        // Other file or test arguments are another run, not a fix; `--abort` undoes the step.
+        added.retain(|w| w.starts_with('-') || w.contains('=') || !w.contains('/'));
+        if added
+            .iter()
+            .any(|w| ["--abort", "--continue", "--skip", "--quit"].contains(&w.as_str()))
+        {
             return (None, true);
         }
-        return (
-            Some(Fix::Command {
-                passed: pass_cmd.to_string(),
-                added,
-            }),
-            false,
-        );
+        if !added.is_empty() && edit_distance(&added.join(" "), "") > 2 {
+            return (
+                Some(Fix::Command {
+                    passed: super::gist::show(new),
+                    added,
+                }),
+                false,
+            );
+        }
     }
     let edits: Vec<&&ToolRun> = between.iter().filter(|r| r.is_edit()).collect();
     if !edits.is_empty() {
@@ -265,21 +310,72 @@ fn diagnose(
     }
     // A step run in between (a service started, a dependency installed): the fix is to run it
     // first. Steps that only look around do not count, nor does a plain re-run.
-    let steps: Vec<String> = between
-        .iter()
-        .filter(|r| !r.failed && !r.is_edit())
-        .filter_map(|r| r.command.clone())
-        .filter(|c| !only_looks(c) && !same_step(cmd, c))
-        .collect();
-    match steps.last() {
-        Some(step) => (
-            Some(Fix::Step {
-                first: step.clone(),
-            }),
-            false,
-        ),
-        None => (None, true),
+    let mut steps: Vec<String> = Vec::new();
+    for r in between.iter().filter(|r| !r.failed && !r.is_edit()) {
+        let Some(c) = r.command.as_deref() else {
+            continue;
+        };
+        if only_looks(c) || same_step(cmd, c) {
+            continue;
+        }
+        for s in super::gist::doing(c) {
+            let shown = super::gist::show(&s);
+            if super::gist::base_of(&s) != key && !steps.contains(&shown) && !moves_work(&s) {
+                steps.push(shown);
+            }
+        }
     }
+    if steps.is_empty() {
+        (None, true)
+    } else {
+        (Some(Fix::Step { first: steps }), false)
+    }
+}
+
+/// Steps that move the work around (git, copies) rather than set something up.
+fn moves_work(step: &[String]) -> bool {
+    let base = super::gist::base_of(step);
+    let program = base.split_whitespace().next().unwrap_or("");
+    (program == "git" && !["git submodule", "git lfs"].contains(&base.as_str()))
+        || ["cp", "mv", "kill", "pkill", "cd"].contains(&program)
+}
+
+/// Of several steps run before a command passed, those the agent names afterwards (its account
+/// of what fixed it), else the last two.
+fn mentioned_steps(fix: Fix, t: &Transcript, after: i64) -> Fix {
+    let Fix::Step { first } = fix else {
+        return fix;
+    };
+    if first.len() == 1 {
+        return Fix::Step { first };
+    }
+    let said: String = t
+        .agent_texts()
+        .filter(|(line, _)| *line > after)
+        .map(|(_, text)| text.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let named: Vec<String> = first
+        .iter()
+        .filter(|s| {
+            let w = super::gist::words(s);
+            let at = w.iter().position(|x| !x.contains('=')).unwrap_or(0);
+            let key = w[at..]
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ");
+            !key.is_empty() && said.contains(&key.to_lowercase())
+        })
+        .cloned()
+        .collect();
+    let first = if named.is_empty() {
+        first[first.len().saturating_sub(2)..].to_vec()
+    } else {
+        named
+    };
+    Fix::Step { first }
 }
 
 #[cfg(test)]
@@ -373,7 +469,7 @@ mod tests {
         assert_eq!(
             failures(&t)[0].fix,
             Some(Fix::Step {
-                first: "docker compose up -d postgres-test".into()
+                first: vec!["docker compose up -d postgres-test".into()]
             })
         );
         let t = Transcript {
@@ -390,7 +486,7 @@ mod tests {
         assert_eq!(
             failures(&t)[0].fix,
             Some(Fix::Command {
-                passed: "poetry run pytest tests/ingest -q".into(),
+                passed: "poetry run pytest tests/ingest".into(),
                 added: vec!["poetry".into(), "run".into()]
             })
         );

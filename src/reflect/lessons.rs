@@ -9,8 +9,9 @@
 //!   followed (helpful only when the session went well).
 
 use super::delta::{Delta, LessonKind};
-use super::fixes::{self, Fix, base};
+use super::fixes;
 use super::phrasing;
+use super::said;
 use super::transcript::{Step, Transcript};
 
 /// Rule ids named in an inline comment or a "following b-..." remark.
@@ -160,66 +161,6 @@ pub fn situation_words(text: &str) -> Vec<String> {
     out
 }
 
-/// The rule a fixed failure teaches.
-fn fix_rule(f: &fixes::Failure, reason: Option<&str>, workspace: Option<&str>) -> Option<String> {
-    let fix = f.fix.as_ref()?;
-    let because = reason
-        .map(|r| {
-            let mut c = r.chars();
-            let first: String = c
-                .next()
-                .map(|x| x.to_lowercase().collect())
-                .unwrap_or_default();
-            format!(" ({first}{})", c.as_str())
-        })
-        .unwrap_or_default();
-    // Files named as the project knows them.
-    let local = |file: &str| -> String {
-        workspace
-            .and_then(|w| std::path::Path::new(file).strip_prefix(w).ok())
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| file.to_string())
-    };
-    Some(match fix {
-        Fix::Command { passed, added } => format!(
-            "Run `{passed}` rather than `{}`{}: without {} it fails with {}.",
-            f.command,
-            because,
-            added
-                .iter()
-                .map(|a| format!("`{a}`"))
-                .collect::<Vec<_>>()
-                .join(" "),
-            fixes::quoted(&f.error)
-        ),
-        Fix::Step { first } => format!(
-            "Run `{first}` before `{}`{because}: without it `{}` fails with {}.",
-            f.command,
-            base(&f.command),
-            fixes::quoted(&f.error)
-        ),
-        Fix::Edits(changes) => {
-            let what = changes
-                .iter()
-                .map(|(file, added)| {
-                    let file = local(file);
-                    if added.is_empty() {
-                        format!("change {file}")
-                    } else {
-                        format!("in {file}: `{added}`")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("; ");
-            format!(
-                "When `{}` fails with {}, fix it {what}{because}.",
-                f.command,
-                fixes::quoted(&f.error)
-            )
-        }
-    })
-}
-
 /// Everything the session supports, in session order. `success`: the session went well (it
 /// decides whether "I followed b-..." counts as helpful).
 pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<Delta> {
@@ -245,20 +186,25 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
             situation,
         });
     };
-    for (line, text) in t.user_texts() {
-        if text.contains(super::OWN_CALL_MARKER) {
-            continue;
-        }
-        for d in phrasing::directives(text) {
-            push_rule(&mut out, d.rule, d.lesson, None, line);
-        }
+    let (said, objections) = said::read(t, workspace);
+    for s in said {
+        push_rule(&mut out, s.rule, s.lesson, None, s.line);
     }
     for f in fixes::failures(t) {
         if f.trivial {
             continue;
         }
+        // The user objected to the run that passed ("stop. never delete the lockfile"): what
+        // made it pass is what not to do.
+        let next_user = t
+            .user_texts()
+            .map(|(line, _)| line)
+            .find(|line| *line > f.fixed_at);
+        if next_user.is_some_and(|l| objections.iter().any(|o| o.line == l && o.halts)) {
+            continue;
+        }
         let reason = explanation(t, f.line);
-        if let Some(rule) = fix_rule(&f, reason.as_deref(), workspace) {
+        if let Some(rule) = super::fix_rule::rule(&f, reason.as_deref(), workspace) {
             push_rule(&mut out, rule, LessonKind::Fix, reason, f.line);
         }
     }
@@ -284,7 +230,9 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
     };
     for step in &t.steps {
         match step {
-            Step::Agent { line, text } => feedback(&mut out, *line, text),
+            Step::Agent { line, text } | Step::User { line, text } => {
+                feedback(&mut out, *line, text)
+            }
             Step::Tool(run) if run.is_edit() => feedback(&mut out, run.line, &run.added),
             _ => {}
         }

@@ -454,7 +454,10 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
         .last()
         .unwrap()
         .clone();
-    assert_eq!(group["matcher"], "Bash|Edit|Write|MultiEdit|NotebookEdit");
+    assert_eq!(
+        group["matcher"],
+        "^(Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*)$"
+    );
     assert_eq!(group["hooks"][0]["type"], "command");
     assert_eq!(commands(&after, "Stop"), vec!["notify-send done"]);
     let b = backups(&settings);
@@ -476,7 +479,7 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
         .iter()
         .map(|c| c["action"].as_str().unwrap())
         .collect();
-    assert_eq!(actions, ["added", "added", "present", "added"]);
+    assert_eq!(actions, ["added", "added", "present", "added", "added"]);
     let all = read_json(&settings);
     assert_eq!(commands(&all, "SessionStart").len(), 2);
     assert_eq!(commands(&all, "PreToolUse").len(), 3);
@@ -485,7 +488,7 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
         .unwrap()
         .last()
         .unwrap();
-    assert_eq!(ss["matcher"], "startup|resume|clear|compact");
+    assert_eq!(ss["matcher"], "startup|resume|clear|compact|fork");
     assert!(
         ss["hooks"][0]["command"]
             .as_str()
@@ -496,7 +499,7 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
     assert_eq!(commands(&all, "SessionEnd").len(), 1);
 
     let st = env.data_ok(&["hooks", "status", "--agent", "claude", "--user"]);
-    assert_eq!(st["targets"][0]["handlers"].as_array().unwrap().len(), 4);
+    assert_eq!(st["targets"][0]["handlers"].as_array().unwrap().len(), 5);
     assert_eq!(st["targets"][0]["handlers"][0]["programFound"], true);
 
     // The guard's uninstall removes only the guard; the rest goes with hooks uninstall.
@@ -535,7 +538,10 @@ fn codex_and_gemini_install_merge_and_uninstall_exactly() {
     assert_eq!(g["general"], gemini_before["general"]);
     let bt = g["hooks"]["BeforeTool"].as_array().unwrap();
     assert_eq!(bt.len(), 2);
-    assert_eq!(bt[1]["matcher"], "run_shell_command|write_file|replace");
+    assert_eq!(
+        bt[1]["matcher"],
+        "^(run_shell_command|write_file|replace|mcp_.*)$"
+    );
     assert_eq!(bt[1]["hooks"][0]["name"], "cm-guard");
     assert_eq!(bt[1]["hooks"][0]["timeout"], 5000);
     assert_eq!(commands(&g, "BeforeAgent").len(), 1);

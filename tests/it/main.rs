@@ -4,6 +4,7 @@
 
 mod harness;
 
+mod agents;
 mod assoc;
 mod cli_contract;
 mod concurrency;
@@ -21,8 +22,10 @@ mod guard;
 mod guard_evasion;
 mod guard_hostile;
 mod guard_install;
+mod guard_trust;
 mod install;
 mod json_shapes;
+mod learning;
 mod llm_usage;
 mod mcp;
 mod mcp_kept;
@@ -30,6 +33,7 @@ mod messages;
 mod onboard;
 mod paraphrase_fixtures;
 mod playbook;
+mod poison;
 mod precommit_text;
 mod project;
 mod quickstart;

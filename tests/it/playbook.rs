@@ -364,18 +364,22 @@ fn bad_batches_add_nothing() {
 #[test]
 fn secrets_never_reach_the_playbook() {
     let env = Env::new();
-    let d = env
+    // A rule that would need redaction is refused whole, not stored redacted.
+    let out = env
         .cm(&[
             "add",
             "Deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
         ])
         .json()
         .run()
-        .ok()
-        .data();
-    let content = d["bullet"]["content"].as_str().unwrap();
-    assert!(!content.contains("ghp_abcdef"), "{content}");
-    assert!(content.contains("REDACTED"), "{content}");
+        .code(2);
+    out.error_code("RULE_REFUSED");
+    assert!(!out.stdout.contains("ghp_abcdef"), "{}", out.stdout);
+    let list = env.stdout_of(&["playbook", "list", "--json"]);
+    assert!(
+        !list.contains("ghp_abcdef") && !list.contains("REDACTED"),
+        "{list}"
+    );
 }
 
 #[test]
@@ -718,22 +722,27 @@ fn repo_rules_live_in_the_repository_and_merge_into_list() {
         vec![personal]
     );
 
-    // Feedback on a repo rule is written back to the repository file, and undone there.
+    // Feedback on a repo rule is this user's: kept in the personal store, never written into
+    // the repository file, and undone there.
+    let before = std::fs::read_to_string(&file).unwrap();
     env.cm(&["mark", &repo_id, "--helpful"])
         .cwd(&sub)
         .run()
         .ok();
-    assert!(
-        std::fs::read_to_string(&file)
-            .unwrap()
-            .contains("helpfulCount: 1")
-    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let count = |env: &Env| {
+        env.cm(&["playbook", "get", &repo_id])
+            .cwd(&sub)
+            .json()
+            .run()
+            .ok()
+            .data()["bullet"]["helpfulCount"]
+            .clone()
+    };
+    assert_eq!(count(&env), 1);
     env.cm(&["undo", &repo_id]).cwd(&sub).run().ok();
-    assert!(
-        std::fs::read_to_string(&file)
-            .unwrap()
-            .contains("helpfulCount: 0")
-    );
+    assert_eq!(count(&env), 0);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     env.cm(&["rm", &repo_id, "--hard"]).cwd(&sub).run().ok();
     assert!(
         !std::fs::read_to_string(&file)

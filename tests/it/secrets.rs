@@ -146,10 +146,16 @@ fn no_secret_reaches_any_output_or_the_store_and_decoys_stay_findable() {
         seen.push_str(&stdout(&env, &["context", task, "--json"]));
         seen.push_str(&stdout(&env, &["context", task, "--format", "markdown"]));
     }
-    // Rules that quoted a secret: stored, listed and exported without it.
+    // Rules that quoted a secret: refused whole (exit 2, `RULE_REFUSED`), never stored redacted;
+    // whatever is stored is listed and exported without it.
     for c in secrets.iter().take(20) {
         let rule = format!("When deploying ocelot, use {}", c.text);
-        env.cm(&["playbook", "add", &rule]).run().ok();
+        let out = env.cm(&["playbook", "add", &rule]).run();
+        assert!(
+            out.code == 0 || out.stderr.contains("refused"),
+            "{}",
+            out.stderr
+        );
     }
     seen.push_str(&stdout(&env, &["playbook", "list", "--json"]));
     seen.push_str(&stdout(&env, &["playbook", "export"]));

@@ -2,7 +2,9 @@
 //! the personal store or (with `--repo`) the repository's shared playbook. Each rule is curated
 //! against the closest rules already there ([`crate::memory::curate`]): the same rule (once
 //! normalised) or a near-duplicate (`dedupSimilarityThreshold`) is not added again; one that
-//! contradicts a live rule is added and flagged on both. One bad rule in a batch adds nothing.
+//! contradicts a live rule is added and flagged on both. Every rule passes the safety check
+//! first (`RULE_REFUSED`, or `RULE_RISKY` unless `--allow-risky`). One bad rule in a batch adds
+//! nothing.
 
 use super::AddArgs;
 use crate::app::add_rules;
@@ -72,18 +74,21 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
         .to_string();
     let mut candidates: Vec<Bullet> = Vec::new();
     match (&args.text, &args.file) {
-        (Some(text), None) => candidates.push(new_rule::build(RuleInput {
-            content: text,
-            category: args.category.as_deref(),
-            tags: &args.tags,
-            scope: args.scope.as_deref(),
-            custom_categories: &cfg.custom_categories,
-            session: session.as_deref(),
-            agent: args.agent.as_deref(),
-            reasoning: args.reasoning.as_deref(),
-            workspace: Some(&workspace),
-            now: &now,
-        })?),
+        (Some(text), None) => candidates.push({
+            add_rules::screen(&[text.as_str()], args.allow_risky)?;
+            new_rule::build(RuleInput {
+                content: text,
+                category: args.category.as_deref(),
+                tags: &args.tags,
+                scope: args.scope.as_deref(),
+                custom_categories: &cfg.custom_categories,
+                session: session.as_deref(),
+                agent: args.agent.as_deref(),
+                reasoning: args.reasoning.as_deref(),
+                workspace: Some(&workspace),
+                now: &now,
+            })?
+        }),
         (None, Some(file)) => {
             let (name, text) = read_input(file)?;
             let rules: Vec<FileRule> = serde_json::from_str(&text).map_err(|e| {
@@ -93,6 +98,8 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
                 )
                 .hint("expected a JSON array like [{\"content\": \"...\", \"category\": \"testing\", \"tags\": [\"x\"]}]; nothing was added")
             })?;
+            let given: Vec<&str> = rules.iter().map(|r| r.content.as_str()).collect();
+            add_rules::screen(&given, args.allow_risky)?;
             for (i, r) in rules.iter().enumerate() {
                 let tags: Vec<String> = match &r.tags {
                     Some(Tags::List(v)) => v.clone(),
@@ -130,6 +137,8 @@ pub fn add(args: &AddArgs, ctx: &Ctx) -> Result<Report> {
         (Some(_), Some(_)) => unreachable!("clap rejects text with --file"),
     }
 
+    let built: Vec<&str> = candidates.iter().map(|b| b.content.as_str()).collect();
+    add_rules::screen(&built, args.allow_risky)?;
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
     let repo_dir = args

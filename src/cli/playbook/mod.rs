@@ -109,6 +109,11 @@ pub struct AddArgs {
     /// twice).
     #[arg(long)]
     pub force: bool,
+    /// Add a rule the safety check calls risky (it recommends a command the guard blocks, or
+    /// gives a container the host). Refused rules (credentials, instructions to a model,
+    /// switching the guard off, running code from the network) are never added.
+    #[arg(long)]
+    pub allow_risky: bool,
 }
 
 #[derive(clap::Args, Debug)]

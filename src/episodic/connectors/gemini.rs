@@ -1,4 +1,4 @@
-//! Gemini CLI chats: `$GEMINI_HOME` (else `~/.gemini`) `tmp/<project>/chats/session-*.json`, one
+//! Gemini CLI chats: `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`) `tmp/<project>/chats/session-*.json`, one
 //! JSON document per session (`sessionId, projectHash, startTime, lastUpdated, messages[]`), plus
 //! `session-*.jsonl` logs written one record per line by newer versions.
 //!
@@ -21,9 +21,13 @@ pub const SLUG: &str = crate::agent::Agent::Gemini.slug();
 
 pub struct Gemini;
 
-/// The `tmp` directory holding per-project chats: `$GEMINI_HOME/tmp` (or `$GEMINI_HOME/.gemini/tmp`
-/// when it points at a home directory), else `~/.gemini/tmp`.
+/// The `tmp` directory holding per-project chats: `$GEMINI_CLI_HOME/.gemini/tmp` (Gemini CLI's
+/// home is `$GEMINI_CLI_HOME`, else the user's), else cm's older `$GEMINI_HOME/tmp` (or
+/// `$GEMINI_HOME/.gemini/tmp` when it points at a home directory), else `~/.gemini/tmp`.
 pub fn tmp_root(at: &Places) -> PathBuf {
+    if let Some(home) = at.var("GEMINI_CLI_HOME") {
+        return home.join(".gemini/tmp");
+    }
     match at.var("GEMINI_HOME") {
         Some(h) if !h.join("tmp").is_dir() && h.join(".gemini/tmp").is_dir() => {
             h.join(".gemini/tmp")
@@ -109,6 +113,17 @@ struct Msg<'a> {
     thoughts: Vec<Thought<'a>>,
     #[serde(rename = "toolCalls", borrow, default)]
     tool_calls: Vec<ToolCall<'a>>,
+    /// A message record's id: Gemini CLI writes a record again, whole, when it changes (a reply
+    /// gains its tool calls), so the last record of an id is the message.
+    #[serde(borrow)]
+    id: Option<Str<'a>>,
+    /// A metadata update of a JSONL log (`lastUpdated`, `summary`, or `messages` replacing the
+    /// history so far).
+    #[serde(rename = "$set", borrow)]
+    set: Option<&'a RawValue>,
+    /// A rewind of a JSONL log to an earlier message (the records after it stay indexed).
+    #[serde(rename = "$rewindTo", borrow)]
+    rewind_to: Option<Str<'a>>,
     /// A header line of a JSONL log.
     #[serde(rename = "sessionId", borrow)]
     session_id: Option<Str<'a>>,
@@ -192,6 +207,17 @@ fn parse_document(file: &SourceFile) -> std::io::Result<ParseOutput> {
     Ok(out)
 }
 
+/// A `$set` record of a JSONL log.
+#[derive(Deserialize)]
+struct Set<'a> {
+    #[serde(borrow, default)]
+    messages: Vec<&'a RawValue>,
+    #[serde(rename = "lastUpdated", borrow)]
+    last_updated: Option<Str<'a>>,
+    #[serde(borrow)]
+    summary: Option<Str<'a>>,
+}
+
 fn parse_lines(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOutput> {
     let mut reader = LineReader::open(&file.path, from)?;
     let mut ctx = context(file);
@@ -204,16 +230,63 @@ fn parse_lines(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOu
         .unwrap_or_else(|| common::file_stem(&file.path));
     let mut out = ParseOutput::default();
     let mut started_at = None;
+    let mut ended_at = None;
+    let mut title = None;
+    // The latest record of the message being written, held until a record of another message
+    // shows it is final: (line, id, bytes).
+    let mut pending: Option<(u64, String, Vec<u8>)> = None;
+    let flush =
+        |pending: &mut Option<(u64, String, Vec<u8>)>, ctx: &mut Context, out: &mut ParseOutput| {
+            if let Some((number, _, bytes)) = pending.take()
+                && let Ok(m) = serde_json::from_slice::<Msg>(&bytes)
+            {
+                message(ctx, number, &m, out);
+            }
+        };
     while let Some((number, bytes)) = reader.next_record(from, u64::MAX, &mut out.skipped)? {
         match serde_json::from_slice::<Msg>(bytes) {
+            Ok(m) if m.set.is_some() => {
+                let Ok(set) = serde_json::from_str::<Set>(m.set.map(RawValue::get).unwrap_or("{}"))
+                else {
+                    continue;
+                };
+                if let Some(t) = opt_str(&set.last_updated).and_then(common::normalise_time) {
+                    ended_at = Some(t);
+                }
+                if let Some(t) = opt_str(&set.summary).filter(|t| !t.trim().is_empty()) {
+                    title = Some(t.to_owned());
+                }
+                if !set.messages.is_empty() {
+                    flush(&mut pending, &mut ctx, &mut out);
+                }
+                for raw in &set.messages {
+                    match serde_json::from_str::<Msg>(raw.get()) {
+                        Ok(m) => message(&mut ctx, number, &m, &mut out),
+                        Err(e) => out.skipped.push(common::malformed(number, &e)),
+                    }
+                }
+            }
+            Ok(m) if m.rewind_to.is_some() => {}
             Ok(m) if m.kind.is_none() && m.session_id.is_some() => {
                 ctx.session_id = opt_str(&m.session_id).unwrap_or_default().to_owned();
                 started_at = opt_str(&m.start_time).and_then(common::normalise_time);
             }
-            Ok(m) => message(&mut ctx, number, &m, &mut out),
+            Ok(m) => match opt_str(&m.id) {
+                Some(id) => {
+                    if pending.as_ref().is_some_and(|(_, p, _)| p != id) {
+                        flush(&mut pending, &mut ctx, &mut out);
+                    }
+                    pending = Some((number, id.to_owned(), bytes.to_vec()));
+                }
+                None => {
+                    flush(&mut pending, &mut ctx, &mut out);
+                    message(&mut ctx, number, &m, &mut out);
+                }
+            },
             Err(e) => out.skipped.push(common::malformed(number, &e)),
         }
     }
+    flush(&mut pending, &mut ctx, &mut out);
     out.next = reader.resume_point();
     out.next.state = Some(serde_json::json!({ "session_id": ctx.session_id }));
     out.sessions.push(SessionInfo {
@@ -222,6 +295,8 @@ fn parse_lines(file: &SourceFile, from: &ResumePoint) -> std::io::Result<ParseOu
         source_path: ctx.source_path.clone(),
         workspace: ctx.workspace.clone(),
         started_at,
+        ended_at,
+        title,
         model: ctx.model.clone(),
         ..SessionInfo::default()
     });
@@ -404,6 +479,54 @@ mod tests {
             (4, "abc-1", "hello")
         );
         assert_eq!(m.model.as_deref(), Some("gemini-2.5-flash"));
+    }
+
+    #[test]
+    fn a_record_written_again_counts_once_and_set_records_are_read() {
+        // The shape Gemini CLI 0.61 writes (`$set` metadata, a reply written again once it has
+        // its tool calls, a rewind marker).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session-2026-12-03T07-22-44236e38.jsonl");
+        let lines = [
+            r#"{"sessionId":"s-061","projectHash":"h","startTime":"2026-12-03T07:22:14.396Z","lastUpdated":"2026-12-03T07:22:14.396Z","kind":"main"}"#,
+            r#"{"$set":{"messages":[{"id":"c0","timestamp":"2026-12-03T07:22:14.401Z","type":"user","content":[{"text":"<session_context>OS: linux</session_context>"}]}]}}"#,
+            r#"{"id":"u1","timestamp":"2026-12-03T07:22:14.758Z","type":"user","content":[{"text":"clean up"}]}"#,
+            r#"{"$set":{"lastUpdated":"2026-12-03T07:22:14.759Z"}}"#,
+            r#"{"id":"g1","timestamp":"2026-12-03T07:22:15.426Z","type":"gemini","content":"","model":"gemini-3.8-flash"}"#,
+            r#"{"$set":{"lastUpdated":"2026-12-03T07:22:15.426Z"}}"#,
+            r#"{"id":"g1","timestamp":"2026-12-03T07:22:15.426Z","type":"gemini","content":"","model":"gemini-3.8-flash","toolCalls":[{"id":"t1","name":"run_shell_command","args":{"command":"ls"},"status":"success","result":[{"functionResponse":{"id":"t1","name":"run_shell_command","response":{"output":"a.txt"}}}]}]}"#,
+            r#"{"$rewindTo":"u1"}"#,
+            r#"{"id":"g2","timestamp":"2026-12-03T07:22:15.543Z","type":"gemini","content":"done.","model":"gemini-3.8-flash"}"#,
+            r#"{"$set":{"lastUpdated":"2026-12-03T07:22:15.543Z","summary":"Clean up"}}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let file = SourceFile {
+            agent: SLUG,
+            path,
+            kind: SourceKind::Lines,
+            parent_session_id: None,
+        };
+        let out = Gemini.parse(&file, &ResumePoint::default()).unwrap();
+        let got: Vec<(u64, &str, Option<&str>)> = out
+            .messages
+            .iter()
+            .map(|m| (m.line_number, m.text.as_str(), m.tool_name.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (2, "<session_context>OS: linux</session_context>", None),
+                (3, "clean up", None),
+                (7, "ls", Some("run_shell_command")),
+                (7, "a.txt", Some("run_shell_command")),
+                (9, "done.", None),
+            ]
+        );
+        assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+        let s = &out.sessions[0];
+        assert_eq!(s.session_id, "s-061");
+        assert_eq!(s.ended_at.as_deref(), Some("2026-12-03T07:22:15.543Z"));
+        assert_eq!(s.title.as_deref(), Some("Clean up"));
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod document;
 pub mod editors;
 pub mod foreign_db;
 pub mod gemini;
+pub mod injected;
 pub mod lines;
 pub mod opencode;
 mod opencode_db;

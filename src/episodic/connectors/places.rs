@@ -9,6 +9,7 @@ use std::path::PathBuf;
 pub const OVERRIDES: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
+    "GEMINI_CLI_HOME",
     "GEMINI_HOME",
     "OPENCODE_STORAGE_ROOT",
     "OPENCODE_SQLITE_DB",

@@ -83,6 +83,8 @@ pub struct Prepared {
     pub sessions: Vec<SessionRow>,
     pub redactions: u64,
     pub capped: u64,
+    /// Messages that held nothing but injected context, left out.
+    pub injected: u64,
 }
 
 pub fn prepare(messages: Vec<Message>, sessions: Vec<SessionInfo>, limits: &Limits) -> Prepared {
@@ -92,6 +94,16 @@ pub fn prepare(messages: Vec<Message>, sessions: Vec<SessionInfo>, limits: &Limi
     };
     let mut fields = Fields::default();
     for mut msg in messages {
+        // Context hooks injected (cm's own included) is not the user's words.
+        if matches!(msg.role, Role::User | Role::System)
+            && let Some(text) = crate::episodic::connectors::injected::strip(&msg.text)
+        {
+            if text.is_empty() && msg.tool_name.is_none() {
+                out.injected += 1;
+                continue;
+            }
+            msg.text = text;
+        }
         let column = column_for(&msg);
         if limits.redact {
             out.redactions += redact_in_place(&mut msg.text);

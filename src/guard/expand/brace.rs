@@ -1,22 +1,30 @@
 //! Brace expansion: `/{etc,usr}` is `/etc /usr`, `{rm,-rf,~}` is `rm -rf ~`, `x{1..3}` is `x1 x2
 //! x3`. Only unquoted braces count (the caller says which atoms those are).
 
-/// Words one brace expansion may produce, at most.
-const MAX_WORDS: usize = 64;
+/// Words one brace expansion may produce, at most. Past it the expansion is cut, and the
+/// caller is told so (the guard then refuses the command: a word it did not see may be `~`).
+pub const MAX_WORDS: usize = 256;
 
 /// Expand the braces of `atoms`; `is(atom, c)` says whether an atom is the unquoted character
-/// `c`, `make(c)` builds an unquoted character (for sequences).
-pub fn expand<T: Copy>(atoms: &[T], is: impl Fn(T, char) -> bool + Copy) -> Vec<Vec<T>> {
+/// `c`. Also says whether the expansion was cut at [`MAX_WORDS`].
+pub fn expand<T: Copy>(atoms: &[T], is: impl Fn(T, char) -> bool + Copy) -> (Vec<Vec<T>>, bool) {
     let mut out = Vec::new();
-    expand_into(atoms, is, &mut out);
+    let mut cut = false;
+    expand_into(atoms, is, &mut out, &mut cut);
     if out.is_empty() {
         out.push(atoms.to_vec());
     }
-    out
+    (out, cut)
 }
 
-fn expand_into<T: Copy>(atoms: &[T], is: impl Fn(T, char) -> bool + Copy, out: &mut Vec<Vec<T>>) {
+fn expand_into<T: Copy>(
+    atoms: &[T],
+    is: impl Fn(T, char) -> bool + Copy,
+    out: &mut Vec<Vec<T>>,
+    cut: &mut bool,
+) {
     if out.len() >= MAX_WORDS {
+        *cut = true;
         return;
     }
     let Some((open, close, commas)) = find(atoms, is) else {
@@ -29,7 +37,7 @@ fn expand_into<T: Copy>(atoms: &[T], is: impl Fn(T, char) -> bool + Copy, out: &
         let mut w = prefix.to_vec();
         w.extend_from_slice(&atoms[start..end]);
         w.extend_from_slice(suffix);
-        expand_into(&w, is, out);
+        expand_into(&w, is, out, cut);
         start = end + 1;
     }
 }
@@ -125,6 +133,7 @@ mod tests {
     fn words(s: &str) -> Vec<String> {
         let chars: Vec<char> = s.chars().collect();
         expand(&chars, |a, c| a == c)
+            .0
             .into_iter()
             .map(|w| w.into_iter().collect())
             .collect()
@@ -138,6 +147,17 @@ mod tests {
         assert_eq!(words("a{b,c{d,e}}"), vec!["ab", "acd", "ace"]);
         assert_eq!(words("{x}"), vec!["{x}"]);
         assert_eq!(words("{a,b}{1,2}"), vec!["a1", "a2", "b1", "b2"]);
+    }
+
+    #[test]
+    fn a_cut_expansion_says_so() {
+        let items: Vec<String> = (0..300).map(|i| format!("a{i}")).collect();
+        let chars: Vec<char> = format!("{{{},~}}", items.join(",")).chars().collect();
+        let (words, cut) = expand(&chars, |a, c| a == c);
+        assert!(cut);
+        assert_eq!(words.len(), MAX_WORDS);
+        let chars: Vec<char> = "{a,b}".chars().collect();
+        assert!(!expand(&chars, |a, c| a == c).1);
     }
 
     #[test]

@@ -81,6 +81,8 @@ pub struct State {
     pub cwd: Option<String>,
     /// Nesting of substitutions being evaluated.
     pub depth: u8,
+    /// Where bounds reached and computed program names are noted (shared by nested states).
+    pub notes: crate::guard::limits::Notebook,
 }
 
 /// Substitutions nested deeper than this are not evaluated.
@@ -94,6 +96,7 @@ impl State {
             vars: Vec::new(),
             positional: None,
             depth: 0,
+            notes: Default::default(),
         }
     }
 

@@ -8,6 +8,10 @@ use crate::guard::shell;
 
 /// The output of the command line `src`, when it is plain to see.
 pub fn output(src: &str, st: &State) -> Option<String> {
+    if src.trim().is_empty() {
+        // `$()`, ``` `` ```: nothing.
+        return Some(String::new());
+    }
     if !st.can_nest() || src.len() > 4096 {
         return None;
     }

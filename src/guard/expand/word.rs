@@ -96,6 +96,9 @@ pub fn is_plain(w: &Word) -> bool {
 
 /// Expand `word`: its alternatives, each a list of fields.
 pub fn expand(word: &Word, st: &State, mode: Mode) -> Vec<Vec<Field>> {
+    if word.text.len() > MAX_WORD && has_expansions(word) {
+        st.notes.cut(crate::guard::limits::Limit::LongWord);
+    }
     if word.parts.is_empty() || word.text.len() > MAX_WORD {
         // `''` or `""`: one empty field; a word built after expansion: itself.
         return vec![vec![Field {
@@ -109,7 +112,11 @@ pub fn expand(word: &Word, st: &State, mode: Mode) -> Vec<Vec<Field>> {
     }
     let atoms = atoms(&word.parts);
     let braced = if mode == Mode::Word {
-        brace::expand(&atoms, |a, c| a.unquoted(c))
+        let (words, cut) = brace::expand(&atoms, |a, c| a.unquoted(c));
+        if cut {
+            st.notes.cut(crate::guard::limits::Limit::Braces);
+        }
+        words
     } else {
         vec![atoms]
     };
@@ -137,6 +144,23 @@ pub fn expand(word: &Word, st: &State, mode: Mode) -> Vec<Vec<Field>> {
 pub fn texts(word: &Word, st: &State) -> Vec<Text> {
     let mut file = None;
     substitute(&atoms(&word.parts), st, Mode::Word, &mut file)
+}
+
+/// Does the word hold anything unquoted the shell would expand (braces, globs, tilde, a
+/// parameter or substitution, which may split into several words)? A long double-quoted word
+/// (a commit message built with `"$(cat <<EOF ...)"`) is one argument whatever it holds, and
+/// its substitutions are examined as commands of their own.
+fn has_expansions(word: &Word) -> bool {
+    word.parts.iter().any(|p| match p {
+        Part::Lit { text, quoted } => {
+            !*quoted
+                && text
+                    .bytes()
+                    .any(|b| matches!(b, b'{' | b'~' | b'*' | b'?' | b'['))
+        }
+        Part::Param { dq, .. } | Part::Sub { dq, .. } | Part::Arith { dq, .. } => !*dq,
+        Part::ProcSub { .. } => true,
+    })
 }
 
 fn atoms(parts: &[Part]) -> Vec<Atom<'_>> {
@@ -177,7 +201,9 @@ fn substitute(atoms: &[Atom], st: &State, mode: Mode, file: &mut Option<String>)
             Atom::Part(p) => {
                 let options = part(p, st, file);
                 if alts.len() * options.len() > MAX_ALTERNATIVES {
-                    // Too many to multiply out: the first option, in every alternative.
+                    // Too many to multiply out: the first option, in every alternative, and
+                    // the others are noted as unexamined.
+                    st.notes.cut(crate::guard::limits::Limit::Alternatives);
                     alts.iter_mut()
                         .for_each(|a| a.extend(options[0].iter().copied()));
                 } else {

@@ -25,6 +25,8 @@ pub struct Fields<'a> {
     pub input_command: Vec<Cow<'a, str>>,
     /// `tool_input.file_path`, `notebook_path`, `path`.
     pub input_path: Vec<Cow<'a, str>>,
+    /// `tool_input.input` / `tool_input.patch`: a Codex `apply_patch` patch.
+    pub input_patch: Vec<Cow<'a, str>>,
     pub turn_id: bool,
     pub model: bool,
     pub conversation_id: bool,
@@ -42,6 +44,7 @@ impl<'a> Fields<'a> {
         self.workspace_roots.extend(other.workspace_roots);
         self.input_command.extend(other.input_command);
         self.input_path.extend(other.input_path);
+        self.input_patch.extend(other.input_patch);
         self.turn_id |= other.turn_id;
         self.model |= other.model;
         self.conversation_id |= other.conversation_id;
@@ -59,6 +62,7 @@ impl<'a> Fields<'a> {
             ("workspace_roots", false) => &mut self.workspace_roots,
             ("command" | "cmd", true) => &mut self.input_command,
             ("file_path" | "notebook_path" | "path", true) => &mut self.input_path,
+            ("input" | "patch", true) => &mut self.input_patch,
             // Present unless null, as the strict reader sees them.
             ("turn_id", false) => return self.turn_id |= !matches!(value, Value::Null),
             ("model", false) => return self.model |= !matches!(value, Value::Null),
@@ -112,9 +116,25 @@ struct StrictInput<'a> {
     notebook_path: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     path: Option<Cow<'a, str>>,
+    /// Codex `local_shell`'s `action` object and `apply_patch`'s `input`: read by the lenient
+    /// reader ([`Strict::is_complete`] says no).
+    #[serde(default)]
+    action: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    input: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    patch: Option<serde::de::IgnoredAny>,
 }
 
 impl<'a> Strict<'a> {
+    /// Did the documented shape hold everything? (A nested `action` or a patch `input` needs
+    /// the lenient reader.)
+    pub fn is_complete(&self) -> bool {
+        self.tool_input
+            .as_ref()
+            .is_none_or(|i| i.action.is_none() && i.input.is_none() && i.patch.is_none())
+    }
+
     pub fn into_fields(self) -> Fields<'a> {
         let input = self.tool_input;
         let (input_command, input_path) = match input {
@@ -135,6 +155,7 @@ impl<'a> Strict<'a> {
             workspace_roots: self.workspace_roots.unwrap_or_default(),
             input_command,
             input_path,
+            input_patch: Vec::new(),
             turn_id: self.turn_id.is_some(),
             model: self.model.is_some(),
             conversation_id: self.conversation_id.is_some(),
@@ -161,6 +182,15 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Fields<'a> {
                 match serde_json::from_str::<Pairs>(raw.get()) {
                     Ok(Pairs(inner)) => {
                         for (k, v) in inner {
+                            if k == "action" {
+                                // Codex `local_shell`: `{"action": {"command": [argv]}}`.
+                                if let Ok(Pairs(action)) = serde_json::from_str::<Pairs>(v.get()) {
+                                    for (k, v) in action {
+                                        fields.take(&k, value(&k, v), true);
+                                    }
+                                }
+                                continue;
+                            }
                             fields.take(&k, value(&k, v), true);
                         }
                     }

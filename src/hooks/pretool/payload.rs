@@ -21,27 +21,37 @@ pub struct Asked<'p> {
     pub shell_without_command: bool,
 }
 
+/// Tool names (lowercase, trimmed) that run a shell command. Any other tool whose input carries
+/// a `command` or `cmd` is judged the same way (`mcp__shell__run_command`,
+/// `mcp__desktop-commander__start_process`): the guard goes by what the input holds, not by
+/// what the tool is called.
 const SHELL_TOOLS: &[&str] = &[
-    "Bash",
+    "bash",
     "run_shell_command",
     "shell",
     "exec_command",
     "local_shell",
+    "container.exec",
 ];
+/// Tool names (lowercase, trimmed) that write the file at `file_path`/`path`.
 const WRITE_TOOLS: &[&str] = &[
-    "Write",
-    "Edit",
-    "MultiEdit",
-    "NotebookEdit",
+    "write",
+    "edit",
+    "multiedit",
+    "notebookedit",
     "write_file",
     "replace",
 ];
+/// Codex's file edits: a patch in `command` or `input`, every file it names is written.
+const PATCH_TOOL: &str = "apply_patch";
 
 /// The payload's fields: the documented shape through the derived reader, duplicated keys and
 /// odd types through the lenient one, and anything that is not valid JSON repaired and salvaged
 /// ([`repair`]), with the JSON parser's complaint returned to be reported.
 pub fn parse(bytes: &[u8]) -> (Fields<'_>, Option<String>) {
-    if let Ok(strict) = serde_json::from_slice::<super::fields::Strict>(bytes) {
+    if let Ok(strict) = serde_json::from_slice::<super::fields::Strict>(bytes)
+        && strict.is_complete()
+    {
         return (strict.into_fields(), None);
     }
     match serde_json::from_slice::<Fields>(bytes) {
@@ -86,7 +96,23 @@ impl<'a> Fields<'a> {
     /// The commands and paths to decide on. For an unknown agent, every command found.
     pub fn asked(&self, agent: Option<Agent>) -> Asked<'_> {
         let mut asked = Asked::default();
-        let any_tool = |names: &[&str]| self.tool_name.iter().any(|t| names.contains(&t.as_ref()));
+        let any_tool = |names: &[&str]| {
+            self.tool_name
+                .iter()
+                .any(|t| names.contains(&t.trim().to_ascii_lowercase().as_str()))
+        };
+        let patch = any_tool(&[PATCH_TOOL]);
+        if patch {
+            // Every file of the patch is written; the patch itself is no command.
+            for text in self.input_command.iter().chain(&self.input_patch) {
+                for p in patch_paths(text) {
+                    if !asked.paths.contains(&p) {
+                        asked.paths.push(p);
+                    }
+                }
+            }
+            return asked;
+        }
         let (shell, write) = match agent {
             Some(Agent::Cursor) => {
                 let shell_event = self.hook_event_name.is_empty()
@@ -97,8 +123,7 @@ impl<'a> Fields<'a> {
                 (shell_event, false)
             }
             Some(_) => (
-                any_tool(SHELL_TOOLS)
-                    || (self.tool_name.is_empty() && !self.input_command.is_empty()),
+                any_tool(SHELL_TOOLS) || !self.input_command.is_empty(),
                 any_tool(WRITE_TOOLS),
             ),
             None => (true, any_tool(WRITE_TOOLS)),
@@ -118,6 +143,17 @@ impl<'a> Fields<'a> {
                 }
             }
             asked.shell_without_command = asked.commands.is_empty() && agent.is_some();
+            // `apply_patch <<'EOF' *** Begin Patch ...` run as a shell command.
+            for c in self.command.iter().chain(&self.input_command) {
+                if !c.contains(PATCH_BEGIN) {
+                    continue;
+                }
+                for p in patch_paths(c) {
+                    if !asked.paths.contains(&p) {
+                        asked.paths.push(p);
+                    }
+                }
+            }
         }
         if write {
             for p in &self.input_path {
@@ -136,6 +172,28 @@ impl<'a> Fields<'a> {
             .or_else(|| self.workspace_roots.first())
             .map(|c| c.as_ref())
     }
+}
+
+const PATCH_BEGIN: &str = "*** Begin Patch";
+
+/// The files a Codex patch adds, updates, deletes or moves to.
+fn patch_paths(patch: &str) -> Vec<&str> {
+    patch
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            [
+                "*** Add File:",
+                "*** Update File:",
+                "*** Delete File:",
+                "*** Move to:",
+            ]
+            .iter()
+            .find_map(|h| l.strip_prefix(h))
+            .map(str::trim)
+        })
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// A command as the agent may run it. With a NUL inside, what a C string would keep (the part
@@ -173,6 +231,23 @@ pub fn deny_json(agent: Agent, reason: &str, user_message: &str) -> String {
             r#"{{"permission":"deny","user_message":{},"agent_message":{reason}}}"#,
             json_string(user_message)
         ),
+    }
+}
+
+/// The object that makes `agent` ask its user (Claude Code and Gemini CLI: `ask`; Cursor:
+/// `permission: ask`). Codex accepts only deny: callers deny there.
+pub fn ask_json(agent: Agent, reason: &str, user_message: &str) -> String {
+    let reason_json = json_string(reason);
+    match agent {
+        Agent::Gemini => format!(r#"{{"decision":"ask","reason":{reason_json}}}"#),
+        Agent::Cursor => format!(
+            r#"{{"permission":"ask","user_message":{},"agent_message":{reason_json}}}"#,
+            json_string(user_message)
+        ),
+        Agent::Claude => format!(
+            r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":{reason_json}}}}}"#
+        ),
+        _ => deny_json(agent, reason, user_message),
     }
 }
 

@@ -43,6 +43,7 @@ fn owned(f: Fields<'_>) -> Fields<'static> {
         workspace_roots: o(f.workspace_roots),
         input_command: o(f.input_command),
         input_path: o(f.input_path),
+        input_patch: o(f.input_patch),
         turn_id: f.turn_id,
         model: f.model,
         conversation_id: f.conversation_id,

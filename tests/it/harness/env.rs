@@ -16,6 +16,7 @@ const SCRUBBED: &[&str] = &[
     "CM_NOW",
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
+    "GEMINI_CLI_HOME",
     "GEMINI_HOME",
     "OPENCODE_STORAGE_ROOT",
     "OPENCODE_SQLITE_DB",

@@ -1,0 +1,158 @@
+//! Checks beyond the rule packs, for commands the packs let through and for written paths: the
+//! agent may not change what guards it (cm's config, traumas and data dir, the agents' hook
+//! settings, git hooks, cm's binaries, or run `cm guard allow`, `cm hooks uninstall`, ...), may
+//! not write shell start-up files or `~/.ssh/authorized_keys` unasked, and Bash writes meet
+//! `guard.protectedPaths` as Write/Edit calls do. Under Codex, an interactive shell or REPL is
+//! refused (what is typed into it later reaches no hook).
+//!
+//! Cost: byte tests first ([`writes::may_write`], [`self_protect::may_touch`]); only a command
+//! that passes one is normalised, and the config is read only when the command writes a file.
+
+use super::payload::Agent;
+use crate::guard::expand::Context;
+use crate::guard::self_protect::{self, Places};
+use crate::guard::{self, interactive, normalize, policy_file, protected, writes};
+use std::path::{Path, PathBuf};
+
+/// The hook's answer when a check here objects.
+pub struct Refusal {
+    /// Shown to the agent (and, where the agent asks, to the user).
+    pub reason: String,
+    /// One line for the user.
+    pub user: String,
+    /// Ask the user where the agent supports it; refuse otherwise.
+    pub ask: bool,
+}
+
+fn own_file(path: &str, what: &str, agent: Option<Agent>) -> Refusal {
+    Refusal {
+        reason: format!(
+            "cm guard stopped this: it changes `{path}`, {what}. An agent may not change what guards it, so this needs the user. For the user: {}",
+            for_user(agent)
+        ),
+        user: format!("cm guard: an agent wants to change {path} ({what})"),
+        ask: true,
+    }
+}
+
+fn for_user(agent: Option<Agent>) -> &'static str {
+    if asks(agent) {
+        "if you want this change, approve it here; otherwise deny it."
+    } else {
+        "if you want this change, make it yourself in your own terminal; the agent cannot."
+    }
+}
+
+/// Can the agent ask its user (`permissionDecision: "ask"` and its equivalents)?
+pub fn asks(agent: Option<Agent>) -> bool {
+    matches!(agent, Some(Agent::Claude | Agent::Gemini | Agent::Cursor))
+}
+
+/// Check every command; the first objection.
+pub fn commands(agent: Option<Agent>, commands: &[&str], cwd: &Path) -> Option<Refusal> {
+    let mut places: Option<Places> = None;
+    let mut written: Vec<String> = Vec::new();
+    for c in commands {
+        if agent == Some(Agent::Codex)
+            && let Some(prog) = interactive::bare_interactive(c)
+        {
+            return Some(Refusal {
+                reason: format!(
+                    "cm guard blocked this command: it opens an interactive `{prog}`, and what is typed into it later (write_stdin) reaches no hook, so the guard could not check it. Instead: run each command on its own (`bash -lc 'CMD'`, `python3 script.py`, `psql -c 'SQL'`)."
+                ),
+                user: format!("cm guard blocked an interactive {prog} session (Codex)"),
+                ask: false,
+            });
+        }
+        let write = writes::may_write(c);
+        let p = places.get_or_insert_with(Places::from_env);
+        let touch = self_protect::may_touch(c, p);
+        if !write && !touch {
+            continue;
+        }
+        let ctx = Context::from_env(Some(cwd));
+        let segments = normalize::segments_at(c, &ctx);
+        if touch && let Some(run) = self_protect::loosening_command(&segments) {
+            return Some(Refusal {
+                reason: format!(
+                    "cm guard stopped `{run}`: it loosens or removes the guard that checks this agent's commands, and an agent may not change what guards it. For the user: {}",
+                    for_user(agent)
+                ),
+                user: format!("cm guard: an agent wants to run `{run}`"),
+                ask: true,
+            });
+        }
+        if write {
+            written.extend(writes::targets(&segments));
+        }
+    }
+    if written.is_empty() {
+        return None;
+    }
+    let places = places.unwrap_or_else(Places::from_env);
+    let paths: Vec<&str> = written.iter().map(String::as_str).collect();
+    paths_of(agent, &paths, cwd, &places, true)
+}
+
+/// Check written paths (Write/Edit, a Codex patch, or a command's targets).
+pub fn paths(agent: Option<Agent>, paths: &[&str], cwd: &Path) -> Option<Refusal> {
+    paths_of(agent, paths, cwd, &Places::from_env(), false)
+}
+
+fn paths_of(
+    agent: Option<Agent>,
+    paths: &[&str],
+    cwd: &Path,
+    places: &Places,
+    by_command: bool,
+) -> Option<Refusal> {
+    let home = &places.home;
+    if by_command {
+        // The user's protected paths hold for shell writes as for the Write tool, and answer
+        // first.
+        let mut policy = guard::Policy::default();
+        let mut sources = policy_file::Sources::default();
+        policy_file::apply_config(&mut policy, cwd, &mut sources);
+        super::warn(&sources);
+        let user = paths.iter().find_map(|path| {
+            let glob = protected::matching_glob(path, cwd, home, &policy.protected_paths)?;
+            Some(Refusal {
+                reason: super::protected_reason(path, &glob),
+                user: format!("cm guard blocked a write to {path} (protected: {glob})"),
+                ask: false,
+            })
+        });
+        if user.is_some() {
+            return user;
+        }
+    }
+    for p in paths {
+        for abs in forms(p, cwd, home) {
+            if let Some(what) = self_protect::guard_file(&abs, places) {
+                return Some(own_file(p, what, agent));
+            }
+            if let Some(what) = self_protect::startup_file(&abs, places) {
+                return Some(Refusal {
+                    reason: format!(
+                        "cm guard stopped this: it writes `{p}`, {what}; code put there runs later, outside any hook. For the user: {}",
+                        for_user(agent)
+                    ),
+                    user: format!("cm guard: an agent wants to write {p}"),
+                    ask: true,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The path as written (made absolute and normalised) and as the file system resolves it.
+fn forms(file: &str, cwd: &Path, home: &Path) -> Vec<PathBuf> {
+    let raw = protected::absolute(file, cwd, home);
+    let lexical = protected::normalise(&raw);
+    let mut out = vec![lexical.clone()];
+    if let Some(physical) = protected::resolve(&raw).filter(|p| *p != lexical) {
+        out.push(physical);
+    }
+    out
+}

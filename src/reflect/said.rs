@@ -1,0 +1,389 @@
+//! Lessons the user stated, read the way a careful reader of the transcript would: a message
+//! teaches when it says how things are done here, asks for every later time, or objects to what
+//! the agent just did with a rule behind the objection ("why are you adding the provider
+//! package? we're on riverpod here"). Sentences about this conversation only ("the other file",
+//! "for now", "don't push yet"), thanks and moods are never part of a rule.
+//!
+//! The agent's tool call just before the message fills in what the user left implicit ("that
+//! folder is generated" names the folder the agent was editing), and a statement followed by a
+//! "so ..." message is one lesson. Every objection is kept for the diary, with its line, even
+//! when no rule results. The rule itself is written by [`super::rule_text`].
+
+use super::delta::LessonKind;
+use super::rule_text;
+use super::speech::{self, Sentence};
+use super::transcript::{Step, ToolRun, Transcript};
+
+/// A lesson the user stated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Said {
+    pub line: i64,
+    pub rule: String,
+    pub lesson: LessonKind,
+}
+
+/// A message where the user objected to what the agent did, kept for the diary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Objection {
+    pub line: i64,
+    pub text: String,
+    /// Halts what the agent just did ("stop.", "wait,", "no no"): what it did is what not to do.
+    pub halts: bool,
+}
+
+/// Messages longer than this are pasted text (a log, a document), not something said.
+const PASTED: usize = 4000;
+
+/// The user's messages, each with the tool call the agent made just before it.
+fn messages(t: &Transcript) -> Vec<(i64, &str, Option<&ToolRun>)> {
+    let mut out = Vec::new();
+    let mut last: Option<&ToolRun> = None;
+    for step in &t.steps {
+        match step {
+            Step::Tool(run) => last = Some(run),
+            Step::User { line, text } => {
+                if !injected(text) {
+                    out.push((*line, text.as_str(), last));
+                }
+            }
+            Step::Agent { .. } => {}
+        }
+    }
+    out
+}
+
+/// Text the agent's client puts in the user's turn (an interruption notice, a caveat, a
+/// project's instruction file): nobody said it to this agent.
+fn injected(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("[Request interrupted")
+        || t.starts_with("Caveat: The messages below")
+        || t.starts_with("# AGENTS.md")
+        || t.starts_with("# CLAUDE.md")
+        || [
+            "<INSTRUCTIONS>",
+            "<user_instructions>",
+            "<environment_context>",
+            "<system-reminder>",
+        ]
+        .iter()
+        .any(|m| t.contains(m))
+}
+
+/// `text` without inline feedback markers (`[cass: harmful b-...]`), which are read elsewhere.
+fn without_markers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.to_ascii_lowercase().find("[cass:") {
+        out.push_str(&rest[..at]);
+        match rest[at..].find(']') {
+            Some(end) => rest = &rest[at + end + 1..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether the tool call was one the user refused.
+fn refused(run: Option<&ToolRun>) -> bool {
+    run.is_some_and(|r| r.output.contains("doesn't want to proceed"))
+}
+
+/// The sentences of one message that carry its lesson, and whether it objects.
+fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, bool, bool) {
+    let read: Vec<Sentence> = speech::sentences(text)
+        .iter()
+        .map(|s| speech::read(s))
+        .filter(|s| !s.text.is_empty())
+        .collect();
+    let objection = refused(before) || read.iter().any(|s| s.objection);
+    // A message that opens by pointing inside this conversation ("no, the other file") is
+    // about finding the place, not a rule.
+    let opens_local = read
+        .iter()
+        .find(|s| !s.chatter)
+        .is_some_and(|s| s.pointing && !s.general);
+    let teaches = |s: &Sentence| {
+        !s.local && !s.chatter && (s.general || s.why.is_some() || (objection && s.prohibition))
+    };
+    if opens_local || !read.iter().any(teaches) {
+        return (Vec::new(), objection, false);
+    }
+    let start = read.iter().position(teaches).unwrap_or(0);
+    let mut kept: Vec<Sentence> = Vec::new();
+    for s in read.into_iter().skip(start) {
+        if s.local || s.chatter {
+            continue;
+        }
+        let follows = !kept.is_empty();
+        if teaches(&s) || (follows && (s.directive || objection || rule_text::is_reason(&s.text))) {
+            kept.push(s);
+        }
+    }
+    let states_only = kept.iter().all(|s| !s.directive && s.why.is_none());
+    (kept, objection, states_only)
+}
+
+/// Every lesson the user stated in the session, and every objection (for the diary).
+pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objection>) {
+    let msgs = messages(t);
+    let mut said: Vec<Said> = Vec::new();
+    let mut objections: Vec<Objection> = Vec::new();
+    let mut skip_next = false;
+    for (i, (line, raw, before)) in msgs.iter().enumerate() {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if raw.len() > PASTED || raw.contains(super::OWN_CALL_MARKER) {
+            continue;
+        }
+        let text = without_markers(raw);
+        let (mut kept, objection, states_only) = lesson_sentences(&text, *before);
+        if objection {
+            let lower = text.trim().to_lowercase();
+            objections.push(Objection {
+                line: *line,
+                text: super::fixes::clip(raw.trim(), 300),
+                halts: ["stop", "wait", "no no", "hold on", "whoa"]
+                    .iter()
+                    .any(|h| lower.starts_with(h)),
+            });
+        }
+        if kept.is_empty() {
+            continue;
+        }
+        // "that folder is generated btw" ... "so don't touch it by hand": one lesson.
+        if states_only
+            && let Some((_, next, _)) = msgs.get(i + 1)
+            && next.len() < PASTED
+        {
+            let more: Vec<Sentence> = speech::sentences(&without_markers(next))
+                .iter()
+                .map(|s| speech::read(s))
+                .filter(|s| !s.text.is_empty() && !s.local && !s.chatter)
+                .collect();
+            if more.first().is_some_and(|s| s.directive) {
+                kept.extend(more);
+                skip_next = true;
+            }
+        }
+        let referent = before.and_then(|r| r.file.as_deref()).map(|f| {
+            workspace
+                .and_then(|w| std::path::Path::new(f).strip_prefix(w).ok())
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| f.to_string())
+        });
+        let Some(mut rule) = rule_text::compose(&kept, referent.as_deref()) else {
+            continue;
+        };
+        // "yes, always dev locally" right after `dbt run`: the command is the situation.
+        let confirms = ["yes", "yeah", "yep", "right", "exactly", "correct"]
+            .iter()
+            .any(|w| text.trim().to_lowercase().starts_with(w));
+        if let Some(command) = before.and_then(|r| r.command.as_deref())
+            && confirms
+            && rule.len() < 70
+            && !rule.contains('`')
+        {
+            let base = super::gist::base(command);
+            let program = base.split_whitespace().next().unwrap_or("");
+            if program.len() >= 2
+                && !super::gist::doing(command).is_empty()
+                && !rule.to_lowercase().contains(&program.to_lowercase())
+            {
+                let mut c = rule.chars();
+                let first: String = c
+                    .next()
+                    .map(|f| f.to_lowercase().collect())
+                    .unwrap_or_default();
+                rule = format!("When running `{base}`: {first}{}", c.as_str());
+            }
+        }
+        if said.iter().any(|s| s.rule.eq_ignore_ascii_case(&rule)) {
+            continue;
+        }
+        said.push(Said {
+            line: *line,
+            rule,
+            lesson: if objection {
+                LessonKind::Correction
+            } else {
+                LessonKind::Convention
+            },
+        });
+    }
+    (said, objections)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(texts: &[&str]) -> Vec<String> {
+        let t = Transcript {
+            steps: texts
+                .iter()
+                .enumerate()
+                .map(|(i, s)| Step::User {
+                    line: i as i64,
+                    text: s.to_string(),
+                })
+                .collect(),
+        };
+        read(&t, None).0.into_iter().map(|s| s.rule).collect()
+    }
+
+    /// The chatter lines the issue quotes: none of them is a rule.
+    #[test]
+    fn chatter_gives_no_rule() {
+        for line in [
+            "Always nice working with you.",
+            "Don't push yet.",
+            "Use the second option you mentioned, the one with the map.",
+            "Always the same story with this checkout code lol.",
+            "Don't forget the tests.",
+            "Use the same approach as in cart.ts but keep the discount logic.",
+            "no, the other file — admin has its own formatter in apps/admin/lib/money.ts",
+            "thanks, nice work. commit it but don't push yet",
+            "let's do the map version this time",
+            "not now, just wanted to understand it. thanks",
+            "always the same with this code lol. thanks",
+            "call it /readyz instead, the k8s manifest already probes that path",
+            "extend-immutable-calls for now. Annotated later maybe, not today",
+            "can you put that in an issue so we don't forget",
+            "accounting will live with it, german law only needs them unique and ascending",
+        ] {
+            assert_eq!(said(&[line]), Vec::<String>::new(), "{line}");
+        }
+    }
+
+    /// The corrections the issue quotes: each gives one rule that keeps its subject.
+    #[test]
+    fn corrections_give_a_rule() {
+        for (line, words) in [
+            (
+                "why did you use npm? we're a pnpm shop",
+                &["npm", "pnpm"][..],
+            ),
+            ("wrong package manager - it's pnpm here", &["pnpm"]),
+            (
+                "that file is generated, regenerate it with make proto instead of editing it",
+                &["generated", "make proto"],
+            ),
+            (
+                "src/gen is generated code. Never edit it by hand; run make proto.",
+                &["src/gen", "make proto"],
+            ),
+            ("Use pnpm here, I told you last week.", &["pnpm"]),
+        ] {
+            let rules = said(&[line]);
+            assert_eq!(rules.len(), 1, "{line}: {rules:?}");
+            for w in words {
+                assert!(rules[0].contains(w), "{line}: {rules:?}");
+            }
+            assert!(!rules[0].to_lowercase().contains("told you"), "{rules:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod phrasing_tests {
+    use super::*;
+
+    fn said(texts: &[&str]) -> Vec<String> {
+        let t = Transcript {
+            steps: texts
+                .iter()
+                .enumerate()
+                .map(|(i, s)| Step::User {
+                    line: i as i64,
+                    text: s.to_string(),
+                })
+                .collect(),
+        };
+        read(&t, None).0.into_iter().map(|s| s.rule).collect()
+    }
+
+    /// Ways people correct an agent or state how things are, beyond the issue's examples.
+    #[test]
+    fn more_phrasings_give_a_rule() {
+        let mut missed: Vec<String> = Vec::new();
+        for (line, word) in [
+            (
+                "stop using unwrap in the handlers, return AppError instead",
+                "AppError",
+            ),
+            (
+                "please use httpx instead of requests in this codebase",
+                "httpx",
+            ),
+            (
+                "we switched to ruff last year, don't run black anymore",
+                "ruff",
+            ),
+            ("moment is deprecated here, use date-fns", "date-fns"),
+            ("don't ever commit the .env file", ".env"),
+            (
+                "make sure you always run migrations with --check first",
+                "migrations",
+            ),
+            ("remember: all timestamps are stored in UTC", "UTC"),
+            ("we use yarn berry here, not npm", "yarn"),
+            ("no no no, never force push to main", "force push"),
+            (
+                "hey, for future reference, the staging db is read-only, use the replica for tests",
+                "replica",
+            ),
+            (
+                "FYI we don't use class components anywhere, hooks only",
+                "hooks",
+            ),
+            (
+                "in this repo tests go next to the code as foo_test.go",
+                "foo_test.go",
+            ),
+            ("going forward put new endpoints under api/v2", "api/v2"),
+            (
+                "why are you running go test without -race? we always run it with -race",
+                "-race",
+            ),
+        ] {
+            let rules = said(&[line]);
+            if rules.len() != 1 || !rules[0].contains(word) {
+                missed.push(format!("{line}: {rules:?}"));
+            }
+        }
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// Ordinary talk that is no rule, beyond the issue's examples; nor is what the client
+    /// puts in the user's turn.
+    #[test]
+    fn more_chatter_gives_nothing() {
+        for line in [
+            "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nAlways run make lint before pushing.\n</INSTRUCTIONS>",
+            "Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages.",
+            "great, thanks a lot!",
+            "ok go ahead",
+            "looks good to me, ship it",
+            "hmm, that's weird",
+            "can you also add a test for the empty case?",
+            "what does this function do?",
+            "let's try the other approach",
+            "revert that change",
+            "use a smaller batch size for this run",
+            "I'll review it tomorrow",
+            "perfect, that's exactly what I wanted",
+            "nope, still failing",
+            "wait, don't commit yet",
+            "haha nice one",
+            "the tests pass now, good job",
+        ] {
+            assert_eq!(said(&[line]), Vec::<String>::new(), "{line}");
+        }
+    }
+}

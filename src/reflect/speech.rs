@@ -1,0 +1,846 @@
+//! What one sentence of the user does: states how things are here, asks for the future, objects
+//! to what the agent did, refers to this conversation only, or is chatter. Reflection learns from
+//! the first three and never from the last two, whatever words they share with a rule ("don't
+//! push yet" is a directive about this session; "always the same with this code lol" is a mood).
+//!
+//! Pure text functions, no allocation beyond the sentence itself; [`super::said`] reads a whole
+//! message with them.
+
+/// One sentence as the user wrote it, its openers removed, and what it does.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sentence {
+    /// The words, without interjections, fillers and a preamble ending in a colon.
+    pub text: String,
+    /// Says how things are done here or asks for every later time (a lesson by itself).
+    pub general: bool,
+    /// Opens with an objection ("no", "nope", "wait", "stop", "ugh", "that's not how").
+    pub objection: bool,
+    /// A question about what the agent did ("why are you adding ...?"), rewritten as a
+    /// directive when it can be ("Don't add ...").
+    pub why: Option<String>,
+    /// An instruction (imperative) rather than a statement.
+    pub directive: bool,
+    /// About this conversation only: "the other file", "for now", "not yet", "I'll ...".
+    pub local: bool,
+    /// Thanks, greetings, moods and jokes.
+    pub chatter: bool,
+    /// Forbids something named ("don't put tags blocks on resources"): after an objection, a
+    /// rule even without a word of generality.
+    pub prohibition: bool,
+    /// Points at something in this conversation ("the other file", "not that one"): the whole
+    /// message is about finding the place.
+    pub pointing: bool,
+    /// Only marks the objection ("that's not how we do it here"): not part of the rule's text.
+    pub marker: bool,
+}
+
+/// Words that open a sentence without carrying its meaning; the `bool` says it objects.
+const OPENERS: &[(&str, bool)] = &[
+    ("no no", true),
+    ("nope", true),
+    ("nah", true),
+    ("no", true),
+    ("wait", true),
+    ("stop", true),
+    ("ugh", true),
+    ("hold on", true),
+    ("actually", true),
+    ("careful", true),
+    ("wrong", true),
+    ("hmm", false),
+    ("hm", false),
+    ("ah", false),
+    ("oh", false),
+    ("ok", false),
+    ("okay", false),
+    ("yes", false),
+    ("yeah", false),
+    ("yep", false),
+    ("right", false),
+    ("so", false),
+    ("and", false),
+    ("also", false),
+    ("but", false),
+    ("btw", false),
+    ("fyi", false),
+    ("pls", false),
+    ("please", false),
+    ("plz", false),
+    ("hey", false),
+    ("well", false),
+    ("again", false),
+    ("sorry", false),
+    ("heads-up", false),
+    ("heads up", false),
+    ("note", false),
+    ("reminder", false),
+    ("one more thing", false),
+    ("one thing", false),
+    ("important", false),
+    ("oh and", false),
+    ("this again", true),
+    ("same thing", false),
+    ("while you're in there", false),
+    ("while you're at it", false),
+    ("oh wait", false),
+];
+
+/// Misspellings of the words reflection reads, and the word meant.
+const TYPOS: &[(&str, &str)] = &[
+    ("alwyas", "always"),
+    ("allways", "always"),
+    ("alwasy", "always"),
+    ("awlays", "always"),
+    ("alway", "always"),
+    ("nver", "never"),
+    ("nevr", "never"),
+    ("insted", "instead"),
+    ("instaed", "instead"),
+    ("isntead", "instead"),
+    ("dont", "don't"),
+    ("dosnt", "doesn't"),
+    ("doesnt", "doesn't"),
+    ("acros", "across"),
+    ("shoud", "should"),
+];
+
+/// `text` with the misspellings of [`TYPOS`] corrected (the rule is written from it too).
+pub fn corrected(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let lower = word.to_lowercase();
+        match TYPOS.iter().find(|(t, _)| *t == lower) {
+            Some((_, right)) => out.push_str(right),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '\'' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// Phrases that tie a sentence to this conversation: it holds no rule for later sessions.
+const LOCAL: &[&str] = &[
+    "the other ",
+    "second option",
+    "second one",
+    "first option",
+    "first one",
+    "third one",
+    "the last one",
+    "this time",
+    "for now",
+    "not now",
+    "not today",
+    "not that one",
+    "not this one",
+    "you mentioned",
+    "you suggested",
+    "leave it",
+    "let me ",
+    "i'll ",
+    "i will ",
+    "i'm going to",
+    "tomorrow",
+    "hold off",
+    "skip that",
+    "skip it",
+    "nvm",
+    "never mind",
+    "for this one",
+    "this one now",
+    " later",
+    "until ",
+    "in this pr",
+    "ignore that",
+    "wanted to know",
+    "go ahead",
+    "carry on",
+    "go on with",
+    "looks good",
+    "looks right",
+    "that's all",
+    "that's it",
+    "for this pr",
+    "same approach as",
+    "don't forget",
+    "this one too",
+    "for this spec",
+    "for this file",
+    "for this test",
+    "for this task",
+    "for this ticket",
+    "for this branch",
+];
+
+/// Phrases that point at something in this conversation.
+const POINTING: &[&str] = &[
+    "the other ",
+    "second option",
+    "second one",
+    "first option",
+    "first one",
+    "third one",
+    "not that one",
+    "not this one",
+    "the last one",
+];
+
+/// Marks of a mood, a joke or thanks: the sentence is not a rule even when it says "always".
+const CHATTER: &[&str] = &[
+    "lol",
+    "haha",
+    "lmao",
+    "rofl",
+    "always the same",
+    "same story",
+    "same dance",
+    "nice working",
+    "nice work",
+    "good job",
+    "great job",
+    "well done",
+    "thank",
+    "thx",
+    "cheers",
+    "always nice",
+    "always a pleasure",
+    "always happy",
+    "makes sense",
+    "good call",
+    "my bad",
+    "no worries",
+    "no problem",
+];
+
+/// Phrases that say a statement holds beyond this session.
+const GENERAL: &[&str] = &[
+    "from now on",
+    "next time",
+    "for the future",
+    "in the future",
+    "going forward",
+    "every time",
+    "everytime",
+    "whenever",
+    "each time",
+    "in this repo",
+    "in this project",
+    "in this codebase",
+    "in this code base",
+    "in this service",
+    "in this app",
+    "in this workspace",
+    "in this monorepo",
+    "in this team",
+    "in new code",
+    "any new",
+    "every new",
+    "all new",
+    "everything new",
+    "everything in this",
+    "everything goes",
+    "everything gets",
+    "house rule",
+    "team rule",
+    "convention",
+    "the usual rule",
+    "the rule is",
+    "no exceptions",
+    "review checklist",
+    "is generated",
+    "are generated",
+    "generated by",
+    "generated from",
+    "only through",
+    "only via",
+    "only ever",
+    "anywhere in",
+    "no matter",
+    "how we ",
+    "not how we",
+    "future reference",
+    "for reference",
+    "don't ever",
+    "do not ever",
+    "anymore",
+    "no longer",
+];
+
+/// Statement openers that describe how the project works ("we're a pnpm shop").
+const HOW_THINGS_ARE: &[&str] = &[
+    "we're a ",
+    "we're an ",
+    "we are a ",
+    "we are an ",
+    "we're on ",
+    "we are on ",
+    "we use ",
+    "we're using ",
+    "we are using ",
+    "we don't ",
+    "we do not ",
+    "we never ",
+    "we always ",
+    "we keep ",
+    "we write ",
+    "we deploy ",
+    "we prefer ",
+    "we only ",
+    "we run ",
+    "we build ",
+    "we put ",
+    "we name ",
+    "we store ",
+    "we ship ",
+    "we squash ",
+    "we return ",
+    "we wrap ",
+    "we test ",
+    "we pin ",
+    "we migrate ",
+    "we compare ",
+    "we switched to ",
+    "we moved to ",
+    "we migrated to ",
+    "we've moved to ",
+    "we've switched to ",
+    "this is a ",
+    "this is an ",
+    "this repo ",
+    "this project ",
+    "this service ",
+    "this app ",
+    "our ",
+    "everything ",
+    "all our ",
+    "every ",
+];
+
+/// Verbs a directive opens with.
+const VERBS: &[&str] = &[
+    "use",
+    "run",
+    "add",
+    "put",
+    "keep",
+    "pass",
+    "write",
+    "create",
+    "make",
+    "reuse",
+    "compare",
+    "save",
+    "register",
+    "mirror",
+    "build",
+    "start",
+    "stop",
+    "commit",
+    "check",
+    "avoid",
+    "prefer",
+    "don't",
+    "dont",
+    "do",
+    "never",
+    "always",
+    "no",
+    "not",
+    "set",
+    "export",
+    "install",
+    "call",
+    "import",
+    "name",
+    "return",
+    "wrap",
+    "mark",
+    "log",
+    "pin",
+    "test",
+    "delete",
+    "remove",
+    "rm",
+    "change",
+    "edit",
+    "generate",
+    "regenerate",
+    "re-run",
+    "rerun",
+    "apply",
+    "bump",
+    "merge",
+    "rebase",
+    "deploy",
+    "open",
+    "go",
+    "move",
+    "split",
+    "store",
+    "raise",
+    "restore",
+    "convert",
+];
+
+/// Whether `hay` holds `needle` starting and ending at word boundaries.
+pub fn has_word(hay: &str, needle: &str) -> bool {
+    let mut from = 0;
+    while let Some(pos) = hay[from..].find(needle) {
+        let at = from + pos;
+        let end = at + needle.len();
+        let before = hay[..at].chars().next_back();
+        let after = hay[end..].chars().next();
+        let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        if boundary(before) && boundary(after) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// The text after its leading openers, and whether one of them objects.
+fn strip_openers(mut s: &str) -> (&str, bool) {
+    let mut objection = false;
+    loop {
+        let lower = s.to_lowercase();
+        let found = OPENERS.iter().find(|(w, _)| {
+            lower.starts_with(w)
+                && lower[w.len()..].chars().next().is_none_or(|c| {
+                    c == ','
+                        || c == '.'
+                        || c == '!'
+                        || c == ':'
+                        || c == '—'
+                        || c == '-'
+                        || c.is_whitespace()
+                })
+        });
+        let Some((w, objects)) = found else {
+            return (s, objection);
+        };
+        // "no anyhow in the lib crate" and "no X, no Y" are prohibitions, not an opener; so is
+        // "stop using X".
+        let rest = &s[w.len()..];
+        if *w == "stop"
+            && rest.starts_with(' ')
+            && rest
+                .split_whitespace()
+                .next()
+                .is_some_and(|n| n.len() > 4 && n.to_lowercase().ends_with("ing"))
+        {
+            return (s, true);
+        }
+        if *w == "no"
+            && rest.starts_with(' ')
+            && ![
+                "we ", "don't", "do not", "never", "that", "it's", "its", "this", "—",
+            ]
+            .iter()
+            .any(|p| rest.trim_start().to_lowercase().starts_with(p))
+        {
+            return (s, objection);
+        }
+        objection |= *objects;
+        s = rest.trim_start_matches([',', '.', '!', ':', '—', '-', ' ']);
+        if s.is_empty() {
+            return (s, objection);
+        }
+    }
+}
+
+/// "One thing about how this repo works: we never ..." gives "we never ..." (and says whether
+/// the preamble itself marked a rule).
+fn strip_preamble(s: &str) -> (&str, bool) {
+    let Some(at) = s.find(": ") else {
+        return (s, false);
+    };
+    let head = &s[..at];
+    let words = head.split_whitespace().count();
+    if words == 0 || words > 14 || head.contains('`') || s[at + 2..].trim().len() < 12 {
+        return (s, false);
+    }
+    let h = head.to_lowercase();
+    let marks = [
+        "thing",
+        "rule",
+        "convention",
+        "how",
+        "note",
+        "heads",
+        "reminder",
+        "important",
+        "fyi",
+        "btw",
+        "request",
+        "future",
+        "from now on",
+        "always",
+        "remember",
+        "policy",
+        "here",
+    ];
+    if !marks.iter().any(|m| h.contains(m)) {
+        return (s, false);
+    }
+    let general = [
+        "remember",
+        "rule",
+        "convention",
+        "how",
+        "future",
+        "from now on",
+        "always",
+        "policy",
+        "here",
+    ]
+    .iter()
+    .any(|m| h.contains(m));
+    (s[at + 2..].trim_start(), general)
+}
+
+/// "could you please always add ..." gives "always add ...".
+fn strip_request(s: &str) -> &str {
+    let mut s = s;
+    for lead in [
+        "could you please ",
+        "can you please ",
+        "would you please ",
+        "could you ",
+        "can you ",
+        "would you ",
+        "please ",
+        "pls ",
+        "you need to ",
+        "you have to ",
+        "you must ",
+        "you should ",
+        "make sure to ",
+        "remember to ",
+        "i want you to ",
+        "i'd like you to ",
+    ] {
+        if s.to_lowercase().starts_with(lead) {
+            s = &s[lead.len()..];
+        }
+    }
+    s
+}
+
+/// "why are you adding the provider package?" gives "Don't add the provider package".
+fn why_directive(lower: &str, text: &str) -> Option<String> {
+    if !lower.starts_with("why ") {
+        return None;
+    }
+    let ing = |w: &str| -> Option<String> {
+        let stem = w.strip_suffix("ing")?;
+        let table = [
+            ("add", "add"),
+            ("us", "use"),
+            ("runn", "run"),
+            ("creat", "create"),
+            ("edit", "edit"),
+            ("writ", "write"),
+            ("putt", "put"),
+            ("call", "call"),
+            ("import", "import"),
+            ("install", "install"),
+            ("mak", "make"),
+            ("build", "build"),
+            ("delet", "delete"),
+            ("chang", "change"),
+            ("committ", "commit"),
+            ("push", "push"),
+            ("touch", "touch"),
+            ("mock", "mock"),
+            ("pinn", "pin"),
+            ("hardcod", "hardcode"),
+        ];
+        table
+            .iter()
+            .find(|(s, _)| *s == stem)
+            .map(|(_, v)| v.to_string())
+            .or_else(|| Some(stem.to_string()))
+    };
+    let body = text.trim_end_matches(['?', '!', ' ']);
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let lw: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let rest = |n: usize| words.get(n..).map(|w| w.join(" ")).unwrap_or_default();
+    match lw.get(1).map(String::as_str) {
+        Some("are" | "were" | "is") if lw.get(2).is_some_and(|w| w == "you") => {
+            let verb = ing(lw.get(3)?)?;
+            Some(format!("Don't {verb} {}", rest(4)))
+        }
+        Some("did" | "do" | "would") if lw.get(2).is_some_and(|w| w == "you") => {
+            Some(format!("Don't {} {}", lw.get(3)?, rest(4)))
+        }
+        Some("a" | "an") if lw.get(2).is_some_and(|w| w == "new") => {
+            Some(format!("Don't create a new {}", rest(3)))
+        }
+        _ => None,
+    }
+    .map(|d| d.trim().to_string())
+    .filter(|d| d.split_whitespace().count() >= 3)
+}
+
+/// "always"/"never" saying what to do ("never edit", "we always run", "never DecimalField"),
+/// not describing what something does ("the matcher never matches refunds").
+fn habit_adverb(lower: &str) -> bool {
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '`'))
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        if *w != "always" && *w != "never" {
+            return false;
+        }
+        let before = i.checked_sub(1).map(|j| words[j]).unwrap_or("");
+        let next = words.get(i + 1).copied().unwrap_or("");
+        let describes = next.len() > 3 && next.ends_with('s') && !next.ends_with("ss");
+        !describes || ["we", "you", "they", "i"].contains(&before)
+    })
+}
+
+/// Read one sentence.
+pub fn read(sentence: &str) -> Sentence {
+    let sentence = corrected(sentence);
+    let (s, objection) = strip_openers(sentence.trim());
+    let (s, preamble_general) = strip_preamble(s);
+    let (s, objection2) = strip_openers(s);
+    let s = strip_request(s);
+    let lower = s.to_lowercase();
+    let chatter = CHATTER.iter().any(|c| has_word(&lower, c.trim()))
+        || ["hi", "hello", "morning", "good morning", "hey there"]
+            .iter()
+            .any(|g| {
+                lower == *g
+                    || lower.starts_with(&format!("{g} "))
+                    || lower.starts_with(&format!("{g}!"))
+            });
+    let local = LOCAL.iter().any(|p| has_word(&lower, p.trim()))
+        || has_word(&lower, "yet")
+        || lower.starts_with("that one")
+        || lower.starts_with("this one");
+    let why = why_directive(&lower, s);
+    let here = has_word(&lower, "here")
+        && ["we ", "we're", "it's ", " is ", " are "]
+            .iter()
+            .any(|w| lower.contains(w));
+    let first_word = lower.split_whitespace().next().unwrap_or("");
+    let first_word =
+        first_word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-');
+    // "constructor injection only" states a habit; "run it for last month only" is one run.
+    let only = [
+        "only in ",
+        "only for ",
+        "only use",
+        "use only",
+        "using only",
+    ]
+    .iter()
+    .any(|p| has_word(&lower, p.trim()))
+        || ([" only.", " only,", " only;"]
+            .iter()
+            .any(|p| lower.contains(p))
+            || lower.ends_with(" only"))
+            && !VERBS.contains(&first_word);
+    // "I always forget": the user about themselves, not a rule (unless stating a preference).
+    let about_me =
+        (lower.starts_with("i ") || lower.starts_with("i'm ") || lower.starts_with("i've "))
+            && ![
+                "i prefer",
+                "i want",
+                "i always want",
+                "i'd like",
+                "i never want",
+            ]
+            .iter()
+            .any(|p| lower.starts_with(p));
+    // A bare "that"/"it" subject with nothing to resolve it: not self-contained.
+    let dangling = [
+        "that happens",
+        "it happens",
+        "this happens",
+        "that's the",
+        "that is the",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p));
+    let first = lower.split_whitespace().next().unwrap_or("");
+    let first = first.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-');
+    let directive = VERBS.contains(&first);
+    // "use pnpm here": a habit of the place, not a step of this task.
+    let here = here
+        || (has_word(&lower, "here")
+            && ["use", "run", "don't", "dont", "never", "always"].contains(&first));
+    let general = !about_me
+        && !dangling
+        && (preamble_general
+            || GENERAL.iter().any(|g| lower.contains(g))
+            || habit_adverb(&lower)
+            || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))
+            || here
+            || only);
+    let pointing = POINTING.iter().any(|p| has_word(&lower, p.trim()))
+        || lower.starts_with("that one")
+        || lower.starts_with("this one");
+    let prohibition = [
+        "don't ", "do not ", "never ", "no ", "not ", "stop ", "avoid ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+        && !lower.split_whitespace().skip(1).take(3).any(|w| {
+            ["it", "that", "this", "them", "anything", "yet"]
+                .contains(&w.trim_matches(|c: char| !c.is_alphanumeric()))
+        });
+    let marker = lower.starts_with("that's not how") || lower.starts_with("that is not how");
+    Sentence {
+        prohibition,
+        pointing,
+        marker,
+        text: s.trim().to_string(),
+        general,
+        objection: objection || objection2 || lower.starts_with("that's not how") || why.is_some(),
+        why,
+        directive,
+        local,
+        chatter,
+    }
+}
+
+/// A sentence made of openers alone ("ugh.", "no no.", "again.").
+fn only_openers(s: &str) -> bool {
+    let lower = s.to_lowercase();
+    lower.split_whitespace().all(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        w.is_empty() || OPENERS.iter().any(|(o, _)| *o == w)
+    })
+}
+
+/// Split on sentence ends and line breaks; keep the text as written. A full stop inside a
+/// backticked span or a file name (`settings.test`) does not end a sentence.
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut in_code = false;
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '`' {
+            in_code = !in_code;
+        }
+        let end = !in_code
+            && matches!(c, '.' | '!' | '?')
+            && chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+        if c == '\n' || end {
+            if end {
+                cur.push(c);
+            }
+            if !cur.trim().is_empty() {
+                out.push(cur.trim().to_string());
+            }
+            cur.clear();
+            if c == '\n' {
+                in_code = false;
+            }
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    // "ugh." "again." and other one-word sentences open the next one.
+    let mut merged: Vec<String> = Vec::new();
+    for s in out {
+        match merged.last_mut() {
+            Some(prev) if only_openers(prev) => {
+                *prev = format!("{prev} {s}");
+            }
+            _ => merged.push(s),
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chatter_and_references_to_this_conversation_are_not_general() {
+        for s in [
+            "Always nice working with you.",
+            "always the same with this code lol",
+            "Always the same story with this checkout code lol.",
+            "thanks, nice work",
+        ] {
+            assert!(read(s).chatter, "{s}");
+        }
+        for s in [
+            "Don't push yet.",
+            "Use the second option you mentioned, the one with the map.",
+            "no, the other file",
+            "let's do the map version this time",
+            "not now",
+            "just silence the peer warnings for now",
+            "I'll open the PR myself",
+            "Don't forget the tests.",
+            "Use the same approach as in cart.ts but keep the discount logic.",
+        ] {
+            assert!(read(s).local, "{s}");
+        }
+    }
+
+    #[test]
+    fn statements_of_how_things_are_here_are_general() {
+        for s in [
+            "we're a pnpm shop",
+            "it's pnpm here",
+            "src/gen is generated code.",
+            "everything goes through the release workflow",
+            "from now on use fvm flutter",
+            "constructor injection only.",
+            "this is a uv project: `uv add`, no pip",
+            "One thing about how this repo works: we never run tsc in a package",
+            "that's not how we compare benches here.",
+        ] {
+            assert!(read(s).general, "{s}");
+        }
+        let w = read("why did you use npm?");
+        assert!(w.objection);
+        assert_eq!(w.why.as_deref(), Some("Don't use npm"));
+        assert_eq!(
+            read("why are you adding the provider package?")
+                .why
+                .as_deref(),
+            Some("Don't add the provider package")
+        );
+        assert_eq!(
+            read("why a new reqwest::Client for every call?")
+                .why
+                .as_deref(),
+            Some("Don't create a new reqwest::Client for every call")
+        );
+    }
+
+    #[test]
+    fn sentences_keep_dotted_names_and_code_whole() {
+        assert_eq!(
+            sentences("ugh. again. it's --ds=ledgerly.settings.test, see `a. b`. ok"),
+            [
+                "ugh. again. it's --ds=ledgerly.settings.test, see `a. b`.",
+                "ok"
+            ]
+        );
+    }
+}

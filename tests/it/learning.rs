@@ -1,0 +1,194 @@
+//! What reflection learns from how people really talk to an agent, through the real binary:
+//! chatter gives no rule, each correction gives one, the same correction in other words from
+//! other sessions stays one rule, the diary keeps every correction, and a rule the post-session
+//! hook learned is in the very next prompt hook's and session start's answer.
+
+use crate::harness::Env;
+use crate::reflect::{NOW, Transcript, reflect};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+const CWD: &str = "/home/dev/shop";
+
+fn session(n: u32) -> String {
+    format!("{n:08x}-2222-4333-8444-555566667777")
+}
+
+/// A session where the agent writes a file, runs a command, and the user says `said`.
+fn saying(n: u32, said: &[&str]) -> Transcript {
+    let mut t = Transcript::new(&session(n), CWD);
+    t.user("add zod validation to the contact form server action");
+    t.bash("npm install zod", "added 1 package", false);
+    t.tool(
+        "Write",
+        json!({"file_path": format!("{CWD}/src/gen/contact_pb.ts"), "content": "export const x = 1;\n"}),
+        "File created",
+        false,
+    );
+    for s in said {
+        t.user(s);
+        t.agent("Understood.");
+    }
+    t
+}
+
+fn learned(env: &Env) -> Vec<String> {
+    env.data_of(&["playbook", "list", "--all"])["bullets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The chatter the issue quotes gives no rule at all.
+#[test]
+fn chatter_gives_no_rule() {
+    let env = Env::builder().now(NOW).build();
+    let path = saying(
+        1,
+        &[
+            "Always nice working with you.",
+            "Don't push yet.",
+            "Use the second option you mentioned, the one with the map.",
+            "Always the same story with this checkout code lol.",
+            "Don't forget the tests.",
+            "Use the same approach as in cart.ts but keep the discount logic.",
+            "no, the other file",
+            "let's do the map version this time",
+            "not now, thanks",
+        ],
+    )
+    .write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert_eq!(d["added"], json!([]), "{d:#}");
+    assert_eq!(learned(&env), Vec::<String>::new());
+}
+
+/// Each correction the issue quotes gives a rule that keeps its subject and drops the mood;
+/// the same correction in other words from other sessions ends as one rule, whose later
+/// sessions are its sources and helpful marks.
+#[test]
+fn corrections_give_one_rule_each_and_restatements_no_more() {
+    let env = Env::builder().now(NOW).build();
+    for (n, said, words) in [
+        (1, "why did you use npm? we're a pnpm shop", &["pnpm"][..]),
+        (
+            2,
+            "that file is generated, regenerate it with make proto instead of editing it",
+            &["generated", "make proto", "src/gen/contact_pb.ts"],
+        ),
+    ] {
+        let path = saying(n, &[said]).write_to(&env);
+        let d = reflect(&env, &[path.to_str().unwrap()]);
+        assert_eq!(d["added"].as_array().unwrap().len(), 1, "{said}: {d:#}");
+        let rule = learned(&env)
+            .into_iter()
+            .find(|r| r.contains(words[0]))
+            .unwrap_or_else(|| panic!("{said}: {:?}", learned(&env)));
+        for w in words {
+            assert!(rule.contains(w), "{said}: {rule}");
+        }
+    }
+    let before = learned(&env).len();
+    for (n, said) in [
+        (3, "wrong package manager - it's pnpm here, not npm"),
+        (4, "Use pnpm here, not npm, I told you last week."),
+        (5, "no npm in this repo please, pnpm only"),
+    ] {
+        let path = saying(n, &[said]).write_to(&env);
+        reflect(&env, &[path.to_str().unwrap()]);
+    }
+    let all = learned(&env);
+    let pnpm: Vec<&String> = all.iter().filter(|r| r.contains("pnpm")).collect();
+    assert!(pnpm.len() <= 2, "{pnpm:#?}");
+    assert!(all.len() <= before + 1, "{all:#?}");
+    assert!(
+        all.iter().all(|r| !r.to_lowercase().contains("told you")),
+        "{all:#?}"
+    );
+}
+
+/// The diary keeps every correction with its line, even one that gives no rule.
+#[test]
+fn the_diary_keeps_every_correction() {
+    let env = Env::builder().now(NOW).build();
+    let path = saying(
+        6,
+        &[
+            "no, the other file",
+            "why are you adding the provider package? we're on riverpod here",
+        ],
+    )
+    .write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    let corrections = d["sessions"][0]["diary"]["corrections"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let texts: Vec<&str> = corrections
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 2, "{corrections:#?}");
+    assert!(texts[0].contains("the other file"), "{texts:?}");
+    assert!(corrections.iter().all(|c| c["line"].as_i64().unwrap() > 0));
+    let shown = env.data_of(&["diary", "show", &session(6)[..8]]);
+    assert_eq!(shown["entry"]["corrections"], Value::Array(corrections));
+}
+
+/// A rule the post-session hook learns is in the very next prompt hook's and session start's
+/// answer, with no other command run in between that could rebuild what the hooks read. The
+/// prompt shares no word with the rule, only with the session it was learned in (its evidence,
+/// which the hooks read as stored).
+#[test]
+fn a_rule_learned_after_a_session_is_in_the_next_hooks_answer() {
+    let env = Env::builder().now(NOW).build();
+    env.git_repo();
+    let cwd = env.cwd.display().to_string();
+    env.cm(&["init"]).run().ok();
+    let mut t = Transcript::new(&session(7), &cwd);
+    t.user("format the invoice dates in the billing table")
+        .tool(
+            "Edit",
+            json!({"file_path": format!("{cwd}/src/dates.ts"), "old_string": "x", "new_string": "import moment from 'moment';"}),
+            "ok",
+            false,
+        )
+        .user("no, don't use moment here, we use date-fns in this repo for every date formatting")
+        .agent("Switching to date-fns.");
+    let path = t.write_to(&env);
+    let payload = json!({"session_id": session(7), "transcript_path": path, "cwd": cwd, "hook_event_name": "SessionEnd", "reason": "exit"});
+    let out = env.hook("postsession", payload.to_string()).run().ok();
+    assert!(out.stdout.is_empty());
+    // Wait for the detached job by reading its diary entry (a read that rebuilds nothing).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while env.data_of(&["diary", "list"])["count"] != 1 {
+        assert!(Instant::now() < deadline, "never reflected");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let prompt = env
+        .hook(
+            "prompt",
+            json!({"session_id": "s2", "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "the invoice billing table"}).to_string(),
+        )
+        .run();
+    assert!(
+        prompt.stdout.contains("date-fns"),
+        "{}\n{}",
+        prompt.stdout,
+        prompt.stderr
+    );
+    let start = env
+        .hook(
+            "session-start",
+            json!({"session_id": "s2", "transcript_path": "/t/s2.jsonl", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"}).to_string(),
+        )
+        .run();
+    assert!(
+        start.stdout.contains("date-fns"),
+        "{}\n{}",
+        start.stdout,
+        start.stderr
+    );
+}
