@@ -336,7 +336,7 @@ pub const SOURCES: &[Source] = &[
     lower(
         "secret-stated-as",
         r#"(?i)\b(?:with|use|using|set|give|gave|type|enter)\s+["'`]?(?P<secret>[^\s"'`,;]{2,100}[0-9!@#$%^&*+=][^\s"'`,;]{0,100})["'`]?\s+as\s+(?:the\s+|my\s+|our\s+|an?\s+|its\s+|your\s+)?(?:[a-z]+\s+)?(?:password|passphrase|passwd|pass|secret|token|api\s+key|pin)\b"#,
-        &[" as "],
+        &["pass", "secret", "token", "api", "pin"],
     ),
     exact(
         "password-stated",
