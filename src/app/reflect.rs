@@ -813,14 +813,16 @@ fn restated(
         };
         proposed[slot].outcome = "restated".into();
         proposed[slot].rule = Some(old.id.clone());
-        if !old.source_sessions.iter().any(|x| x == session_ref) {
-            playbook.change(&old.id, "restated", |r| {
-                if !r.source_sessions.iter().any(|x| x == session_ref) {
-                    r.source_sessions.push(session_ref.to_string());
-                }
-                Ok(Vec::new())
-            })?;
+        // The rule this very session taught (reflected on again, with --force): nothing new.
+        if old.source_sessions.iter().any(|x| x == session_ref) {
+            continue;
         }
+        playbook.change(&old.id, "restated", |r| {
+            if !r.source_sessions.iter().any(|x| x == session_ref) {
+                r.source_sessions.push(session_ref.to_string());
+            }
+            Ok(Vec::new())
+        })?;
         if !feedback
             .iter()
             .chain(&given)
