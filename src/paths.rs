@@ -38,10 +38,21 @@ pub fn global_config_path() -> PathBuf {
 /// The repository root for `start`: the nearest ancestor holding `.git` (a directory or a
 /// worktree file). Returns `None` outside a repository.
 pub fn git_root(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
+    ancestors(start)
         .find(|dir| dir.join(".git").exists())
         .map(Path::to_path_buf)
+}
+
+/// Longest path the kernel resolves: a longer directory cannot exist.
+const PATH_MAX: usize = 4096;
+
+/// `start` and its parents that could exist. A hook's `cwd` comes from the payload, and walking
+/// a 400 KB one level by level would copy it once per level (quadratic): levels longer than
+/// [`PATH_MAX`] are skipped without being joined or looked up.
+fn ancestors(start: &Path) -> impl Iterator<Item = &Path> {
+    start
+        .ancestors()
+        .filter(|dir| dir.as_os_str().len() <= PATH_MAX)
 }
 
 /// The `.cass` directory that applies to `start`: the nearest `.cass/` between `start` and the
@@ -49,7 +60,7 @@ pub fn git_root(start: &Path) -> Option<PathBuf> {
 /// `~/.cass` is never picked up by accident.
 pub fn repo_cass_dir(start: &Path) -> Option<PathBuf> {
     let root = git_root(start);
-    for dir in start.ancestors() {
+    for dir in ancestors(start) {
         let candidate = dir.join(".cass");
         if candidate.is_dir() && candidate != data_dir() {
             return Some(candidate);

@@ -133,13 +133,14 @@ pub fn evaluate(command: &str, policy: &Policy) -> Decision {
 pub fn evaluate_at(command: &str, policy: &Policy, ctx: &expand::Context) -> Decision {
     let scan = policy.scanner().scan(command);
     let packs = scan.packs & policy.pack_mask();
-    let traumas = policy.traumas_to_check(&scan);
-    if packs == 0 && traumas.is_empty() && !scan.computed {
+    let touched = packs != 0 || scan.computed;
+    let traumas = policy.traumas_to_check(&scan, touched);
+    if !touched && traumas.is_empty() {
         return Decision::allow(true);
     }
     let analysis = normalize::analyse_at(command, ctx);
     let segments = &analysis.segments;
-    let mut hits = policy.trauma_hits(&traumas, segments);
+    let (mut hits, late) = policy.trauma_hits_in_time(&traumas, segments);
     // A computed command word hides its keyword from the scan (`a=r; b=m; $a$b`): every
     // enabled pack then looks at what the line was read as.
     let packs = if scan.computed {
@@ -156,11 +157,15 @@ pub fn evaluate_at(command: &str, policy: &Policy, ctx: &expand::Context) -> Dec
     if !first_only || hits.is_empty() {
         hits.extend(computed::hits(computed, policy.pack_mask(), first_only));
     }
-    // A bound reached on a command worth reading leaves part of it unread: refused.
+    // A bound reached on a command worth reading leaves part of it unread: refused. So does
+    // running out of time on traumas, on a command a pack's keyword touches.
     if let Some(limit) = analysis.notes.cut
         && (packs != 0 || !traumas.is_empty() || !computed.is_empty())
     {
         hits.push(limits::hit(limit, command));
+    }
+    if late && touched && hits.is_empty() {
+        hits.push(limits::hit(limits::Limit::Time, command));
     }
     decide(command, hits, policy)
 }

@@ -75,12 +75,31 @@ impl PreparedTrauma {
         }
     }
 
-    /// The compiled pattern; `None` when it is not a valid regex (reported by the loader).
+    /// The compiled pattern; `None` when it is not a valid regex or outgrows the size limits
+    /// (reported by the loader, [`compile`]).
     fn regex(&self) -> Option<&Regex> {
         self.regex
-            .get_or_init(|| Regex::new(&self.trauma.pattern).ok())
+            .get_or_init(|| compile(&self.trauma.pattern).ok())
             .as_ref()
     }
+
+    /// A keyword-less trauma from a repository's file: checked only on commands the packs'
+    /// quick reject let through, so a cloned repository cannot add a regex to every call.
+    fn gated(&self) -> bool {
+        self.keywords.is_none() && self.trauma.scope == user_traumas::TraumaScope::Project
+    }
+}
+
+/// Compiled size a trauma pattern may reach (`rm\w{20000}` compiles to megabytes and took 30 ms
+/// each; over this it fails in well under a millisecond).
+pub const TRAUMA_SIZE_LIMIT: usize = 256 << 10;
+
+/// Compile a trauma pattern within [`TRAUMA_SIZE_LIMIT`] (program and lazy DFA cache alike).
+pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(TRAUMA_SIZE_LIMIT)
+        .dfa_size_limit(TRAUMA_SIZE_LIMIT)
+        .build()
 }
 
 #[derive(Debug, Default)]
@@ -93,6 +112,9 @@ pub struct Policy {
     traumas: Vec<PreparedTrauma>,
     pub fail_closed: bool,
     pub protected_paths: Vec<String>,
+    /// How long trauma matching may take in one evaluation (the hook's budget); `None`: no
+    /// limit.
+    pub trauma_budget: Option<std::time::Duration>,
     scanner: OnceCell<Scanner>,
     allow_regex: OnceCell<Vec<Option<Regex>>>,
 }
@@ -140,11 +162,13 @@ impl Policy {
         mask
     }
 
-    /// Traumas to check for this scan: those whose keyword appeared, and those without one.
-    pub fn traumas_to_check(&self, scan: &Scan) -> Vec<usize> {
+    /// Traumas to check for this scan: those whose keyword appeared, and those without one
+    /// (a repository's only when `packs_touched`: the packs' quick reject let the command
+    /// through).
+    pub fn traumas_to_check(&self, scan: &Scan, packs_touched: bool) -> Vec<usize> {
         let mut v: Vec<usize> = scan.traumas.clone();
         for (i, t) in self.traumas.iter().enumerate() {
-            if t.keywords.is_none() {
+            if t.keywords.is_none() && (packs_touched || !t.gated()) {
                 v.push(i);
             }
         }
@@ -159,8 +183,18 @@ impl Policy {
 
     /// Matches of the given traumas against the segments.
     pub fn trauma_hits(&self, which: &[usize], segments: &[Segment]) -> Vec<Hit> {
+        self.trauma_hits_in_time(which, segments).0
+    }
+
+    /// [`Policy::trauma_hits`], stopping once [`Policy::trauma_budget`] is spent (at least one
+    /// is always checked); also says whether it stopped before checking them all.
+    pub fn trauma_hits_in_time(&self, which: &[usize], segments: &[Segment]) -> (Vec<Hit>, bool) {
         let mut hits = Vec::new();
-        for &i in which {
+        let start = std::time::Instant::now();
+        for (k, &i) in which.iter().enumerate() {
+            if k > 0 && self.trauma_budget.is_some_and(|b| start.elapsed() >= b) {
+                return (hits, true);
+            }
             let t = &self.traumas[i];
             let Some(re) = t.regex() else { continue };
             if let Some(seg) = segments
@@ -185,7 +219,7 @@ impl Policy {
                 });
             }
         }
-        hits
+        (hits, false)
     }
 
     /// The allow-list entry that lets `hit` through, described; `None` when it stays blocked.

@@ -59,7 +59,7 @@ pub fn load(cwd: &Path) -> (Policy, Sources) {
     let traumas = load_traumas(cwd, &mut sources);
     // The hook skips an invalid pattern silently (it has no one to tell); here it is reported.
     for t in &traumas {
-        if let Err(e) = regex::Regex::new(&t.pattern) {
+        if let Err(e) = super::policy::compile(&t.pattern) {
             sources.warnings.push(format!(
                 "trauma {} has an invalid pattern {:?} and is ignored: {e}",
                 t.id, t.pattern
@@ -116,8 +116,14 @@ fn read_traumas(
                     sources.trauma_files.push(f.clone());
                 }
                 sources.warnings.extend(index.notes.iter().cloned());
-                let (good, notes) = index.load(&pick(&index));
+                let (mut good, notes) = index.load(&pick(&index));
                 sources.warnings.extend(notes);
+                if limits == Limits::PROJECT {
+                    // Where a trauma came from is the loader's to say, not the line's.
+                    for t in &mut good {
+                        t.scope = user_traumas::TraumaScope::Project;
+                    }
+                }
                 all.extend(good);
             }
             Err(e) => sources

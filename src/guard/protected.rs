@@ -20,58 +20,123 @@ pub fn matching_glob(file: &str, cwd: &Path, home: &Path, globs: &[String]) -> O
     if globs.is_empty() || file.is_empty() {
         return None;
     }
-    let raw = absolute(file, cwd, home);
-    let lexical = normalise(&raw);
-    let mut paths = vec![lexical.clone()];
-    if let Some(physical) = resolve(&raw).filter(|p| *p != lexical) {
-        paths.push(physical);
-    }
-    let mut cwds = vec![normalise(cwd)];
-    cwds.extend(std::fs::canonicalize(cwd).ok().filter(|c| *c != cwds[0]));
-    let mut homes = vec![home.to_path_buf()];
-    homes.extend(std::fs::canonicalize(home).ok().filter(|h| h != home));
-    let rels: Vec<PathBuf> = paths
-        .iter()
-        .flat_map(|p| cwds.iter().filter_map(|c| p.strip_prefix(c).ok()))
-        .map(Path::to_path_buf)
-        .collect();
-    for g in globs {
-        for h in &homes {
-            let expanded = match g.strip_prefix("~/") {
-                Some(rest) => h.join(rest).to_string_lossy().into_owned(),
-                None => g.clone(),
-            };
-            if matches(&expanded, &paths, &rels) {
-                return Some(g.clone());
+    Protected::new(globs, home).matching(file, cwd)
+}
+
+/// Every protected glob compiled into one set, built once per hook call: 25,000 globs from a
+/// repository's config cost one build, not one per glob and per path.
+pub struct Protected<'g> {
+    globs: &'g [String],
+    homes: Vec<PathBuf>,
+    set: GlobSet,
+    /// Set index -> glob index.
+    owner: Vec<usize>,
+    /// Globs without a wildcard, expanded, looked up by each ancestor (a directory protects
+    /// what is inside it) and each tail (`.env` protects every `.env`) of a path: no glob
+    /// compiled, however many there are.
+    literals: std::collections::HashMap<PathBuf, usize>,
+    /// The most components a literal has (only that many trailing components can match one).
+    literal_depth: usize,
+}
+
+/// Longest path the kernel resolves.
+const PATH_MAX: usize = 4096;
+
+fn is_literal(glob: &str) -> bool {
+    !glob.contains(['*', '?', '[', ']', '{', '}', '\\'])
+}
+
+impl<'g> Protected<'g> {
+    pub fn new(globs: &'g [String], home: &Path) -> Protected<'g> {
+        let mut homes = vec![home.to_path_buf()];
+        homes.extend(std::fs::canonicalize(home).ok().filter(|h| h != home));
+        let mut builder = GlobSetBuilder::new();
+        let mut owner = Vec::new();
+        let mut literals = std::collections::HashMap::new();
+        for (i, g) in globs.iter().enumerate() {
+            for h in &homes {
+                let expanded = match g.strip_prefix("~/") {
+                    Some(rest) => h.join(rest).to_string_lossy().into_owned(),
+                    None => g.clone(),
+                };
+                if is_literal(&expanded) {
+                    let dir = expanded.strip_suffix('/').unwrap_or(&expanded);
+                    if !dir.is_empty() {
+                        literals.entry(normalise(Path::new(dir))).or_insert(i);
+                    }
+                    if !g.starts_with("~/") {
+                        break;
+                    }
+                    continue;
+                }
+                for candidate in [expanded.clone(), format!("**/{expanded}")] {
+                    if candidate.starts_with("**//") {
+                        continue;
+                    }
+                    if let Ok(glob) = GlobBuilder::new(&candidate).literal_separator(true).build() {
+                        builder.add(glob);
+                        owner.push(i);
+                    }
+                }
+                if !g.starts_with("~/") {
+                    break;
+                }
             }
         }
-    }
-    None
-}
-
-fn matches(glob: &str, paths: &[PathBuf], rels: &[PathBuf]) -> bool {
-    if let Some(set) = glob_set(glob)
-        && (paths.iter().any(|p| set.is_match(p)) || rels.iter().any(|r| set.is_match(r)))
-    {
-        return true;
-    }
-    // A directory glob protects what is inside it.
-    let dir = glob.strip_suffix('/').unwrap_or(glob);
-    !dir.contains('*')
-        && (paths.iter().any(|p| p.starts_with(dir)) || rels.iter().any(|r| r.starts_with(dir)))
-}
-
-fn glob_set(glob: &str) -> Option<GlobSet> {
-    let mut set = GlobSetBuilder::new();
-    for candidate in [glob.to_string(), format!("**/{glob}")] {
-        if candidate.starts_with("**//") {
-            continue;
-        }
-        if let Ok(g) = GlobBuilder::new(&candidate).literal_separator(true).build() {
-            set.add(g);
+        Protected {
+            globs,
+            homes,
+            set: builder.build().unwrap_or_else(|_| GlobSet::empty()),
+            owner,
+            literal_depth: literals
+                .keys()
+                .map(|k| k.components().count())
+                .max()
+                .unwrap_or(0),
+            literals,
         }
     }
-    set.build().ok()
+
+    /// The first glob protecting `file` (relative to `cwd` when not absolute).
+    pub fn matching(&self, file: &str, cwd: &Path) -> Option<String> {
+        if file.is_empty() || self.globs.is_empty() {
+            return None;
+        }
+        let raw = absolute(file, cwd, &self.homes[0]);
+        let lexical = normalise(&raw);
+        let mut paths = vec![lexical.clone()];
+        if let Some(physical) = resolve(&raw).filter(|p| *p != lexical) {
+            paths.push(physical);
+        }
+        let mut cwds = vec![normalise(cwd)];
+        cwds.extend(std::fs::canonicalize(cwd).ok().filter(|c| *c != cwds[0]));
+        let rels: Vec<PathBuf> = paths
+            .iter()
+            .flat_map(|p| cwds.iter().filter_map(|c| p.strip_prefix(c).ok()))
+            .map(Path::to_path_buf)
+            .collect();
+        let mut best: Option<usize> = None;
+        for p in paths.iter().chain(&rels) {
+            for m in self.set.matches(p) {
+                let g = self.owner[m];
+                best = Some(best.map_or(g, |b| b.min(g)));
+            }
+            if p.as_os_str().len() > PATH_MAX {
+                // No file has such a path (the kernel refuses it); looking it up level by
+                // level would cost the square of its length.
+                continue;
+            }
+            let n = p.components().count();
+            let tails = (n.saturating_sub(self.literal_depth)..n)
+                .map(|k| p.components().skip(k).collect::<PathBuf>());
+            for q in p.ancestors().map(Path::to_path_buf).chain(tails) {
+                if let Some(&g) = self.literals.get(&q) {
+                    best = Some(best.map_or(g, |b| b.min(g)));
+                }
+            }
+        }
+        best.map(|g| self.globs[g].clone())
+    }
 }
 
 /// `file` as an absolute path: `~/`, `$HOME/` and `${HOME}/` expand to `home`, a relative path

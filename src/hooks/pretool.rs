@@ -106,6 +106,7 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
     let traumas = policy_file::load_traumas_for(&texts, cwd, &mut sources);
     if !traumas.is_empty() {
         policy.set_traumas(traumas, &crate::clock::now_rfc3339());
+        policy.trauma_budget = Some(trauma_budget());
     }
     let ctx = guard::expand::Context::from_env(Some(cwd));
     let Some(first) = texts
@@ -136,6 +137,16 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
     ))
 }
 
+/// Time trauma patterns may take per command (`CM_GUARD_BUDGET_MS`, default 40 ms): past it, a
+/// command a pack keyword touches is refused (an agent's hook timeout would let it run).
+fn trauma_budget() -> std::time::Duration {
+    let ms = std::env::var("CM_GUARD_BUDGET_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(40);
+    std::time::Duration::from_millis(ms)
+}
+
 /// Warnings printed at most, per call: a junk file in a cloned repository can hold thousands of
 /// bad lines, and this runs on every tool call.
 const MAX_WARNINGS: usize = 5;
@@ -159,8 +170,9 @@ fn write(agent: Option<Agent>, paths: &[&str], cwd: &Path) -> Option<i32> {
     policy_file::apply_config(&mut policy, cwd, &mut sources);
     warn(&sources);
     let home = crate::paths::home_dir();
+    let protected = guard::protected::Protected::new(&policy.protected_paths, &home);
     let user = paths.iter().find_map(|path| {
-        let glob = guard::protected::matching_glob(path, cwd, &home, &policy.protected_paths)?;
+        let glob = protected.matching(path, cwd)?;
         Some(deny(
             agent,
             &protected_reason(path, &glob),

@@ -173,9 +173,14 @@ mod repository_files {
             .map(|i| trauma_line(&format!("t-{i:08x}"), &format!("^[a-z]{{{}}}$", i + 3)))
             .collect();
         env.write("project/.cass/traumas.jsonl", &(lines.join("\n") + "\n"));
-        // The first 16 apply (a 3-letter command is t-00000000) ...
-        let out = env.pretool_within(&claude_bash("abc", &cwd), 10);
+        // The first 16 apply (a 3-letter command is t-00000000) to what a pack's keyword
+        // touches ...
+        let out = env.pretool_within(&claude_bash("git", &cwd), 10);
         assert!(out.stdout.contains("t-00000000"), "{}", out.stdout);
+        // ... and cost nothing on the rest: a repository's keyword-less pattern is no regex on
+        // every call.
+        let out = env.pretool_within(&claude_bash("abc", &cwd), 10);
+        assert_eq!(out.stdout, "", "{}", out.stderr);
         // ... the 17th and later are reported and not used.
         let out = env.pretool_within(&claude_bash(&"a".repeat(3 + 50), &cwd), 10);
         assert_eq!(out.stdout, "");

@@ -114,8 +114,9 @@ fn paths_of(
         let mut sources = policy_file::Sources::default();
         policy_file::apply_config(&mut policy, cwd, &mut sources);
         super::warn(&sources);
+        let set = protected::Protected::new(&policy.protected_paths, home);
         let user = paths.iter().find_map(|path| {
-            let glob = protected::matching_glob(path, cwd, home, &policy.protected_paths)?;
+            let glob = set.matching(path, cwd)?;
             Some(Refusal {
                 reason: super::protected_reason(path, &glob),
                 user: format!("cm guard blocked a write to {path} (protected: {glob})"),

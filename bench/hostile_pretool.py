@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Per-call cost of cm-pretool on every hostile input of the trust issue (23, items 1-7), against
+/bin/true and a benign command in the same loop.
+
+Each case is a real Claude Code PreToolUse payload, in a fresh HOME and project, with the files a
+cloned repository could carry (`.cass/traumas.jsonl`, `.cass/config.json`) written first. The
+three programs run alternately (hook, benign hook call, /bin/true, ...), each run one posix_spawn
++ wait4 timed with perf_counter_ns; one warm-up call per case builds the trauma index as a first
+real call would. Prints, per case, the hook's median, p90, ratio to /bin/true, the benign call's
+median in the same loop, and the decision (deny/ask/allow); the target is <= 50 ms per call.
+
+Usage: bench/hostile_pretool.py PATH/TO/cm [RUNS]   (default 15 runs per case; linked as cm-pretool)
+"""
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+TARGET_MS = 50.0
+
+
+def payload(cwd, tool="Bash", tool_input=None, command=None):
+    return json.dumps({
+        "session_id": "abc123",
+        "transcript_path": "/home/u/.claude/projects/x/abc123.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input if tool_input is not None else {"command": command},
+        "tool_use_id": "toolu_01ABC",
+    }).encode()
+
+
+def trauma(i, pattern):
+    return json.dumps({"id": "t-%04x" % i, "pattern": pattern, "severity": "critical",
+                       "scope": "project", "source": "user",
+                       "createdAt": "2026-04-01T00:00:00Z"})
+
+
+def nested(cmd, n, wrap):
+    for _ in range(n):
+        cmd = wrap(cmd)
+    return cmd
+
+
+def cases(project):
+    items = ",".join("a%d" % i for i in range(70))
+    out = [
+        ("1 7 nested $( )", None, payload(project, command="echo " + "$(" * 7 + "rm -rf ~" + ")" * 7)),
+        ("1 7 nested bash -c", None, payload(project, command=nested(
+            "rm -rf ~", 7, lambda c: "bash -c '%s'" % c.replace("'", "'\\''")))),
+        ("1 8 nested eval", None, payload(project, command=nested(
+            "rm -rf ~", 8, lambda c: 'eval "%s"' % c.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")))),
+        ("1 4095 segments + rm", None, payload(project, command="true; " * 4095 + "; rm -rf ~")),
+        ("2 r$()m -rf ~", None, payload(project, command="r$()m -rf ~")),
+        ("2 $'\\x72\\x6d' -rf ~", None, payload(project, command="$'\\x72\\x6d' -rf ~")),
+        ("2 a=r; b=m; $a$b -rf ~", None, payload(project, command="a=r; b=m; $a$b -rf ~")),
+        ("3 brace 70 words + ~", None, payload(project, command="rm -rf {%s,~}" % items)),
+        ("3 brace 300 words + ~", None, payload(project, command="rm -rf {%s,~}" % ",".join("a%d" % i for i in range(300)))),
+        ("4 300 traumas rm\\w{20000}", {"traumas": [trauma(i, "rm\\w{20000}") for i in range(300)]},
+         payload(project, command="rm -rf ~")),
+        ("4 256KiB rm(\\w{200}){50}", {"traumas": [trauma(i, "rm(\\w{200}){50}") for i in range(2400)]},
+         payload(project, command="rm -rf ~")),
+        ("4 16 keyword-less traumas", {"traumas": [trauma(i, "\\w{2000}x%d" % i) for i in range(16)]},
+         payload(project, command="npm test")),
+        ("4 25,000 protectedPaths", {"config": {"guard": {"protectedPaths": ["dir%d/file%d.txt" % (i, i) for i in range(25000)]}}},
+         payload(project, tool="Write", tool_input={"file_path": "src/main.rs", "content": "x"})),
+        ("4 400 KB cwd", None, payload("/" + "a/" * 200000, command="rm -rf ~")),
+        ("5 mcp__shell__run_command", None, payload(project, tool="mcp__shell__run_command", tool_input={"command": "rm -rf ~"})),
+        ("5 Codex apply_patch", {"config": {"guard": {"protectedPaths": [".env"]}}},
+         payload(project, tool="apply_patch", tool_input={"input": "*** Begin Patch\n*** Update File: .env\n@@\n-A\n+B\n*** End Patch\n"})),
+        ("6 cm guard allow", None, payload(project, command="cm guard allow 'rm -rf ~'")),
+        ("6 echo > settings.json", None, payload(project, command="echo '{}' > ~/.claude/settings.json")),
+        ("7 echo KEY=x > .env", {"config": {"guard": {"protectedPaths": [".env"]}}}, payload(project, command="echo KEY=x > .env")),
+        ("7 cp /dev/null ~/.zshrc", None, payload(project, command="cp /dev/null ~/.zshrc")),
+    ]
+    return out
+
+
+def run_once(argv, stdin_path, env):
+    fd = os.open(stdin_path, os.O_RDONLY)
+    outp = os.open(stdin_path + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        t0 = time.perf_counter_ns()
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=[
+            (os.POSIX_SPAWN_DUP2, fd, 0),
+            (os.POSIX_SPAWN_DUP2, outp, 1),
+            (os.POSIX_SPAWN_DUP2, devnull, 2),
+        ])
+        os.wait4(pid, 0)
+        t1 = time.perf_counter_ns()
+    finally:
+        os.close(fd)
+        os.close(outp)
+        os.close(devnull)
+    return (t1 - t0) / 1e6
+
+
+def decision(path):
+    text = open(path + ".out", "rb").read().decode(errors="replace")
+    for d in ("deny", "ask"):
+        if '"%s"' % d in text:
+            return d
+    return "allow"
+
+
+def main():
+    hook = os.path.abspath(sys.argv[1])
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+    tmp = tempfile.mkdtemp(prefix="cm-hostile-")
+    if os.path.basename(hook) != "cm-pretool":
+        # The hook is the binary under its link name.
+        os.symlink(hook, os.path.join(tmp, "cm-pretool"))
+        hook = os.path.join(tmp, "cm-pretool")
+    rows = []
+    try:
+        for name, files, _ in cases("/placeholder"):
+            case_dir = tempfile.mkdtemp(dir=tmp)
+            home = os.path.join(case_dir, "home")
+            project = os.path.join(case_dir, "project")
+            os.makedirs(home)
+            os.makedirs(os.path.join(project, ".git"))
+            os.makedirs(os.path.join(project, ".cass"))
+            # Build the payload again with the real project path.
+            body = dict((n, p) for n, _, p in cases(project))[name]
+            if files and "traumas" in files:
+                with open(os.path.join(project, ".cass", "traumas.jsonl"), "w") as f:
+                    f.write("\n".join(files["traumas"]) + "\n")
+            if files and "config" in files:
+                with open(os.path.join(project, ".cass", "config.json"), "w") as f:
+                    json.dump(files["config"], f)
+            env = {"HOME": home, "PATH": "/usr/bin:/bin", "CASS_MEMORY_HOME": os.path.join(home, ".cass-memory")}
+            hostile = os.path.join(case_dir, "hostile.json")
+            benign = os.path.join(case_dir, "benign.json")
+            open(hostile, "wb").write(body)
+            open(benign, "wb").write(payload(project, command="npm test -- --watch=false"))
+            run_once([hook], hostile, env)  # warm-up: builds the trauma index
+            h, b, t = [], [], []
+            for _ in range(runs):
+                h.append(run_once([hook], hostile, env))
+                b.append(run_once([hook], benign, env))
+                t.append(run_once(["/bin/true"], benign, env))
+            rows.append((name, statistics.median(h), sorted(h)[int(len(h) * 0.9) - 1],
+                         statistics.median(b), statistics.median(t), decision(hostile)))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%-30s %10s %10s %8s %12s %10s %8s" % ("case", "median ms", "p90 ms", "x true", "benign ms", "true ms", "answer"))
+    worst = 0.0
+    for name, med, p90, ben, tru, dec in rows:
+        worst = max(worst, med)
+        print("%-30s %10.2f %10.2f %8.1f %12.2f %10.2f %8s" % (name, med, p90, med / tru, ben, tru, dec))
+    print("worst median %.2f ms (target <= %.0f ms): %s" % (worst, TARGET_MS, "ok" if worst <= TARGET_MS else "OVER"))
+
+
+if __name__ == "__main__":
+    main()
