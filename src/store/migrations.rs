@@ -17,7 +17,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (7, include_str!("sql/007_onboarding.sql")),
     (8, include_str!("sql/008_assoc.sql")),
     (9, include_str!("sql/009_rule_evidence.sql")),
-    (11, include_str!("sql/011_repo_rule_feedback.sql")),
+    (10, include_str!("sql/010_repo_rule_feedback.sql")),
 ];
 
 pub fn latest_version() -> i64 {
