@@ -220,10 +220,10 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn said(texts: &[&str]) -> Vec<String> {
+    pub(super) fn said(texts: &[&str]) -> Vec<String> {
         let t = Transcript {
             steps: texts
                 .iter()
@@ -292,21 +292,7 @@ mod tests {
 
 #[cfg(test)]
 mod phrasing_tests {
-    use super::*;
-
-    fn said(texts: &[&str]) -> Vec<String> {
-        let t = Transcript {
-            steps: texts
-                .iter()
-                .enumerate()
-                .map(|(i, s)| Step::User {
-                    line: i as i64,
-                    text: s.to_string(),
-                })
-                .collect(),
-        };
-        read(&t, None).0.into_iter().map(|s| s.rule).collect()
-    }
+    use super::tests::said;
 
     /// Ways people correct an agent or state how things are, beyond the examples.
     #[test]
