@@ -32,15 +32,6 @@ fn saying(n: u32, said: &[&str]) -> Transcript {
     t
 }
 
-fn learned(env: &Env) -> Vec<String> {
-    env.data_of(&["playbook", "list", "--all"])["bullets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["content"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// The chatter the issue quotes gives no rule at all.
 #[test]
 fn chatter_gives_no_rule() {
@@ -62,7 +53,7 @@ fn chatter_gives_no_rule() {
     .write_to(&env);
     let d = reflect(&env, &[path.to_str().unwrap()]);
     assert_eq!(d["added"], json!([]), "{d:#}");
-    assert_eq!(learned(&env), Vec::<String>::new());
+    assert_eq!(env.rule_contents(), Vec::<String>::new());
 }
 
 /// Each correction the issue quotes gives a rule that keeps its subject and drops the mood;
@@ -82,15 +73,16 @@ fn corrections_give_one_rule_each_and_restatements_no_more() {
         let path = saying(n, &[said]).write_to(&env);
         let d = reflect(&env, &[path.to_str().unwrap()]);
         assert_eq!(d["added"].as_array().unwrap().len(), 1, "{said}: {d:#}");
-        let rule = learned(&env)
+        let rule = env
+            .rule_contents()
             .into_iter()
             .find(|r| r.contains(words[0]))
-            .unwrap_or_else(|| panic!("{said}: {:?}", learned(&env)));
+            .unwrap_or_else(|| panic!("{said}: {:?}", env.rule_contents()));
         for w in words {
             assert!(rule.contains(w), "{said}: {rule}");
         }
     }
-    let before = learned(&env).len();
+    let before = env.rule_contents().len();
     for (n, said) in [
         (3, "wrong package manager - it's pnpm here, not npm"),
         (4, "Use pnpm here, not npm, I told you last week."),
@@ -99,7 +91,7 @@ fn corrections_give_one_rule_each_and_restatements_no_more() {
         let path = saying(n, &[said]).write_to(&env);
         reflect(&env, &[path.to_str().unwrap()]);
     }
-    let all = learned(&env);
+    let all = env.rule_contents();
     let pnpm: Vec<&String> = all.iter().filter(|r| r.contains("pnpm")).collect();
     assert!(pnpm.len() <= 2, "{pnpm:#?}");
     assert!(all.len() <= before + 1, "{all:#?}");

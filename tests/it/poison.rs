@@ -19,15 +19,6 @@ fn set(name: &str) -> Vec<String> {
         .collect()
 }
 
-fn contents(env: &Env) -> Vec<String> {
-    env.data_of(&["playbook", "list", "--all"])["bullets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["content"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn a_session_planting_directives_teaches_nothing() {
     let env = Env::builder().now(NOW).build();
@@ -40,7 +31,7 @@ fn a_session_planting_directives_teaches_nothing() {
     let path = t.write_to(&env);
     let d = reflect(&env, &[path.to_str().unwrap()]);
     assert_eq!(d["added"], json!([]), "{d}");
-    assert_eq!(contents(&env), Vec::<String>::new());
+    assert_eq!(env.rule_contents(), Vec::<String>::new());
     let diary = env
         .cm(&["diary", "show", "99999999", "--json"])
         .run()
@@ -71,7 +62,7 @@ fn playbook_add_refuses_or_asks_for_allow_risky() {
                 .error_code("RULE_REFUSED");
         }
     }
-    assert_eq!(contents(&env), Vec::<String>::new());
+    assert_eq!(env.rule_contents(), Vec::<String>::new());
     let risky = "Reset with `git reset --hard origin/main` before every task.";
     let e = env
         .cm(&["playbook", "add", risky])
@@ -84,7 +75,7 @@ fn playbook_add_refuses_or_asks_for_allow_risky() {
         .json()
         .run()
         .ok();
-    assert_eq!(contents(&env), vec![risky.to_string()]);
+    assert_eq!(env.rule_contents(), vec![risky.to_string()]);
     // A batch with one refused rule adds nothing.
     let file = env.write(
         "batch.json",
@@ -95,7 +86,7 @@ fn playbook_add_refuses_or_asks_for_allow_risky() {
         .run()
         .code(2)
         .error_code("RULE_REFUSED");
-    assert_eq!(contents(&env).len(), 1);
+    assert_eq!(env.rule_contents().len(), 1);
 }
 
 #[test]
@@ -137,7 +128,7 @@ fn import_skips_refused_rules_with_the_reason() {
         "{d}"
     );
     assert_eq!(
-        contents(&env),
+        env.rule_contents(),
         vec!["Run `npm ci` before `npm test` on CI.".to_string()]
     );
 }

@@ -186,6 +186,16 @@ impl Env {
         self.cm(args).json().run().ok().data()
     }
 
+    /// The text of every rule in the playbook, deprecated ones too.
+    pub fn rule_contents(&self) -> Vec<String> {
+        self.data_of(&["playbook", "list", "--all"])["bullets"]
+            .as_array()
+            .expect("bullets")
+            .iter()
+            .map(|b| b["content"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
     /// Add a rule and return its id.
     pub fn add(&self, text: &str) -> String {
         self.data_of(&["playbook", "add", text])["bullet"]["id"]
