@@ -492,7 +492,7 @@ fn import_the_original_playbook_yaml() {
         .run()
         .ok()
         .data();
-    assert_eq!(d["added"], 3, "{d}");
+    assert_eq!(d["added"], 4, "three rules and a deprecated pattern: {d}");
     let b = env
         .cm(&["playbook", "get", "b-m3x9k2-a1b2c3"])
         .json()
@@ -521,7 +521,7 @@ fn import_the_original_playbook_yaml() {
     assert_eq!(env.cm(&["ls"]).json().run().ok().data()["count"], 2);
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
-        3
+        4
     );
     // Importing again adds nothing; --replace swaps the personal playbook.
     let again = env
@@ -544,7 +544,7 @@ fn import_the_original_playbook_yaml() {
         e["message"]
             .as_str()
             .unwrap()
-            .contains("remove all 4 rule(s)"),
+            .contains("remove all 5 rule(s)"),
         "{e}"
     );
     let v = env
@@ -555,13 +555,13 @@ fn import_the_original_playbook_yaml() {
         .data();
     assert_eq!(
         (v["dryRun"].as_bool(), v["added"].as_u64()),
-        (Some(true), Some(3)),
+        (Some(true), Some(4)),
         "{v}"
     );
-    assert_eq!(v["removed"].as_array().unwrap().len(), 4);
+    assert_eq!(v["removed"].as_array().unwrap().len(), 5);
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
-        4
+        5
     );
     let d = env
         .cm(&["playbook", "import", &path, "--replace", "--yes"])
@@ -569,21 +569,21 @@ fn import_the_original_playbook_yaml() {
         .run()
         .ok()
         .data();
-    assert_eq!(d["added"], 3);
+    assert_eq!(d["added"], 4);
     let removed: Vec<&str> = d["removed"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert_eq!(removed.len(), 4);
+    assert_eq!(removed.len(), 5);
     assert!(removed.contains(&dropped.as_str()));
     // The backup is an export that holds every removed rule, feedback included.
     let backup = std::path::PathBuf::from(d["backup"].as_str().unwrap());
     assert!(backup.starts_with(&env.data), "{}", backup.display());
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
     let saved = saved["bullets"].as_array().unwrap();
-    assert_eq!(saved.len(), 4);
+    assert_eq!(saved.len(), 5);
     let kept = saved.iter().find(|b| b["id"] == dropped.as_str()).unwrap();
     assert_eq!(kept["helpfulCount"], 1);
     let human = env
@@ -592,12 +592,12 @@ fn import_the_original_playbook_yaml() {
         .ok()
         .stdout;
     assert!(
-        human.contains("Removed 3 rule(s) from the personal playbook (backup: "),
+        human.contains("Removed 4 rule(s) from the personal playbook (backup: "),
         "{human}"
     );
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
-        3
+        4
     );
     // A replaced rule comes back, feedback and all, with `cm undo`.
     let d = env.cm(&["undo", &dropped]).json().run().ok().data();
@@ -605,7 +605,7 @@ fn import_the_original_playbook_yaml() {
     assert_eq!(d["bullet"]["helpfulCount"], 1);
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
-        4
+        5
     );
 }
 
