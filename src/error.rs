@@ -6,16 +6,41 @@
 
 use std::fmt;
 
-/// The documented exit codes. Scripts depend on these numbers; never renumber them.
+/// The class of a failure. Each class exits with one of the documented exit codes, the table
+/// the original tool's users and scripts already branch on (0 success, 1 error, 2 config,
+/// 3 validation, 4 LLM, 5 no data); [`ExitCode::number`] is that mapping, in one place. The
+/// classes are finer than the table (a store or filesystem failure is a plain error) so that a
+/// code's class still says what kind of thing went wrong. Scripts depend on the numbers; never
+/// renumber them. Hooks do not use these: their exit codes are the agents' hook protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
-    Internal = 1,
-    Usage = 2,
-    Config = 3,
-    Filesystem = 4,
-    Network = 5,
-    SessionIndex = 6,
-    Llm = 7,
+    /// A bug, or a failure nothing else describes: exit 1.
+    Internal,
+    /// Bad input: a flag, an argument, a file the user pointed at: exit 3 (validation).
+    Usage,
+    /// A configuration file cm or the user wrote is wrong: exit 2.
+    Config,
+    /// The store or the filesystem failed: exit 1.
+    Filesystem,
+    /// A network failure outside the LLM (`cm serve` cannot listen): exit 1.
+    Network,
+    /// No session or nothing indexed to answer from: exit 5 (no data).
+    SessionIndex,
+    /// The LLM (or the network on the way to it) failed: exit 4.
+    Llm,
+}
+
+impl ExitCode {
+    /// The number the process exits with.
+    pub const fn number(self) -> i32 {
+        match self {
+            ExitCode::Internal | ExitCode::Filesystem | ExitCode::Network => 1,
+            ExitCode::Config => 2,
+            ExitCode::Usage => 3,
+            ExitCode::Llm => 4,
+            ExitCode::SessionIndex => 5,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -89,7 +114,7 @@ impl CmError {
     }
 
     pub fn exit_code(&self) -> i32 {
-        self.exit as i32
+        self.exit.number()
     }
 }
 

@@ -4,22 +4,24 @@
 //! raised, and the table names no code the binary never raises. Scripts branch on these
 //! numbers, so the documentation is part of the contract.
 
+use crate::error::ExitCode;
 use crate::layers_tests::rust_files;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn exit_of(name: &str) -> u8 {
-    match name {
-        "Internal" => 1,
-        "Usage" | "usage" => 2,
-        "Config" | "config" => 3,
-        "Filesystem" | "fs" => 4,
-        "Network" => 5,
-        "SessionIndex" => 6,
-        "Llm" => 7,
+    let class = match name {
+        "Internal" => ExitCode::Internal,
+        "Usage" | "usage" => ExitCode::Usage,
+        "Config" | "config" => ExitCode::Config,
+        "Filesystem" | "fs" => ExitCode::Filesystem,
+        "Network" => ExitCode::Network,
+        "SessionIndex" => ExitCode::SessionIndex,
+        "Llm" => ExitCode::Llm,
         other => panic!("unknown exit code class {other}"),
-    }
+    };
+    class.number() as u8
 }
 
 /// Every code raised in the sources, with the exit codes it is raised with and where.
@@ -104,8 +106,24 @@ fn documented() -> BTreeMap<u8, BTreeSet<String>> {
                 .extend(code.captures_iter(&c[2]).map(|m| m[1].to_string()));
         }
     }
-    assert!(out.len() >= 7, "the README's exit-code table was not found");
+    assert!(out.len() >= 6, "the README's exit-code table was not found");
     out
+}
+
+/// The table is the original tool's (cm-command-reference: 0 success, 1 error, 2 config,
+/// 3 validation, 4 LLM, 5 no data): its users' scripts keep working.
+#[test]
+fn the_classes_exit_with_the_original_tools_numbers() {
+    assert_eq!(ExitCode::Internal.number(), 1);
+    assert_eq!(ExitCode::Filesystem.number(), 1);
+    assert_eq!(ExitCode::Network.number(), 1);
+    assert_eq!(ExitCode::Config.number(), 2);
+    assert_eq!(ExitCode::Usage.number(), 3);
+    assert_eq!(ExitCode::Llm.number(), 4);
+    assert_eq!(ExitCode::SessionIndex.number(), 5);
+    let doc = documented();
+    let meanings: Vec<u8> = doc.keys().copied().collect();
+    assert_eq!(meanings, [0, 1, 2, 3, 4, 5], "the README's table rows");
 }
 
 #[test]

@@ -96,7 +96,7 @@ pub fn add(
 
 /// Every candidate through the playbook's safety check ([`crate::memory::safety`]), before
 /// anything is stored (check the text as given: line breaks are flattened when a rule is built): the first refused rule (or risky one, unless `allow_risky`) refuses the
-/// whole batch, naming the rule and why (exit 2).
+/// whole batch, naming the rule and why (exit 3).
 pub fn screen(candidates: &[&str], allow_risky: bool) -> Result<()> {
     let total = candidates.len();
     for (i, content) in candidates.iter().enumerate() {

@@ -64,7 +64,7 @@ impl Ctx {
     }
 
     /// The store when one exists; a command that reads indexed sessions must not create an
-    /// empty store just to say that nothing is indexed (`NO_STORE`, exit 6).
+    /// empty store just to say that nothing is indexed (`NO_STORE`, exit 5).
     pub fn existing_store(&self) -> Result<&Store> {
         if self.store.get().is_none() && !crate::paths::db_path().exists() {
             return Err(CmError::new(

@@ -42,7 +42,7 @@ mod why;
 
 pub use ctx::Ctx;
 
-use crate::error::{CmError, Result};
+use crate::error::{CmError, ExitCode, Result};
 use crate::output::{self, Mode, Report};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -289,7 +289,7 @@ fn usage_error(e: clap::Error, json: bool, os_args: &[OsString]) -> i32 {
     {
         let _ = e.print();
         return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-            2
+            ExitCode::Usage.number()
         } else {
             0
         };
@@ -299,7 +299,7 @@ fn usage_error(e: clap::Error, json: bool, os_args: &[OsString]) -> i32 {
     }
     if !json {
         let _ = e.print();
-        return 2;
+        return ExitCode::Usage.number();
     }
     // The command path: the first word, and the second for commands with subcommands.
     let command = command_path(&args);
@@ -329,7 +329,7 @@ fn usage_error(e: clap::Error, json: bool, os_args: &[OsString]) -> i32 {
     }
     let err = CmError::usage("INVALID_ARGUMENT", message).hint(hint);
     println!("{}", output::error_json(&command, &err));
-    2
+    err.exit_code()
 }
 
 /// The command path (`playbook add`) from the words of argv, for error envelopes.

@@ -4,8 +4,8 @@
 //! may read its own section through [`Config::section`] so adding a feature never means editing
 //! this file. A repository's file is untrusted: it cannot move where data is stored or change a
 //! privacy consent, and such keys are dropped with a warning. A malformed file is an error that
-//! names the file and the position (exit 3); it is never rewritten. Every value is checked
-//! against [`schema`] (type and range, exit 3 naming the key's path); an unknown key is a
+//! names the file and the position (exit 2); it is never rewritten. Every value is checked
+//! against [`schema`] (type and range, exit 2 naming the key's path); an unknown key is a
 //! warning that names the closest known one.
 
 mod merge;

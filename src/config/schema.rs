@@ -1,6 +1,6 @@
 //! Every configuration key cm knows, with its type and range, so a config file is checked before
 //! anything uses it: a value of the wrong type or out of range is an error naming the file and
-//! the key's path (exit 3), an unknown key is a warning with the closest known key.
+//! the key's path (exit 2), an unknown key is a warning with the closest known key.
 //!
 //! The keys of [`super::Config`] are checked against this table by a test; sections read by
 //! other modules (`guard`, `history`, `remoteCass`, `embeddingProvider`, `llm`) are listed here

@@ -296,7 +296,7 @@ pub struct SettingsFile {
 
 impl SettingsFile {
     /// Read `path`. A missing or empty file is an empty object; a malformed one is an error
-    /// (exit 3) naming the file, line and column.
+    /// (exit 2) naming the file, line and column.
     pub fn load(path: &Path) -> Result<SettingsFile> {
         let original = match std::fs::read(path) {
             Ok(b) => Some(b),
@@ -481,7 +481,7 @@ mod tests {
     fn wrong_layout_is_refused() {
         let mut v = json!({"hooks": []});
         let e = add_handler(&mut v, &PRE, "cm-pretool", &p()).unwrap_err();
-        assert_eq!(e.exit_code(), 3);
+        assert_eq!(e.exit_code(), 2); // config
         let mut v = json!({"hooks": {"PreToolUse": {}}});
         assert!(add_handler(&mut v, &PRE, "cm-pretool", &p()).is_err());
     }

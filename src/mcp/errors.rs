@@ -70,7 +70,7 @@ mod tests {
         let d = usage.data.unwrap();
         assert_eq!(d["code"], "EMPTY_TASK");
         assert_eq!(d["hint"], "describe it");
-        assert_eq!(d["exitCode"], 2);
+        assert_eq!(d["exitCode"], 3);
         assert_eq!(to_rpc(&overloaded(4)).code, ErrorCode(OVERLOADED));
         assert_eq!(to_rpc(&overloaded(4)).data.unwrap()["retryable"], true);
         assert_eq!(to_rpc(&timed_out(3)).code, ErrorCode(TIMED_OUT));

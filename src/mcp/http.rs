@@ -232,8 +232,8 @@ fn rpc_error(code: i32, message: &str, data: serde_json::Value) -> serde_json::V
 }
 
 fn refuse(status: StatusCode, code: &str, message: &str) -> Response<Body> {
-    let data =
-        json!({"code": code, "message": message, "hint": null, "retryable": false, "exitCode": 2});
+    let exit = crate::error::ExitCode::Usage.number();
+    let data = json!({"code": code, "message": message, "hint": null, "retryable": false, "exitCode": exit});
     json_response(status, rpc_error(-32600, message, data))
 }
 

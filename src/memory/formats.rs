@@ -2,6 +2,7 @@
 //! JSON export, and Markdown bullet lists. Pure text <-> bullets; no I/O.
 
 use super::bullet::{Bullet, BulletType, CATEGORIES, maturity_name, type_name};
+use super::original_doc::{self, Document};
 use serde::{Deserialize, Serialize};
 
 /// The document layout of `playbook.yaml` and of our JSON export.
@@ -79,14 +80,23 @@ impl Format {
 
 /// Parse a document into bullets. Errors carry the position when the parser gives one.
 pub fn parse(text: &str, format: Format) -> Result<Vec<Bullet>, String> {
+    parse_document(text, format).map(|d| d.bullets)
+}
+
+/// Parse a document into bullets, with what it held that cm does not keep (the original's
+/// feedback events without ids get stable ones; see [`original_doc`]).
+pub fn parse_document(text: &str, format: Format) -> Result<Document, String> {
     match format {
         Format::Json => parse_json(text),
         Format::Yaml => parse_yaml(text),
-        Format::Markdown => Ok(parse_markdown(text)),
+        Format::Markdown => Ok(Document {
+            bullets: parse_markdown(text),
+            ..Document::default()
+        }),
     }
 }
 
-fn parse_json(text: &str) -> Result<Vec<Bullet>, String> {
+fn parse_json(text: &str) -> Result<Document, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         format!(
             "invalid JSON at line {}, column {}: {e}",
@@ -95,19 +105,18 @@ fn parse_json(text: &str) -> Result<Vec<Bullet>, String> {
         )
     })?;
     // Accept a bare array, a document, or a `cm ... --json` envelope holding one.
-    let list = if v.is_array() {
-        v
+    if v.is_array() {
+        original_doc::read(v, None)
     } else if let Some(b) = v.get("bullets") {
-        b.clone()
+        original_doc::read(b.clone(), v.as_object())
     } else if let Some(b) = v.get("data").and_then(|d| d.get("bullets")) {
-        b.clone()
+        original_doc::read(b.clone(), None)
     } else {
-        return Err("expected a JSON array of bullets or an object with \"bullets\"".into());
-    };
-    serde_json::from_value(list).map_err(|e| format!("invalid bullet: {e}"))
+        Err("expected a JSON array of bullets or an object with \"bullets\"".into())
+    }
 }
 
-fn parse_yaml(text: &str) -> Result<Vec<Bullet>, String> {
+fn parse_yaml(text: &str) -> Result<Document, String> {
     let v: serde_json::Value = serde_norway::from_str(text).map_err(|e| match e.location() {
         Some(l) => format!(
             "invalid YAML at line {}, column {}: {e}",
@@ -116,16 +125,17 @@ fn parse_yaml(text: &str) -> Result<Vec<Bullet>, String> {
         ),
         None => format!("invalid YAML: {e}"),
     })?;
-    let list = match &v {
-        serde_json::Value::Array(_) => v.clone(),
-        serde_json::Value::Object(m) => m
-            .get("bullets")
-            .cloned()
-            .unwrap_or(serde_json::Value::Array(vec![])),
-        serde_json::Value::Null => serde_json::Value::Array(vec![]),
-        _ => return Err("expected a YAML mapping with \"bullets\" or a list of bullets".into()),
-    };
-    serde_json::from_value(list).map_err(|e| format!("invalid bullet: {e}"))
+    match &v {
+        serde_json::Value::Array(_) => original_doc::read(v, None),
+        serde_json::Value::Object(m) => original_doc::read(
+            m.get("bullets")
+                .cloned()
+                .unwrap_or(serde_json::Value::Array(vec![])),
+            Some(m),
+        ),
+        serde_json::Value::Null => Ok(Document::default()),
+        _ => Err("expected a YAML mapping with \"bullets\" or a list of bullets".into()),
+    }
 }
 
 /// Markdown: `- rule` / `* rule` / `1. rule` lines; a `## heading` naming a known category sets

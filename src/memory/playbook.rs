@@ -7,7 +7,7 @@
 //!
 //! A repository file that cannot be read or parsed does not stop reads: they serve the
 //! personal rules and [`Playbook::repo_issue`] names the file for `degraded`. Writes to it
-//! refuse (exit 3), and the file is never rewritten.
+//! refuse (exit 2), and the file is never rewritten.
 
 use super::bullet::Bullet;
 use super::{repo_file, scoring};

@@ -76,49 +76,49 @@ fn errors_are_one_json_object_with_code_hint_and_exit_code() {
     env.add("Another rule");
     let long = "x".repeat(2001);
     let cases: Vec<(Vec<&str>, &str, i32)> = vec![
-        (vec!["playbook", "get", "b-"], "AMBIGUOUS_ID", 2),
-        (vec!["add", &long], "RULE_TOO_LONG", 2),
-        (vec!["add", "x", "--tags", "two words"], "INVALID_TAG", 2),
-        (vec!["playbook", "get", "b-nope"], "RULE_NOT_FOUND", 2),
-        (vec!["mark", "b-nope", "--harmful"], "RULE_NOT_FOUND", 2),
-        (vec!["why", "b-nope"], "RULE_NOT_FOUND", 2),
+        (vec!["playbook", "get", "b-"], "AMBIGUOUS_ID", 3),
+        (vec!["add", &long], "RULE_TOO_LONG", 3),
+        (vec!["add", "x", "--tags", "two words"], "INVALID_TAG", 3),
+        (vec!["playbook", "get", "b-nope"], "RULE_NOT_FOUND", 3),
+        (vec!["mark", "b-nope", "--harmful"], "RULE_NOT_FOUND", 3),
+        (vec!["why", "b-nope"], "RULE_NOT_FOUND", 3),
         (
             vec!["forget", "b-nope", "--reason", "x"],
             "RULE_NOT_FOUND",
-            2,
+            3,
         ),
-        (vec!["undo", "b-nope"], "RULE_NOT_FOUND", 2),
-        (vec!["add", ""], "EMPTY_RULE", 2),
-        (vec!["add", "   \t "], "EMPTY_RULE", 2),
-        (vec!["add"], "EMPTY_RULE", 2),
+        (vec!["undo", "b-nope"], "RULE_NOT_FOUND", 3),
+        (vec!["add", ""], "EMPTY_RULE", 3),
+        (vec!["add", "   \t "], "EMPTY_RULE", 3),
+        (vec!["add"], "EMPTY_RULE", 3),
         (
             vec!["add", "x", "--category", "tesitng"],
             "INVALID_CATEGORY",
-            2,
+            3,
         ),
-        (vec!["add", "x", "--scope", "planet"], "INVALID_SCOPE", 2),
-        (vec!["add", "x", "--scope", "language:"], "INVALID_SCOPE", 2),
-        (vec!["top", "--category", "nope"], "INVALID_CATEGORY", 2),
+        (vec!["add", "x", "--scope", "planet"], "INVALID_SCOPE", 3),
+        (vec!["add", "x", "--scope", "language:"], "INVALID_SCOPE", 3),
+        (vec!["top", "--category", "nope"], "INVALID_CATEGORY", 3),
         (
             vec!["playbook", "import", "/no/such.yaml"],
             "FILE_NOT_FOUND",
-            2,
+            3,
         ),
         // Argument errors from the parser are JSON too.
-        (vec!["mark"], "INVALID_ARGUMENT", 2),
-        (vec!["playbook", "get"], "INVALID_ARGUMENT", 2),
-        (vec!["playbook"], "INVALID_ARGUMENT", 2),
-        (vec!["playbook", "frobnicate"], "INVALID_ARGUMENT", 2),
-        (vec!["no-such-command"], "INVALID_ARGUMENT", 2),
-        (vec!["ls", "--limit", "many"], "INVALID_ARGUMENT", 2),
-        (vec!["stale", "--bogus-flag"], "INVALID_ARGUMENT", 2),
+        (vec!["mark"], "INVALID_ARGUMENT", 3),
+        (vec!["playbook", "get"], "INVALID_ARGUMENT", 3),
+        (vec!["playbook"], "INVALID_ARGUMENT", 3),
+        (vec!["playbook", "frobnicate"], "INVALID_ARGUMENT", 3),
+        (vec!["no-such-command"], "INVALID_ARGUMENT", 3),
+        (vec!["ls", "--limit", "many"], "INVALID_ARGUMENT", 3),
+        (vec!["stale", "--bogus-flag"], "INVALID_ARGUMENT", 3),
     ];
     for (args, code, exit) in cases {
         let out = env.cm(&args).json().run().code(exit);
         assert_error_envelope(&out.json(), code, exit as i64);
     }
     // Without --json: nothing on stdout, the message and hint on stderr.
-    let out = env.cm(&["playbook", "get", "b-nope"]).run().code(2);
+    let out = env.cm(&["playbook", "get", "b-nope"]).run().code(3);
     assert!(out.stdout.is_empty());
     assert!(out.stderr.contains("b-nope") && out.stderr.contains("hint:"));
     assert!(!out.stderr.contains('\x1b'));
@@ -141,7 +141,7 @@ fn quiet_prints_only_ids() {
     let out = env.cm(&["playbook", "get", &id, "--quiet"]).run().ok();
     assert_eq!(out.stdout.trim(), id);
     // Errors under --quiet still go to stderr with the exit code.
-    let out = env.cm(&["mark", "b-nope", "--helpful", "-q"]).run().code(2);
+    let out = env.cm(&["mark", "b-nope", "--helpful", "-q"]).run().code(3);
     assert!(out.stdout.is_empty() && !out.stderr.is_empty());
 }
 
@@ -155,11 +155,11 @@ fn help_and_version_exit_zero() {
     let out = env.cm(&["playbook", "add", "--help"]).run().ok();
     assert!(out.stdout.contains("--repo"));
     // A bare `cm` shows usage and fails.
-    env.cm(&[]).run().code(2);
+    env.cm(&[]).run().code(3);
 }
 
 #[test]
-fn malformed_config_is_exit_3_names_file_and_position_and_is_never_rewritten() {
+fn malformed_config_is_exit_2_names_file_and_position_and_is_never_rewritten() {
     let env = Env::new();
     env.cm(&["init"]).run().ok();
     let cfg = env.data.join("config.json");
@@ -171,9 +171,9 @@ fn malformed_config_is_exit_3_names_file_and_position_and_is_never_rewritten() {
         vec!["init"],
         vec!["init", "--force"],
     ] {
-        let out = env.cm(&args).json().run().code(3);
+        let out = env.cm(&args).json().run().code(2);
         let v = out.json();
-        assert_error_envelope(&v, "CONFIG_INVALID", 3);
+        assert_error_envelope(&v, "CONFIG_INVALID", 2);
         let msg = v["error"]["message"].as_str().unwrap();
         assert!(msg.contains("config.json"), "{msg}");
         assert!(msg.contains("line 3"), "{msg}");
@@ -181,7 +181,7 @@ fn malformed_config_is_exit_3_names_file_and_position_and_is_never_rewritten() {
     }
     // A wrong type names the file too.
     std::fs::write(&cfg, r#"{"scoring": {"decayHalfLifeDays": "ninety"}}"#).unwrap();
-    let v = env.cm(&["ls"]).json().run().code(3).json();
+    let v = env.cm(&["ls"]).json().run().code(2).json();
     assert!(
         v["error"]["message"]
             .as_str()
@@ -194,7 +194,7 @@ fn malformed_config_is_exit_3_names_file_and_position_and_is_never_rewritten() {
     std::fs::create_dir_all(env.cwd.join(".cass")).unwrap();
     let repo_cfg = env.cwd.join(".cass/config.json");
     std::fs::write(&repo_cfg, "{ nope }").unwrap();
-    let v = env.cm(&["ls"]).json().run().code(3).json();
+    let v = env.cm(&["ls"]).json().run().code(2).json();
     assert!(
         v["error"]["message"]
             .as_str()
@@ -302,9 +302,9 @@ fn a_corrupt_database_file_is_refused_and_left_untouched() {
     junk.extend((0..4096u32).map(|i| (i * 7 % 251) as u8));
     std::fs::write(env.db(), &junk).unwrap();
     for args in [vec!["ls"], vec!["add", "x"], vec!["init"]] {
-        let out = env.cm(&args).json().run().code(4);
+        let out = env.cm(&args).json().run().code(1);
         let v = out.json();
-        assert_error_envelope(&v, "STORE_CORRUPT", 4);
+        assert_error_envelope(&v, "STORE_CORRUPT", 1);
         assert!(
             v["error"]["message"]
                 .as_str()
@@ -361,8 +361,8 @@ fn a_foreign_sqlite_database_is_refused_byte_for_byte_untouched() {
     assert!(made.success());
     let before = bytes(&env.db());
     for args in [vec!["ls"], vec!["add", "x"], vec!["init"], vec!["stats"]] {
-        let v = env.cm(&args).json().run().code(4).json();
-        assert_error_envelope(&v, "STORE_FOREIGN", 4);
+        let v = env.cm(&args).json().run().code(1).json();
+        assert_error_envelope(&v, "STORE_FOREIGN", 1);
     }
     assert_eq!(bytes(&env.db()), before);
     let leftovers: Vec<_> = std::fs::read_dir(&env.data)
@@ -416,9 +416,9 @@ fn a_read_only_data_dir_gives_a_clear_error_and_loses_nothing() {
         eprintln!("skipped: running as root without setpriv, permissions cannot be tested");
         return;
     };
-    assert_eq!(out.code, 4, "{out:?}");
+    assert_eq!(out.code, 1, "{out:?}");
     let v = out.json();
-    assert_error_envelope(&v, "PERMISSION_DENIED", 4);
+    assert_error_envelope(&v, "PERMISSION_DENIED", 1);
     assert!(
         v["error"]["hint"]
             .as_str()
@@ -426,7 +426,7 @@ fn a_read_only_data_dir_gives_a_clear_error_and_loses_nothing() {
             .contains("CASS_MEMORY_HOME")
     );
     let out = run_unprivileged(&env, &["mark", &id, "--helpful"]).unwrap();
-    assert_eq!(out.code, 4, "{out:?}");
+    assert_eq!(out.code, 1, "{out:?}");
     // Reading still works: the store's WAL and shared-memory files are already there.
     let out = run_unprivileged(&env, &["playbook", "get", &id]).unwrap();
     assert_eq!(out.code, 0, "{out:?}");
@@ -500,9 +500,9 @@ fn a_full_disk_is_reported_as_such_and_loses_nothing() {
         .stdin(serde_json::to_string(&batch).unwrap())
         .json()
         .run()
-        .code(4);
+        .code(1);
     let v = out.json();
-    assert_error_envelope(&v, "DISK_FULL", 4);
+    assert_error_envelope(&v, "DISK_FULL", 1);
     assert_eq!(v["error"]["retryable"], true);
     std::fs::remove_file(&filler).unwrap();
     let list = cm(&["ls"]).ok().data();
@@ -553,7 +553,7 @@ fn arguments_that_are_not_utf8_are_a_clear_error_not_a_crash() {
         &["forget", "--reason", "x"],
     ];
     for words in cases {
-        let out = env.cm(words).arg_os(bad).json().run().code(2);
+        let out = env.cm(words).arg_os(bad).json().run().code(3);
         let e = out.error_code("INVALID_UTF8");
         assert!(
             e["message"].as_str().unwrap().contains("Bad \\xFF rule"),
@@ -561,7 +561,7 @@ fn arguments_that_are_not_utf8_are_a_clear_error_not_a_crash() {
         );
         assert!(out.stderr.is_empty(), "{}", out.stderr);
         // Without --json: the same message on stderr, nothing on stdout.
-        let human = env.cm(words).arg_os(bad).run().code(2);
+        let human = env.cm(words).arg_os(bad).run().code(3);
         assert!(human.stdout.is_empty());
         assert!(human.stderr.contains("not valid UTF-8"), "{}", human.stderr);
     }
@@ -594,7 +594,7 @@ fn arguments_that_are_not_utf8_are_a_clear_error_not_a_crash() {
 }
 
 /// `{"scoring":{"harmfulMultiplier":-5}}` once made a harmful mark raise the score, and typos
-/// were ignored without a word: a value out of range or of the wrong type is exit 3 naming the
+/// were ignored without a word: a value out of range or of the wrong type is exit 2 naming the
 /// key's path and the file; an unknown key is a warning naming the closest known key.
 #[test]
 fn config_values_are_validated_and_unknown_keys_warned() {
@@ -614,7 +614,7 @@ fn config_values_are_validated_and_unknown_keys_warned() {
         (r#"{"guard": {"failClosed": "yes"}}"#, "guard.failClosed"),
     ] {
         std::fs::write(&config, text).unwrap();
-        let out = env.cm(&["mark", &id, "--harmful"]).json().run().code(3);
+        let out = env.cm(&["mark", &id, "--harmful"]).json().run().code(2);
         let e = out.error_code("CONFIG_INVALID");
         let msg = e["message"].as_str().unwrap();
         assert!(msg.contains(&format!("\"{key}\"")), "{msg}");
@@ -626,7 +626,7 @@ fn config_values_are_validated_and_unknown_keys_warned() {
         );
     }
     let b = env.cm(&["playbook", "get", &id]).json().run();
-    assert_eq!(b.code, 3, "the bad config still stands");
+    assert_eq!(b.code, 2, "the bad config still stands");
     std::fs::write(
         &config,
         r#"{"scoring": {"harmfulMultipler": 2}, "maxBulletsInContxt": 5}"#,
@@ -677,7 +677,7 @@ fn an_unreadable_config_file_gets_the_hint_for_its_cause() {
         let _ = std::fs::remove_file(&config);
         let _ = std::fs::remove_dir(&config);
         make(&config);
-        let out = env.cm(&["mark", &id, "--harmful"]).json().run().code(3);
+        let out = env.cm(&["mark", &id, "--harmful"]).json().run().code(2);
         let e = out.error_code("CONFIG_UNREADABLE");
         let h = e["hint"].as_str().unwrap();
         assert!(h.contains(hint), "{h}");

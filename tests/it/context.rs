@@ -303,7 +303,7 @@ fn markdown_json_format_quiet_and_alias() {
     let q = env.stdout_of(&["context", "auth token refresh", "-q"]);
     assert_eq!(q.lines().next(), Some(auth.as_str()));
     let bad = env.cm(&["context", "x", "--format", "xml", "--json"]).run();
-    assert_eq!(bad.code, 2);
+    assert_eq!(bad.code, 3);
 }
 
 #[test]
@@ -564,7 +564,7 @@ fn injected_text_is_cleaned_of_instructions_and_secrets() {
     env.cm(&["playbook", "add", evil, "--category", "security", "--repo"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("RULE_REFUSED");
     // ... nor does one written into the repository's file by hand.
     let yaml = env.cwd.join(".cass/playbook.yaml");

@@ -94,10 +94,11 @@ fn cm_hook_name_reaches_the_same_entry_points() {
         assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
     }
     assert!(!env.data.exists(), "`cm hook` touched the data directory");
-    // An unknown name and a missing one are user errors (exit 2) with the list of names.
+    // An unknown name is refused by the hook dispatcher with the list of names (exit 2, the
+    // hooks' protocol); a missing one is a CLI usage error (exit 3, validation).
     let out = env.cm(&["hook", "nope"]).run().code(2);
     assert!(out.stderr.contains("pretool"), "{}", out.stderr);
-    let out = env.cm(&["hook"]).json().run().code(2);
+    let out = env.cm(&["hook"]).json().run().code(3);
     assert_eq!(out.error()["code"], "INVALID_ARGUMENT");
 }
 

@@ -134,7 +134,7 @@ fn index_search_append_reindex_truncate_reindex() {
         0
     );
     let (code, _) = env.envelope(&["history", "search", "quaternion", "--role", "robot"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 3);
 
     // Nothing changed: nothing read.
     let r = env.index();
@@ -276,10 +276,10 @@ fn missing_session_dirs_and_no_index_are_reported_not_errors() {
             .all(|s| s["files"] == 0)
     );
     let (code, v) = env.envelope(&["history", "index", "--agent", "nosuchagent"]);
-    assert_eq!(code, 2, "{v}");
+    assert_eq!(code, 3, "{v}");
     assert_eq!(v["error"]["code"], "UNKNOWN_AGENT");
     let (code, v) = env.envelope(&["history", "show", "nope"]);
-    assert_eq!(code, 2, "{v}");
+    assert_eq!(code, 3, "{v}");
 }
 
 #[test]
@@ -841,7 +841,7 @@ fn history_answers_say_what_happened() {
     ];
     for cmd in unknown {
         let (code, v) = env.envelope(cmd);
-        assert_eq!(code, 2, "{cmd:?}: {v}");
+        assert_eq!(code, 3, "{cmd:?}: {v}");
         assert_eq!(v["error"]["code"], "UNKNOWN_AGENT");
     }
     let out = env

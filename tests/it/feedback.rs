@@ -52,16 +52,16 @@ fn mark_counts_matures_and_undo_reverts_exactly() {
     env.cm(&["mark", &id])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("INVALID_ARGUMENT");
     env.cm(&["mark", &id, "--helpful", "--harmful"])
         .json()
         .run()
-        .code(2);
+        .code(3);
     env.cm(&["mark", "b-does-not-exist", "--helpful"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("RULE_NOT_FOUND");
 }
 
@@ -84,7 +84,7 @@ fn three_harmful_marks_invert_a_rule_and_undo_takes_it_back() {
     let d = env.cm(&["undo", &id]).json().run().ok().data();
     assert_eq!(d["removedBullets"], serde_json::json!([anti_id]));
     assert_eq!(d["bullet"]["harmfulCount"], 2);
-    env.cm(&["playbook", "get", &anti_id]).run().code(2);
+    env.cm(&["playbook", "get", &anti_id]).run().code(3);
 }
 
 #[test]
@@ -111,7 +111,7 @@ fn forget_deprecates_with_reason_and_invert_creates_the_warning() {
     env.cm(&["forget", &id, "--reason", "again"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("ALREADY_DEPRECATED");
     let d = env.cm(&["undo", &id]).json().run().ok().data();
     assert_eq!(d["undone"], "forget");
@@ -125,7 +125,7 @@ fn forget_deprecates_with_reason_and_invert_creates_the_warning() {
     env.cm(&["forget", &id, "--reason", " "])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("INVALID_ARGUMENT");
     let d = env.cm(&["forget", &id]).json().run().ok().data();
     assert_eq!(
@@ -192,12 +192,12 @@ fn outcomes_are_recorded_then_applied_or_cleared() {
     env.cm(&["outcome", "great", &a])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("INVALID_ARGUMENT");
     env.cm(&["outcome", "success", "b-missing"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("RULE_NOT_FOUND");
 }
 

@@ -183,7 +183,7 @@ fn trauma_add_list_heal_unheal_remove_round_trip() {
     assert_eq!(env.data_ok(&["trauma", "list"])["count"], 0);
 
     let quiet = env.cm_output(&["trauma", "remove", &id, "--json"]);
-    assert_eq!(quiet.status.code(), Some(2));
+    assert_eq!(quiet.status.code(), Some(3));
     let v: Value = serde_json::from_slice(&quiet.stdout).unwrap();
     assert_eq!(v["error"]["code"], "TRAUMA_NOT_FOUND");
 }
@@ -192,18 +192,18 @@ fn trauma_add_list_heal_unheal_remove_round_trip() {
 fn trauma_errors_are_clear_and_write_nothing() {
     let env = world();
     let out = env.cm_output(&["trauma", "add", "rm -rf (", "--json"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "INVALID_PATTERN");
     assert!(v["error"]["hint"].is_string());
     assert!(!env.data.join("traumas.jsonl").exists());
 
     let out = env.cm_output(&["trauma", "add", "x", "--files", "a/{b", "--json"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     let out = env.cm_output(&["trauma", "heal", "t-00000000", "--for", "5y", "--json"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     let out = env.cm_output(&["trauma", "add", "x", "--severity", "mild"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
 }
 
 #[test]
@@ -261,7 +261,7 @@ fn trauma_import_plain_and_jsonl_all_or_nothing() {
     let bad = env.root.join("bad.txt");
     std::fs::write(&bad, "fine\n(unclosed\n").unwrap();
     let out = env.cm_output(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
         v["error"]["message"]
@@ -321,13 +321,13 @@ fn trauma_import_reads_the_shared_yaml_and_json_forms() {
     )
     .unwrap();
     let out = env.cm_output(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     let e: Value = serde_json::from_slice(&out.stdout).unwrap();
     let msg = e["error"]["message"].as_str().unwrap();
     assert!(msg.contains(&format!("{}:2:", bad.display())), "{msg}");
     std::fs::write(&bad, "- pattern: [unclosed\n").unwrap();
     let out = env.cm_output(&["trauma", "import", bad.to_str().unwrap(), "--json"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     let e: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
         e["error"]["message"]
@@ -575,7 +575,7 @@ fn malformed_settings_are_refused_and_untouched() {
         &["guard", "--uninstall", "--json"][..],
     ] {
         let out = env.cm_output(args);
-        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let msg = v["error"]["message"].as_str().unwrap();
         assert!(msg.contains(settings.to_str().unwrap()), "{msg}");
@@ -585,7 +585,7 @@ fn malformed_settings_are_refused_and_untouched() {
     }
     // A malformed file for one agent stops a multi-agent install before anything is written.
     let out = env.cm_output(&["guard", "--install", "--codex", "--claude"]);
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(2));
     assert!(!env.home.join(".codex/hooks.json").exists());
     // Status reports it instead of failing.
     let st = env.data_ok(&["guard", "--status", "--claude", "--user"]);
@@ -599,7 +599,7 @@ fn malformed_settings_are_refused_and_untouched() {
     std::fs::write(&settings, r#"{"hooks": ["not", "groups"]}"#).unwrap();
     assert_eq!(
         env.cm_output(&["guard", "--install"]).status.code(),
-        Some(3)
+        Some(2)
     );
 }
 
@@ -855,7 +855,7 @@ fn git_hook_without_an_existing_one_installs_and_removes_cleanly() {
     let outside = env.root.join("elsewhere");
     std::fs::create_dir_all(&outside).unwrap();
     let out = env.cm_in(&outside, &["guard", "--git", "--json"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
 }
 
 #[test]

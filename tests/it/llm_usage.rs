@@ -209,7 +209,7 @@ fn the_environment_switch_and_a_bad_provider() {
     assert_eq!(d["llm"]["prices"]["source"], "free");
 
     configure(&env, json!({"llm": {"provider": "chatgpt"}}));
-    let out = env.cm(&["usage"]).json().run().code(3);
+    let out = env.cm(&["usage"]).json().run().code(2);
     let e = out.error_code("CONFIG_INVALID");
     assert!(
         e["message"]
@@ -219,5 +219,5 @@ fn the_environment_switch_and_a_bad_provider() {
         "{e}"
     );
 
-    env.cm(&["usage", "--days", "0"]).json().run().code(2);
+    env.cm(&["usage", "--days", "0"]).json().run().code(3);
 }

@@ -31,6 +31,7 @@ mod mcp;
 mod mcp_kept;
 mod messages;
 mod onboard;
+mod original;
 mod paraphrase_fixtures;
 mod playbook;
 mod poison;

@@ -430,10 +430,10 @@ fn check_reports_the_settings_and_a_bad_root_or_host_is_refused() {
     env.cm(&["mcp", "--root", "/no/such/dir"])
         .json()
         .run()
-        .code(2);
+        .code(3);
     env.cm(&["serve", "--host", "example.com", "--check"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("INVALID_ARGUMENT");
 }

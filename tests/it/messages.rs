@@ -123,7 +123,7 @@ fn context_depth_and_verbose() {
     env.cm(&["context", "x", "--depth", "abyssal"])
         .json()
         .run()
-        .code(2);
+        .code(3);
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn a_mistyped_rule_id_is_not_saved_as_a_command_allow() {
         .cm(&["guard", "allow", "git:reset-hrd"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("UNKNOWN_RULE");
     assert!(
         e["message"]
@@ -145,7 +145,7 @@ fn a_mistyped_rule_id_is_not_saved_as_a_command_allow() {
     env.cm(&["guard", "allow", "nosuch:rule"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("UNKNOWN_RULE");
     assert!(!env.data.join("config.json").exists(), "nothing was saved");
     let d = env

@@ -54,7 +54,7 @@ fn status_is_degraded_with_the_fix_before_anything_is_indexed() {
         .cm(&["onboard", "read", "nothing.jsonl"])
         .json()
         .run()
-        .code(6);
+        .code(5);
     err.error_code("EMPTY_INDEX");
 }
 
@@ -250,7 +250,7 @@ fn the_onboarding_loop_across_three_agents() {
     env.cm(&["onboard", "reset"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("CONFIRMATION_REQUIRED");
     assert_eq!(env.data_of(&["onboard", "status"])["sessionsMarkedDone"], 1);
     assert_eq!(env.data_of(&["onboard", "reset", "--yes"])["removed"], 1);
@@ -349,7 +349,7 @@ fn read_and_mark_done_without_a_store_create_none() {
             .cm(&["onboard", sub, "0a1b2c3d"])
             .json()
             .run()
-            .code(6)
+            .code(5)
             .error_code("NO_STORE");
         assert!(
             e["hint"].as_str().unwrap().contains("cm history index"),

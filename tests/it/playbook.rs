@@ -50,7 +50,7 @@ fn init_with_a_starter_seeds_rules_once() {
     env.cm(&["init", "--starter", "cobol"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("STARTER_NOT_FOUND");
     let s = env.cm(&["starters"]).json().run().ok().data();
     assert!(s["starters"].as_array().unwrap().len() >= 6);
@@ -258,7 +258,7 @@ fn list_filters_by_category_hides_deprecated_and_honours_limit() {
     env.cm(&["ls", "--category", "nope"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("INVALID_CATEGORY");
 }
 
@@ -341,7 +341,7 @@ fn bad_batches_add_nothing() {
             .stdin(*input)
             .json()
             .run()
-            .code(2);
+            .code(3);
         let e = out.error_code(code);
         assert!(e["hint"].is_string(), "{e}");
     }
@@ -357,7 +357,7 @@ fn bad_batches_add_nothing() {
     env.cm(&["add", "--file", "/no/such/file.json"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("FILE_NOT_FOUND");
 }
 
@@ -372,7 +372,7 @@ fn secrets_never_reach_the_playbook() {
         ])
         .json()
         .run()
-        .code(2);
+        .code(3);
     out.error_code("RULE_REFUSED");
     assert!(!out.stdout.contains("ghp_abcdef"), "{}", out.stdout);
     let list = env.stdout_of(&["playbook", "list", "--json"]);
@@ -403,7 +403,7 @@ fn remove_deprecates_hard_deletes_and_undo_restores() {
     env.cm(&["playbook", "get", &id])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("RULE_NOT_FOUND");
     let d = env.cm(&["undo", &id]).json().run().ok().data();
     assert_eq!(d["undone"], "remove --hard");
@@ -412,11 +412,11 @@ fn remove_deprecates_hard_deletes_and_undo_restores() {
     let d = env.cm(&["undo", &id]).json().run().ok().data();
     assert_eq!(d["undone"], "add");
     assert!(d["bullet"].is_null());
-    env.cm(&["playbook", "get", &id]).run().code(2);
+    env.cm(&["playbook", "get", &id]).run().code(3);
     env.cm(&["undo", &id])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("RULE_NOT_FOUND");
 }
 
@@ -476,7 +476,7 @@ fn export_and_reimport_round_trip_in_every_format() {
     env.cm(&["playbook", "export", "--format", "xml"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("INVALID_FORMAT");
 }
 
@@ -492,7 +492,7 @@ fn import_the_original_playbook_yaml() {
         .run()
         .ok()
         .data();
-    assert_eq!(d["added"], 3, "{d}");
+    assert_eq!(d["added"], 4, "three rules and a deprecated pattern: {d}");
     let b = env
         .cm(&["playbook", "get", "b-m3x9k2-a1b2c3"])
         .json()
@@ -521,7 +521,7 @@ fn import_the_original_playbook_yaml() {
     assert_eq!(env.cm(&["ls"]).json().run().ok().data()["count"], 2);
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
-        3
+        4
     );
     // Importing again adds nothing; --replace swaps the personal playbook.
     let again = env
@@ -538,13 +538,13 @@ fn import_the_original_playbook_yaml() {
         .cm(&["playbook", "import", &path, "--replace"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("CONFIRMATION_REQUIRED");
     assert!(
         e["message"]
             .as_str()
             .unwrap()
-            .contains("remove all 4 rule(s)"),
+            .contains("remove all 5 rule(s)"),
         "{e}"
     );
     let v = env
@@ -555,13 +555,13 @@ fn import_the_original_playbook_yaml() {
         .data();
     assert_eq!(
         (v["dryRun"].as_bool(), v["added"].as_u64()),
-        (Some(true), Some(3)),
+        (Some(true), Some(4)),
         "{v}"
     );
-    assert_eq!(v["removed"].as_array().unwrap().len(), 4);
+    assert_eq!(v["removed"].as_array().unwrap().len(), 5);
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
-        4
+        5
     );
     let d = env
         .cm(&["playbook", "import", &path, "--replace", "--yes"])
@@ -569,21 +569,21 @@ fn import_the_original_playbook_yaml() {
         .run()
         .ok()
         .data();
-    assert_eq!(d["added"], 3);
+    assert_eq!(d["added"], 4);
     let removed: Vec<&str> = d["removed"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert_eq!(removed.len(), 4);
+    assert_eq!(removed.len(), 5);
     assert!(removed.contains(&dropped.as_str()));
     // The backup is an export that holds every removed rule, feedback included.
     let backup = std::path::PathBuf::from(d["backup"].as_str().unwrap());
     assert!(backup.starts_with(&env.data), "{}", backup.display());
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
     let saved = saved["bullets"].as_array().unwrap();
-    assert_eq!(saved.len(), 4);
+    assert_eq!(saved.len(), 5);
     let kept = saved.iter().find(|b| b["id"] == dropped.as_str()).unwrap();
     assert_eq!(kept["helpfulCount"], 1);
     let human = env
@@ -592,12 +592,12 @@ fn import_the_original_playbook_yaml() {
         .ok()
         .stdout;
     assert!(
-        human.contains("Removed 3 rule(s) from the personal playbook (backup: "),
+        human.contains("Removed 4 rule(s) from the personal playbook (backup: "),
         "{human}"
     );
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
-        3
+        4
     );
     // A replaced rule comes back, feedback and all, with `cm undo`.
     let d = env.cm(&["undo", &dropped]).json().run().ok().data();
@@ -605,7 +605,7 @@ fn import_the_original_playbook_yaml() {
     assert_eq!(d["bullet"]["helpfulCount"], 1);
     assert_eq!(
         env.cm(&["ls", "--all"]).json().run().ok().data()["count"],
-        4
+        5
     );
 }
 
@@ -656,7 +656,7 @@ fn import_markdown_lists_and_reject_bad_files() {
         .cm(&["playbook", "import", bad.to_str().unwrap()])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("INVALID_INPUT");
     assert!(e["message"].as_str().unwrap().contains("line"), "{e}");
     // stdin works too.
@@ -789,10 +789,10 @@ fn a_broken_repo_playbook_is_reported_and_never_rewritten() {
     env.cm(&["mark", "b-0000feedbeef", "--helpful"])
         .json()
         .run()
-        .code(3)
+        .code(2)
         .error_code("REPO_PLAYBOOK_INVALID");
     // Writes to the file refuse, and it is never rewritten.
-    env.cm(&["add", "x", "--repo"]).json().run().code(3);
+    env.cm(&["add", "x", "--repo"]).json().run().code(2);
     assert_eq!(bytes(&file), before);
 }
 

@@ -46,7 +46,7 @@ fn a_session_planting_directives_teaches_nothing() {
 fn playbook_add_refuses_or_asks_for_allow_risky() {
     let env = Env::builder().now(NOW).build();
     for rule in set("planted").iter().chain(&set("injections")) {
-        let out = env.cm(&["playbook", "add", rule]).json().run().code(2);
+        let out = env.cm(&["playbook", "add", rule]).json().run().code(3);
         let code = out.error()["code"].as_str().unwrap().to_string();
         assert!(
             code == "RULE_REFUSED" || code == "RULE_RISKY",
@@ -58,7 +58,7 @@ fn playbook_add_refuses_or_asks_for_allow_risky() {
             env.cm(&["playbook", "add", rule, "--allow-risky"])
                 .json()
                 .run()
-                .code(2)
+                .code(3)
                 .error_code("RULE_REFUSED");
         }
     }
@@ -68,7 +68,7 @@ fn playbook_add_refuses_or_asks_for_allow_risky() {
         .cm(&["playbook", "add", risky])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("RULE_RISKY");
     assert!(e["hint"].as_str().unwrap().contains("--allow-risky"), "{e}");
     env.cm(&["playbook", "add", risky, "--allow-risky"])
@@ -84,7 +84,7 @@ fn playbook_add_refuses_or_asks_for_allow_risky() {
     env.cm(&["playbook", "add", "--file", file.to_str().unwrap()])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("RULE_REFUSED");
     assert_eq!(env.rule_contents().len(), 1);
 }

@@ -186,21 +186,21 @@ fn unsafe_targets_and_broken_markers_are_refused_untouched() {
         .cm(&["project", "--output", "link.md"])
         .json()
         .run()
-        .code(4)
+        .code(1)
         .error_code("OUTPUT_NOT_REGULAR_FILE");
     assert!(err["message"].as_str().unwrap().contains("symlink"));
     std::fs::create_dir(env.cwd.join("dir.md")).unwrap();
     env.cm(&["project", "--output", "dir.md"])
         .json()
         .run()
-        .code(4)
+        .code(1)
         .error_code("OUTPUT_NOT_REGULAR_FILE");
     let broken = "<!-- cm:begin -->\nold\n";
     std::fs::write(&real, broken).unwrap();
     env.cm(&["project", "--output", "real.md"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("MARKERS_MALFORMED");
     assert_eq!(std::fs::read_to_string(&real).unwrap(), broken);
 }

@@ -246,7 +246,7 @@ fn denied_agents_are_not_reflected_on_and_nothing_indexed_is_degraded() {
     assert_eq!(d["added"].as_array().unwrap().len(), 2, "{d}");
     // A privacy file that is not ours is reported with its path and left alone.
     std::fs::write(env.data.join("privacy.json"), "{not json").unwrap();
-    let err = env.cm(&["privacy", "status"]).json().run().code(3).error();
+    let err = env.cm(&["privacy", "status"]).json().run().code(2).error();
     assert!(
         err["message"].as_str().unwrap().contains("privacy.json"),
         "{err}"
@@ -659,7 +659,7 @@ fn planted_rules_credentials_and_odd_files_are_refused() {
         .json()
         .within(10)
         .run()
-        .code(2)
+        .code(3)
         .error();
     assert!(
         err["message"]
@@ -671,5 +671,5 @@ fn planted_rules_credentials_and_odd_files_are_refused() {
     env.cm(&["reflect", "--max-sessions", "0"])
         .json()
         .run()
-        .code(2);
+        .code(3);
 }

@@ -25,7 +25,7 @@ fn a_file_that_is_no_transcript_is_refused_and_nothing_is_written() {
             .cm(&["reflect", "--session", path.to_str().unwrap()])
             .json()
             .run()
-            .code(2)
+            .code(3)
             .error_code("NOT_A_TRANSCRIPT");
         let message = e["message"].as_str().unwrap();
         assert!(message.contains(path.to_str().unwrap()), "{e}");
@@ -41,15 +41,15 @@ fn a_file_that_is_no_transcript_is_refused_and_nothing_is_written() {
     env.cm(&["history", "index", "--file", loose.to_str().unwrap()])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("NOT_A_TRANSCRIPT");
     let sessions = env.data_of(&["history", "sessions"]);
     assert_eq!(sessions["count"], 0, "{sessions}");
-    // A path that is not there is bad input too (exit 2, as the README's table says).
+    // A path that is not there is bad input too (exit 3, as the README's table says).
     env.cm(&["reflect", "--session", "/no/such/session.jsonl"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("FILE_NOT_FOUND");
 }
 
@@ -96,9 +96,9 @@ fn validate_holds_rule_text_to_the_checks_of_playbook_add() {
             .cm(&["playbook", "add", text])
             .json()
             .run()
-            .code(2)
+            .code(3)
             .error();
-        let validate = env.cm(&["validate", text]).json().run().code(2).error();
+        let validate = env.cm(&["validate", text]).json().run().code(3).error();
         assert_eq!(add["code"], code);
         assert_eq!(validate["code"], code, "{validate}");
         assert_eq!(validate["message"], add["message"]);

@@ -137,7 +137,7 @@ fn pin_unpin_and_revive_decide_over_feedback() {
     env.cm(&["forget", &id])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("CONFIRMATION_REQUIRED");
     // Unpinned: its feedback deprecates it, and revive refuses (it would not last).
     let d = env.cm(&["playbook", "unpin", &id]).json().run().ok().data();
@@ -145,7 +145,7 @@ fn pin_unpin_and_revive_decide_over_feedback() {
     env.cm(&["playbook", "revive", &id])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("DEPRECATED_BY_FEEDBACK");
     // Undo walks back the unpin; a deliberately forgotten rule can be revived.
     env.cm(&["undo", &id]).json().run().ok();
@@ -166,7 +166,7 @@ fn pin_unpin_and_revive_decide_over_feedback() {
     env.cm(&["playbook", "revive", &id])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("NOT_DEPRECATED");
     // A proven rule is forgotten only with --force too.
     let proven = env.add("Run the linter before pushing");
@@ -175,7 +175,7 @@ fn pin_unpin_and_revive_decide_over_feedback() {
     env.cm(&["forget", &proven])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("CONFIRMATION_REQUIRED");
     env.cm(&["forget", &proven, "--force"]).json().run().ok();
 }

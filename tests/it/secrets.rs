@@ -146,7 +146,7 @@ fn no_secret_reaches_any_output_or_the_store_and_decoys_stay_findable() {
         seen.push_str(&stdout(&env, &["context", task, "--json"]));
         seen.push_str(&stdout(&env, &["context", task, "--format", "markdown"]));
     }
-    // Rules that quoted a secret: refused whole (exit 2, `RULE_REFUSED`), never stored redacted;
+    // Rules that quoted a secret: refused whole (exit 3, `RULE_REFUSED`), never stored redacted;
     // whatever is stored is listed and exported without it.
     for c in secrets.iter().take(20) {
         let rule = format!("When deploying ocelot, use {}", c.text);

@@ -203,7 +203,7 @@ fn the_data_directory_is_never_read_as_a_transcript() {
         ])
         .json()
         .run()
-        .code(2);
+        .code(3);
     out.error_code("PATH_IN_DATA_DIR");
     let (_, v) = server.call(&id, "memory_search", json!({"query": "0123456789abcdef"}));
     assert!(!v.to_string().contains("0123456789abcdef0123"), "{v}");

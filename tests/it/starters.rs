@@ -35,12 +35,12 @@ fn user_starters_are_listed_and_seed_init() {
     env.cm(&["init", "--starter", "broken"])
         .json()
         .run()
-        .code(3)
+        .code(2)
         .error_code("STARTER_INVALID");
     env.cm(&["init", "--starter", "nosuch"])
         .json()
         .run()
-        .code(2)
+        .code(3)
         .error_code("STARTER_NOT_FOUND");
 }
 

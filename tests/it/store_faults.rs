@@ -1,5 +1,5 @@
 //! The store when the disk is against it: a file-size limit, a full disk, pages corrupted where
-//! no query of the run reads. Each must give a clear error (exit 4), keep what was committed,
+//! no query of the run reads. Each must give a clear error (exit 1), keep what was committed,
 //! and leave no dead WAL frames behind. Real binary, real SQLite, real session files.
 
 use crate::harness::Env;
@@ -56,7 +56,7 @@ fn a_file_size_limit_is_a_clear_error_and_leaves_no_dead_wal() {
     write_sessions(&env, 6, 1500);
     // 2 MiB (ulimit -f counts 512-byte blocks): the store cannot hold these sessions.
     let (code, v) = index_with(&env, "ulimit -f 4096;");
-    assert_eq!(code, 4, "{v}");
+    assert_eq!(code, 1, "{v}");
     assert_eq!(v["error"]["code"], "FILE_TOO_LARGE", "{v}");
     assert!(
         v["error"]["message"]
@@ -108,7 +108,7 @@ fn a_full_disk_is_a_clear_error_and_gives_the_space_back() {
     let v: Value = serde_json::from_str(lines[0]).unwrap();
     assert_eq!(
         (lines[1], &v["error"]["code"]),
-        ("exit=4", &Value::from("DISK_FULL")),
+        ("exit=1", &Value::from("DISK_FULL")),
         "{text}"
     );
     let wal: u64 = lines[2].trim().parse().unwrap();
@@ -139,7 +139,7 @@ fn pages_corrupted_where_the_run_does_not_read_still_fail_the_index() {
     }
     std::fs::write(&db, &bytes).unwrap();
     let (code, v) = index_with(&env, "");
-    assert_eq!(code, 4, "{v}");
+    assert_eq!(code, 1, "{v}");
     assert_eq!(v["error"]["code"], "STORE_CORRUPT", "{v}");
     assert_eq!(
         std::fs::read(&db).unwrap(),

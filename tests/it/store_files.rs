@@ -51,7 +51,7 @@ fn an_emptied_store_is_refused_not_rebuilt() {
         &["playbook", "list"][..],
         &["playbook", "add", "A rule written into nothing"][..],
     ] {
-        let out = env.cm(args).json().run().code(4);
+        let out = env.cm(args).json().run().code(1);
         let e = out.error_code("STORE_CORRUPT");
         assert!(e["message"].as_str().unwrap().contains("truncated"), "{e}");
         assert!(e["hint"].as_str().unwrap().contains("backup"), "{e}");
@@ -87,12 +87,12 @@ fn a_damaged_row_is_store_corrupt_for_readers_and_writers() {
         bytes[at + 3] |= 0x80;
     }
     std::fs::write(env.db(), &bytes).unwrap();
-    let out = env.cm(&["playbook", "list"]).json().run().code(4);
+    let out = env.cm(&["playbook", "list"]).json().run().code(1);
     let e = out.error_code("STORE_CORRUPT");
     assert!(e["hint"].as_str().is_some_and(|h| !h.is_empty()), "{e}");
     // A writer that would touch only the sound row refuses too: it would be writing into a
     // store the playbook cannot be read from.
-    let out = env.cm(&["mark", &keep, "--helpful"]).json().run().code(4);
+    let out = env.cm(&["mark", &keep, "--helpful"]).json().run().code(1);
     out.error_code("STORE_CORRUPT");
     assert_eq!(std::fs::read(env.db()).unwrap(), bytes, "nothing written");
 }

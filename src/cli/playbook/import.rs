@@ -15,13 +15,18 @@ use crate::error::{CmError, Result};
 use crate::memory::bullet::Bullet;
 use crate::memory::formats::{self, Format};
 use crate::memory::new_rule;
+use crate::memory::original_doc::{DEPRECATED_PATTERN_TAG, Unmapped};
 use crate::output::Report;
 use serde_json::json;
 use std::path::PathBuf;
 
 pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     let (name, text) = read_input(&args.file)?;
-    let (bullets, warnings) = parse_rules(&name, &text, ctx)?;
+    let (bullets, warnings, unmapped) = parse_rules(&name, &text, ctx)?;
+    let patterns = bullets
+        .iter()
+        .filter(|b| b.tags.iter().any(|t| t == DEPRECATED_PATTERN_TAG))
+        .count();
     let store = ctx.store()?;
     let existing: Vec<Bullet> = if args.replace {
         import_rules::personal_rules(store)?
@@ -47,6 +52,7 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
         return Ok(Report::new(json!({
             "file": name, "dryRun": true, "added": added, "skipped": skipped,
             "replaced": args.replace, "removed": removed, "backup": null, "warnings": warnings,
+            "deprecatedPatterns": patterns, "unknownFields": unmapped,
         }))
         .human(human)
         .quiet(added.to_string()));
@@ -74,6 +80,7 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     for w in &warnings {
         eprintln!("cm: warning: {w}");
     }
+    warn_unmapped(&unmapped);
     let mut human = String::new();
     if let Some(path) = &backup {
         human.push_str(&format!(
@@ -89,18 +96,39 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     Ok(Report::new(json!({
         "file": name, "dryRun": false, "added": added, "skipped": skipped, "replaced": args.replace,
         "removed": removed, "backup": backup, "warnings": warnings,
+        "deprecatedPatterns": patterns, "unknownFields": unmapped,
     }))
     .human(human)
     .quiet(added.to_string()))
 }
 
-/// Parse and clean the file's bullets. Any bad bullet refuses the whole file.
-fn parse_rules(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<String>)> {
+/// Say on stderr which fields of the file cm did not keep (the JSON answer lists them too).
+pub(crate) fn warn_unmapped(unmapped: &[Unmapped]) {
+    for u in unmapped {
+        eprintln!(
+            "cm: warning: not imported: {} in {} entr{} (first {}): {}",
+            u.field,
+            u.count,
+            if u.count == 1 { "y" } else { "ies" },
+            u.first,
+            u.why
+        );
+    }
+}
+
+/// Parse and clean the file's bullets. Any bad bullet refuses the whole file. Returns the
+/// bullets, warnings, and the file's fields cm does not keep.
+pub(crate) fn parse_rules(
+    name: &str,
+    text: &str,
+    ctx: &Ctx,
+) -> Result<(Vec<Bullet>, Vec<String>, Vec<Unmapped>)> {
     let format = Format::detect(name, text);
-    let mut bullets = formats::parse(text, format).map_err(|msg| {
+    let doc = formats::parse_document(text, format).map_err(|msg| {
         CmError::usage("INVALID_INPUT", format!("{name}: {msg}"))
             .hint("nothing was imported; fix the file and retry")
     })?;
+    let mut bullets = doc.bullets;
     let cfg = ctx.config()?;
     let now_t = clock::now();
     let now = clock::to_rfc3339(now_t);
@@ -139,7 +167,7 @@ fn parse_rules(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<St
             ));
         }
     }
-    Ok((bullets, warnings))
+    Ok((bullets, warnings, doc.unmapped))
 }
 
 /// The personal rules as a JSON export in `<data dir>/backups/`, before a replace removes them.

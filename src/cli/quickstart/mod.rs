@@ -118,7 +118,7 @@ pub fn run(_args: &Args, ctx: &Ctx) -> Result<Report> {
             "helpful": "[cass: helpful b-...]",
             "harmful": "[cass: harmful b-...] - reason",
         },
-        "output": "every command takes --json and prints one object on stdout: {success, command, data} or {success: false, error: {code, message, hint}}; diagnostics go to stderr; exit codes 0 ok, 1 internal, 2 input, 3 config, 4 filesystem, 5 network, 6 session index, 7 LLM",
+        "output": "every command takes --json and prints one object on stdout: {success, command, data} or {success: false, error: {code, message, hint}}; diagnostics go to stderr; exit codes 0 success, 1 error, 2 config, 3 validation, 4 LLM, 5 no data",
         "keyCommands": key,
         "commands": top_level,
         "state": state,
