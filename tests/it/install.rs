@@ -5,10 +5,10 @@
 use crate::harness::{CM, Env, Out};
 use std::path::{Path, PathBuf};
 
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/install.sh");
+pub const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/install.sh");
 const LINKS: [&str; 3] = ["cm-pretool", "cm-postsession", "cm-precommit"];
 
-fn bash() -> &'static str {
+pub fn bash() -> &'static str {
     if Path::new("/bin/bash").exists() {
         "/bin/bash"
     } else {

@@ -17,6 +17,7 @@ mod doctor_fix;
 mod episodic;
 mod evidence;
 mod feedback;
+mod first_run;
 mod fuzz;
 mod guard;
 mod guard_evasion;
