@@ -34,6 +34,7 @@ mod mcp_kept;
 mod messages;
 mod onboard;
 mod paraphrase_fixtures;
+mod parity_flags;
 mod playbook;
 mod poison;
 mod precommit_text;
