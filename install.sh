@@ -4,9 +4,11 @@
 #   ./install.sh                  build (cargo, release), install into ~/.local/bin, run `cm init`
 #   ./install.sh --dest DIR       install into DIR instead
 #   ./install.sh --system         install into /usr/local/bin
-#   ./install.sh --easy-mode      ask nothing; add the install dir to PATH in your shell rc if missing
+#   ./install.sh --easy-mode      ask nothing: add the install dir to PATH in your shell rc if missing
+#                                 and install cm's hooks into Claude Code (`cm hooks install`)
 #   ./install.sh --verify         after installing, check: binary runs, links dispatch, store opens
 #   ./install.sh --no-init        do not run `cm init`
+#   ./install.sh --no-hooks       do not install (or offer) cm's hooks into Claude Code
 #   ./install.sh --quiet          print only errors
 #   ./install.sh --uninstall      remove cm's hooks from every agent's settings, then exactly what
 #                                 an install put in place (keeps the data dir)
@@ -34,6 +36,7 @@ quiet=0
 uninstall=0
 purge=0
 run_init=1
+hooks=1
 
 say() { [ "$quiet" = 1 ] || printf '%s\n' "$*"; }
 die() {
@@ -43,7 +46,7 @@ die() {
 }
 
 usage() {
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
         --uninstall) uninstall=1; shift ;;
         --purge) purge=1; shift ;;
         --no-init) run_init=0; shift ;;
+        --no-hooks) hooks=0; shift ;;
         -h | --help) usage; exit 0 ;;
         *) die "unknown option: $1" "./install.sh --help lists the options" ;;
     esac
@@ -313,6 +317,31 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
+# Hooks: without them no agent ever calls cm. --easy-mode installs them, a terminal is asked,
+# anything else is told the command (cm init's next steps name it too).
+# ---------------------------------------------------------------------------------------------
+hooks_installed=0
+if [ "$hooks" = 1 ]; then
+    add_hooks=0
+    if [ "$easy" = 1 ]; then
+        add_hooks=1
+    elif [ -t 0 ] && [ "$quiet" = 0 ]; then
+        printf "Install cm's hooks into Claude Code now (context at session start, the guard before each command, learning at session end)? [Y/n] "
+        read -r answer || answer="n"
+        case "$answer" in "" | y | Y | yes) add_hooks=1 ;; esac
+    fi
+    if [ "$add_hooks" = 1 ]; then
+        if hooks_out="$("$dest/cm" hooks install 2>&1)"; then
+            hooks_installed=1
+            say "$hooks_out"
+        else
+            printf '%s\n' "$hooks_out" >&2
+            printf 'install.sh: warning: cm hooks install failed (see above); cm is installed without hooks\n' >&2
+        fi
+    fi
+fi
+
+# ---------------------------------------------------------------------------------------------
 # Initialise the data directory.
 # ---------------------------------------------------------------------------------------------
 if [ "$run_init" = 1 ]; then
@@ -350,4 +379,16 @@ if [ "$verify" = 1 ]; then
     say "verified."
 fi
 
-say "done. Try: cm playbook add \"Always run the tests before committing\"; cm playbook list"
+# cm init already listed the next steps; without it, say them here.
+if [ "$run_init" = 0 ]; then
+    say "Next steps:"
+    say "  cm init                            create the data directory, store and config"
+    [ "$hooks_installed" = 1 ] ||
+        say "  cm hooks install                   wire cm into Claude Code; without hooks no agent calls cm"
+    say "  cm history index                   index the sessions your agents already wrote"
+fi
+if [ "$hooks_installed" = 1 ]; then
+    say "done. New Claude Code sessions use cm's hooks (restart running ones)."
+else
+    say "done. cm's hooks are not installed: run \`cm hooks install\` (without them no agent calls cm)."
+fi

@@ -41,6 +41,40 @@ pub fn parse(s: &str) -> Option<DateTime<Utc>> {
     None
 }
 
+/// A point in time a user names on the command line: a relative duration back from `now`
+/// (`30m`, `24h`, `7d`, `2w`), a date (`2026-11-01`) or an RFC 3339 time. One parser for every
+/// flag that takes a date, so `--since 7d` works wherever a date does.
+pub fn parse_since(s: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let s = s.trim();
+    if let Some(t) = parse(s) {
+        return Some(t);
+    }
+    let unit = s.chars().last()?;
+    let n: i64 = s[..s.len() - unit.len_utf8()].trim().parse().ok()?;
+    if n < 0 {
+        return None;
+    }
+    let d = match unit {
+        'm' => chrono::Duration::try_minutes(n)?,
+        'h' => chrono::Duration::try_hours(n)?,
+        'd' => chrono::Duration::try_days(n)?,
+        'w' => chrono::Duration::try_weeks(n)?,
+        _ => return None,
+    };
+    now.checked_sub_signed(d)
+}
+
+/// The error for a `--FLAG VALUE` that [`parse_since`] does not read.
+pub fn since_error(flag: &str, value: &str) -> crate::error::CmError {
+    crate::error::CmError::usage(
+        "INVALID_ARGUMENT",
+        format!("{flag} {value}: not a date or a duration"),
+    )
+    .hint(
+        "give a duration back from now (30m, 24h, 7d, 2w), a date (2026-11-01) or an RFC 3339 time",
+    )
+}
+
 /// Age of `t` in fractional days relative to `now`; never negative (future events count as new).
 pub fn age_days(t: DateTime<Utc>, now: DateTime<Utc>) -> f64 {
     let secs = (now - t).num_milliseconds() as f64 / 1000.0;
@@ -49,6 +83,27 @@ pub fn age_days(t: DateTime<Utc>, now: DateTime<Utc>) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn since_reads_durations_and_dates() {
+        let now = super::parse("2026-12-01T12:00:00Z").unwrap();
+        for (typed, want) in [
+            ("7d", "2026-11-24T12:00:00Z"),
+            ("24h", "2026-11-30T12:00:00Z"),
+            ("2w", "2026-11-17T12:00:00Z"),
+            ("30m", "2026-12-01T11:30:00Z"),
+            ("2026-11-01", "2026-11-01T00:00:00Z"),
+        ] {
+            assert_eq!(
+                super::parse_since(typed, now),
+                super::parse(want),
+                "{typed}"
+            );
+        }
+        for bad in ["", "d", "7x", "-3d", "seven days"] {
+            assert!(super::parse_since(bad, now).is_none(), "{bad}");
+        }
+    }
+
     use super::*;
 
     #[test]

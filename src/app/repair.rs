@@ -129,8 +129,15 @@ fn name_of(link: &str) -> &'static str {
     }
 }
 
-/// Hook entries whose program is gone (cm was moved): reinstalled pointing at `exe`.
-pub fn hooks(cwd: &Path, exe: &Path, dry_run: bool) -> Vec<Repair> {
+/// Hook entries whose program is gone (cm was moved): reinstalled pointing at `exe`. A program
+/// in `will_exist` (a link the link repairs create first) is not gone: a dry run must list what
+/// the real run does, and the real run finds those links in place.
+pub fn hooks(
+    cwd: &Path,
+    exe: &Path,
+    will_exist: &[std::path::PathBuf],
+    dry_run: bool,
+) -> Vec<Repair> {
     let root = install::project_root(cwd);
     let mut out = Vec::new();
     for agent in install::AGENTS {
@@ -143,6 +150,10 @@ pub fn hooks(cwd: &Path, exe: &Path, dry_run: bool) -> Vec<Repair> {
                 .handlers
                 .iter()
                 .filter(|h| !h.program_found)
+                .filter(|h| {
+                    install::command::program(&h.found.command)
+                        .is_none_or(|p| !will_exist.iter().any(|w| Path::new(&p) == w))
+                })
                 .map(|h| h.found.hook)
                 .collect();
             kinds.dedup();
@@ -189,12 +200,7 @@ pub fn store_upkeep(
         Some(_) => None,
     };
     if let Some(why) = stale {
-        out.push(Repair::new(
-            "session index",
-            format!("index new session logs (the index was {why})"),
-            dry_run,
-            index,
-        ));
+        out.push(index_repair(&why, dry_run, index));
     }
     let wal = store.wal_bytes();
     if wal > crate::store::WAL_TRUNCATE_BYTES {
@@ -212,6 +218,21 @@ pub fn store_upkeep(
         ));
     }
     out
+}
+
+fn index_repair(why: &str, dry_run: bool, index: impl FnOnce() -> Result<()>) -> Repair {
+    Repair::new(
+        "session index",
+        format!("index new session logs (the index was {why})"),
+        dry_run,
+        index,
+    )
+}
+
+/// The upkeep of a store that does not exist yet (a dry run does not create it; the real run
+/// does, and its index was never refreshed).
+pub fn index_new_store(dry_run: bool, index: impl FnOnce() -> Result<()>) -> Repair {
+    index_repair("never refreshed", dry_run, index)
 }
 
 #[cfg(test)]

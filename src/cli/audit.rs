@@ -10,8 +10,12 @@ use serde_json::json;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Sessions that ended in the last N days.
-    #[arg(long, default_value_t = 7)]
+    #[arg(long, default_value_t = 7, conflicts_with = "since")]
     days: u32,
+    /// Sessions that ended on or after this time: a duration back from now (24h, 7d), a date
+    /// (YYYY-MM-DD) or RFC 3339.
+    #[arg(long)]
+    since: Option<String>,
     /// Most sessions to check (the most recent first).
     #[arg(long, default_value_t = 500)]
     limit: usize,
@@ -20,9 +24,12 @@ pub struct Args {
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
-    let since = crate::clock::to_rfc3339(
-        crate::clock::now() - chrono::Duration::days(i64::from(args.days)),
-    );
+    let now = crate::clock::now();
+    let since = crate::clock::to_rfc3339(match &args.since {
+        Some(s) => crate::clock::parse_since(s, now)
+            .ok_or_else(|| crate::clock::since_error("--since", s))?,
+        None => now - chrono::Duration::days(i64::from(args.days)),
+    });
     let audit = crate::app::audit::run(store, &playbook, &since, args.limit.max(1))?;
     let degraded = if !crate::episodic::sessions::has_index(store) {
         json!({"history": {"code": "NO_INDEX", "message": "no sessions are indexed, so there is nothing to audit", "fix": "run `cm history index`"}})
@@ -30,8 +37,13 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         serde_json::Value::Null
     };
     let mut human = format!(
-        "Checked {} session(s) of the last {} day(s) against {} rule(s) that name a command, and the guard.",
-        audit.sessions_checked, args.days, audit.rules_checked
+        "Checked {} session(s) {} against {} rule(s) that name a command, and the guard.",
+        audit.sessions_checked,
+        match &args.since {
+            Some(s) => format!("since {s} ({since})"),
+            None => format!("of the last {} day(s)", args.days),
+        },
+        audit.rules_checked
     );
     if audit.findings.is_empty() {
         human.push_str(" Nothing went against them.");
@@ -57,6 +69,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     }
     let mut data = serde_json::to_value(&audit).unwrap_or_default();
     data["days"] = json!(args.days);
+    data["since"] = json!(since);
     data["degraded"] = degraded;
     Ok(Report::new(data).human(human))
 }

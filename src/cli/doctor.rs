@@ -36,9 +36,13 @@ fn repairs(args: &Args, ctx: &Ctx, exe: &Path) -> Vec<crate::app::repair::Repair
         .filter(|n| which(n).is_none() || std::fs::symlink_metadata(exe.with_file_name(n)).is_ok())
         .collect();
     out.extend(repair::links(exe, &wanted, dry));
-    out.extend(repair::hooks(&ctx.cwd, exe, dry));
-    // The store exists only once the data dir does (a dry run may have created neither).
-    if paths::data_dir().exists()
+    let will_exist: Vec<PathBuf> = wanted.iter().map(|n| exe.with_file_name(n)).collect();
+    out.extend(repair::hooks(&ctx.cwd, exe, &will_exist, dry));
+    // A dry run opens no store it would have to create; the real run creates it (with the data
+    // dir) and indexes into it, so the dry run lists that index.
+    if dry && !paths::db_path().exists() {
+        out.push(repair::index_new_store(true, || Ok(())));
+    } else if paths::data_dir().exists()
         && let Ok(store) = ctx.store()
     {
         out.extend(repair::store_upkeep(store, dry, || {
@@ -322,6 +326,25 @@ fn check_index(store: &crate::store::Store) -> Check {
 fn check_hooks(cwd: &Path) -> Check {
     use crate::install::{Scope, project_root, status};
     let root = project_root(cwd);
+    let twice = crate::install::duplicates(&root);
+    if !twice.is_empty() {
+        return check(
+            "hooks",
+            Status::Fail,
+            format!(
+                "cm's hooks run twice: {}",
+                twice
+                    .iter()
+                    .map(|d| d.describe())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            Some(
+                "keep one set: `cm hooks uninstall --project` in this repository (the user-level \
+                 hooks run here anyway), or remove the extra entry by hand",
+            ),
+        );
+    }
     let mut installed = Vec::new();
     let mut dead = Vec::new();
     let mut untrusted = Vec::new();

@@ -56,10 +56,20 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         Sub::Uninstall(u) if u.everywhere => return everywhere(ctx),
         Sub::Uninstall(u) => (Action::Uninstall, &u.target),
     };
+    let root = crate::install::project_root(&ctx.cwd);
     let mut agents: Vec<Agent> = Vec::new();
+    let mut absent: Vec<Agent> = Vec::new();
     for name in &target.agent {
         let chosen: Vec<Agent> = match Agent::parse(name) {
             Some(a) => vec![a],
+            // `all` installs only for the agents this machine has (named ones always).
+            None if action == Action::Install => {
+                let (here, gone): (Vec<Agent>, Vec<Agent>) = crate::install::AGENTS
+                    .iter()
+                    .partition(|&&a| crate::install::agent_present(a, &root));
+                absent.extend(gone);
+                here
+            }
             None => crate::install::AGENTS.to_vec(),
         };
         for a in &chosen {
@@ -68,6 +78,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             }
         }
     }
+    absent.retain(|a| !agents.contains(a));
     if agents.is_empty() {
         agents = if action == Action::Install {
             vec![Agent::Claude]
@@ -91,7 +102,21 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         git_if_repo: false,
     };
     let out = plan::run(&plan, &ctx.cwd)?;
-    Ok(Report::new(out.data).human(out.human))
+    let (mut data, mut human) = (out.data, out.human);
+    absent.retain(|a| !plan.agents.contains(a));
+    if action == Action::Install {
+        for a in &absent {
+            human.push_str(&format!(
+                "{}: skipped, not on this machine (no settings directory, no `{}` on PATH); \
+                 `--agent {}` installs anyway\n",
+                a.slug(),
+                a.slug(),
+                a.slug()
+            ));
+        }
+        data["skippedAgents"] = serde_json::json!(absent);
+    }
+    Ok(Report::new(data).human(human))
 }
 
 /// `cm hooks uninstall --everywhere`: the user settings of every agent, then every recorded

@@ -113,9 +113,13 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             seeded["added"]
         ));
     }
-    human.push_str(&format!(
-        "Playbook: {count} rule(s). Next: `cm context \"<task>\"` or `cm playbook add \"...\"`."
-    ));
+    human.push_str(&format!("Playbook: {count} rule(s).\n"));
+    let steps = next_steps(store, &ctx.cwd, count);
+    human.push_str("Next steps:\n");
+    for s in &steps {
+        human.push_str(&format!("  {:<34} {}\n", s.command, s.why));
+    }
+    let human = human.trim_end().to_string();
     Ok(Report::new(json!({
         "dataDir": dir.display().to_string(),
         "dbPath": store.path.display().to_string(),
@@ -123,9 +127,60 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         "created": created,
         "starter": seeded,
         "ruleCount": count,
+        "nextSteps": steps,
     }))
     .human(human)
     .quiet(dir.display().to_string()))
+}
+
+/// One thing to do next, and why.
+#[derive(serde::Serialize)]
+struct Step {
+    command: String,
+    why: String,
+}
+
+/// What a new user does next, most important first: the hooks (without them no agent ever
+/// calls cm), the session index, then a first question. Steps already done are left out.
+fn next_steps(store: &crate::store::Store, cwd: &std::path::Path, rules: i64) -> Vec<Step> {
+    use crate::install::{AGENTS, Scope, project_root, status};
+    let root = project_root(cwd);
+    let hooked = AGENTS.iter().any(|&agent| {
+        [Scope::User, Scope::Project]
+            .iter()
+            .any(|&scope| !status(agent, scope, &root).handlers.is_empty())
+    });
+    let mut steps = Vec::new();
+    let mut step = |command: &str, why: &str| {
+        steps.push(Step {
+            command: command.to_string(),
+            why: why.to_string(),
+        })
+    };
+    if !hooked {
+        step(
+            "cm hooks install",
+            "wire cm into Claude Code: without hooks no agent calls cm \
+             (`--agent codex`, `--agent gemini` for those)",
+        );
+    }
+    if !crate::episodic::sessions::has_index(store) {
+        step(
+            "cm history index",
+            "index the sessions your agents already wrote",
+        );
+    }
+    if rules == 0 {
+        step(
+            "cm init --starter rust",
+            "seed the playbook with a starter (`cm starters` lists them)",
+        );
+    }
+    step(
+        "cm context \"<task>\" --json",
+        "what an agent sees before a task",
+    );
+    steps
 }
 
 pub fn starters(_ctx: &Ctx) -> Result<Report> {

@@ -10,8 +10,9 @@ use serde_json::json;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// Without one: `status`.
     #[command(subcommand)]
-    cmd: Sub,
+    cmd: Option<Sub>,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -44,7 +45,7 @@ fn agent(name: &str) -> Result<Agent> {
 pub fn run(args: &Args, _ctx: &Ctx) -> Result<Report> {
     let mut p = Privacy::load()?;
     let before = p.clone();
-    match &args.cmd {
+    match args.cmd.as_ref().unwrap_or(&Sub::Status) {
         Sub::Status => {}
         Sub::Enable => p.reflection = true,
         Sub::Disable => p.reflection = false,

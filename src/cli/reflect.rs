@@ -17,7 +17,8 @@ pub struct Args {
     /// Only sessions that ended in the last N days (default 30, unless --since or --session).
     #[arg(long, conflicts_with = "since")]
     days: Option<u32>,
-    /// Only sessions that ended on or after this date (YYYY-MM-DD or RFC 3339).
+    /// Only sessions that ended on or after this time: a duration back from now (7d, 24h), a
+    /// date (YYYY-MM-DD) or RFC 3339.
     #[arg(long)]
     since: Option<String>,
     /// Reflect on this session file (indexed first): what the post-session hook runs.
@@ -46,10 +47,9 @@ pub struct Args {
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let now_t = clock::now();
     let since = match (&args.since, args.days, &args.session) {
-        (Some(s), _, _) => Some(clock::to_rfc3339(clock::parse(s).ok_or_else(|| {
-            CmError::usage("INVALID_ARGUMENT", format!("--since {s}: not a date"))
-                .hint("give a date like 2026-11-01 or an RFC 3339 time")
-        })?)),
+        (Some(s), _, _) => Some(clock::to_rfc3339(
+            clock::parse_since(s, now_t).ok_or_else(|| clock::since_error("--since", s))?,
+        )),
         (None, Some(d), _) => Some(clock::to_rfc3339(
             now_t - chrono::Duration::days(i64::from(d)),
         )),

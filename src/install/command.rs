@@ -76,23 +76,58 @@ pub fn precommit_program(binary: &Path) -> (PathBuf, &'static [&'static str]) {
     (binary.to_path_buf(), &["hook", "precommit"])
 }
 
-/// Which cm hook a handler command runs, if it is one of cm's.
+/// Which cm hook a handler command runs, if it is one of cm's: a link named `cm-pretool` or
+/// `cm-postsession`, or `PROGRAM [--json|--quiet] hook NAME` where PROGRAM is named `cm` or is
+/// this very binary under another name or path (a renamed copy, a link). An `env [VAR=value]`
+/// prefix is looked through.
 pub fn identify(command: &str) -> Option<HookKind> {
     let words = shell_words(command);
-    let first = words.first()?;
-    let base = Path::new(first.as_str())
+    let mut rest: &[String] = &words;
+    if rest.first().is_some_and(|w| base_name(w) == "env") {
+        rest = &rest[1..];
+    }
+    while rest
+        .first()
+        .is_some_and(|w| w.contains('=') && !w.starts_with('=') && !w.starts_with('-'))
+    {
+        rest = &rest[1..];
+    }
+    let (first, args) = rest.split_first()?;
+    match base_name(first) {
+        "cm-pretool" => return Some(HookKind::Pretool),
+        "cm-postsession" => return Some(HookKind::Postsession),
+        _ => {}
+    }
+    let at = args
+        .iter()
+        .take_while(|a| matches!(a.as_str(), "--json" | "--quiet" | "-q"))
+        .count();
+    if args.get(at).map(String::as_str) != Some("hook") {
+        return None;
+    }
+    let kind = HookKind::from_name(args.get(at + 1)?)?;
+    (base_name(first) == "cm" || is_this_binary(first)).then_some(kind)
+}
+
+/// A program's file name, without `.exe`.
+fn base_name(word: &str) -> &str {
+    let base = Path::new(word)
         .file_name()
         .and_then(|n| n.to_str())
-        .unwrap_or(first);
-    let base = base.strip_suffix(".exe").unwrap_or(base);
-    match base {
-        "cm-pretool" => Some(HookKind::Pretool),
-        "cm-postsession" => Some(HookKind::Postsession),
-        "cm" if words.get(1).map(String::as_str) == Some("hook") => {
-            HookKind::from_name(words.get(2)?)
-        }
-        _ => None,
-    }
+        .unwrap_or(word);
+    base.strip_suffix(".exe").unwrap_or(base)
+}
+
+/// Whether `program` (a path, or a name PATH finds) is the running binary.
+fn is_this_binary(program: &str) -> bool {
+    let found = if program.contains('/') {
+        Some(PathBuf::from(program))
+    } else {
+        on_path(program)
+    };
+    found
+        .and_then(|p| p.canonicalize().ok())
+        .is_some_and(|p| p == current_binary())
 }
 
 /// The program a command line runs (its first word, unquoted).
@@ -177,7 +212,10 @@ mod tests {
             ("/usr/bin/cm hook stop", Some(HookKind::Stop)),
             ("/usr/bin/cm hook postsession", Some(HookKind::Postsession)),
             ("cm-pretool --agent=gemini", Some(HookKind::Pretool)),
+            ("cm --json hook pretool", Some(HookKind::Pretool)),
+            ("env CM_X=1 /opt/cm-pretool", Some(HookKind::Pretool)),
             ("cm context foo", None),
+            ("env FOO=1 my-guard hook pretool", None),
             ("my-guard --check", None),
             ("npx cm-pretool-like", None),
             ("", None),
@@ -185,6 +223,18 @@ mod tests {
         for (cmd, want) in cases {
             assert_eq!(identify(cmd), want, "{cmd}");
         }
+    }
+
+    #[test]
+    fn this_binary_under_another_name_is_recognised() {
+        let dir = tempfile::tempdir().unwrap();
+        let alias = dir.path().join("memory-tool");
+        std::os::unix::fs::symlink(current_binary(), &alias).unwrap();
+        let cmd = format!("{} hook pretool", alias.display());
+        assert_eq!(identify(&cmd), Some(HookKind::Pretool));
+        let other = dir.path().join("other-tool");
+        std::fs::write(&other, "").unwrap();
+        assert_eq!(identify(&format!("{} hook pretool", other.display())), None);
     }
 
     #[test]

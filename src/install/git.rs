@@ -136,7 +136,7 @@ pub fn install(cwd: &Path, binary: &Path) -> Result<GitReport> {
             .hint("merge or remove one of them by hand, then run `cm guard --git` again"));
         }
         let bytes = std::fs::read(&path).map_err(|e| CmError::io(&path, "read", &e))?;
-        report.backup = Some(super::settings::backup(&path, &bytes)?);
+        report.backup = Some(super::footprint::backup(&path, &bytes)?);
         std::fs::rename(&path, &chained_path)
             .map_err(|e| CmError::io(&chained_path, "move the existing hook to", &e))?;
         report.chained = Some(chained_path);

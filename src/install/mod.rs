@@ -10,6 +10,7 @@ pub mod claude;
 pub mod codex;
 pub mod codex_trust;
 pub mod command;
+pub mod footprint;
 pub mod gemini;
 pub mod git;
 pub mod plan;
@@ -46,6 +47,16 @@ pub fn entry(agent: Agent, kind: HookKind) -> Option<Entry> {
         Agent::Gemini => gemini::entry(kind),
         _ => None,
     }
+}
+
+/// Whether `agent` is on this machine: its user settings directory exists or its program is on
+/// PATH. `cm hooks install --agent all` installs only for these, so it never creates the
+/// directory of an agent the user does not have.
+pub fn agent_present(agent: Agent, project_root: &Path) -> bool {
+    let dir_exists = settings_path(agent, Scope::User, project_root)
+        .and_then(|p| p.parent().map(Path::is_dir))
+        .unwrap_or(false);
+    dir_exists || program_found(agent.slug())
 }
 
 fn not_installable(agent: Agent) -> crate::error::CmError {
@@ -92,6 +103,11 @@ pub struct TargetReport {
     /// Whether the file was rewritten.
     pub written: bool,
     pub backup: Option<PathBuf>,
+    /// Uninstall: the settings file and directories cm had created, deleted now that cm's
+    /// handlers were all they held.
+    pub deleted: Vec<PathBuf>,
+    /// Uninstall: backups an older cm left beside the file, moved under the data dir.
+    pub backups_moved: Vec<PathBuf>,
     /// Codex: whether Codex will run each of cm's handlers (it runs only those the user trusted).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trust: Vec<codex_trust::HookTrust>,
@@ -154,6 +170,8 @@ pub fn install(
         path,
         changes,
         backup,
+        deleted: Vec::new(),
+        backups_moved: Vec::new(),
     })
 }
 
@@ -178,10 +196,14 @@ pub fn uninstall(
     let mut file = SettingsFile::load(&path)?;
     let removed = settings::remove_handlers(&mut file.value, kinds);
     let backup = file.save()?;
+    let deleted = footprint::remove_if_ours_and_empty(&path, &file.value)?;
+    let backups_moved = footprint::adopt_old_backups(&path)?;
     Ok(TargetReport {
         agent,
         scope,
         written: file.changed(),
+        deleted,
+        backups_moved,
         path,
         changes: removed
             .into_iter()
@@ -274,4 +296,86 @@ fn program_found(cmd: &str) -> bool {
     }
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(&prog).is_file()))
+}
+
+/// One of cm's hooks that an agent would run more than once.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Duplicate {
+    pub agent: Agent,
+    pub hook: HookKind,
+    /// Every place it is installed.
+    pub places: Vec<Place>,
+}
+
+/// Where one copy of a hook is installed.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Place {
+    pub scope: Scope,
+    pub path: PathBuf,
+    pub command: String,
+}
+
+impl Duplicate {
+    /// `claude pretool: ~/.claude/settings.json (user) and /r/.claude/settings.json (project)`.
+    pub fn describe(&self) -> String {
+        let places: Vec<String> = self
+            .places
+            .iter()
+            .map(|p| {
+                let scope = serde_json::json!(p.scope);
+                format!("{} ({})", p.path.display(), scope.as_str().unwrap_or(""))
+            })
+            .collect();
+        format!(
+            "{} {}: {}",
+            self.agent.slug(),
+            self.hook.name(),
+            places.join(" and ")
+        )
+    }
+}
+
+/// The hooks an agent runs twice in `project_root`: the agents merge user and project
+/// settings, so a hook in both (or twice in one file, under any command that runs cm's hook)
+/// runs twice per event.
+pub fn duplicates(project_root: &Path) -> Vec<Duplicate> {
+    let mut out = Vec::new();
+    for agent in AGENTS {
+        let user = status(agent, Scope::User, project_root);
+        let mut all: Vec<(Scope, PathBuf, settings::Found)> = user
+            .handlers
+            .iter()
+            .map(|h| (Scope::User, user.path.clone(), h.found.clone()))
+            .collect();
+        let project = status(agent, Scope::Project, project_root);
+        if project.path != user.path {
+            all.extend(
+                project
+                    .handlers
+                    .iter()
+                    .map(|h| (Scope::Project, project.path.clone(), h.found.clone())),
+            );
+        }
+        for kind in HookKind::AGENT_HOOKS {
+            let places: Vec<Place> = all
+                .iter()
+                .filter(|(_, _, f)| f.hook == kind)
+                .map(|(scope, path, f)| Place {
+                    scope: *scope,
+                    path: path.clone(),
+                    command: f.command.clone(),
+                })
+                .collect();
+            if places.len() > 1 {
+                out.push(Duplicate {
+                    agent,
+                    hook: kind,
+                    places,
+                });
+            }
+        }
+    }
+    out
 }

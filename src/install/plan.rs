@@ -134,6 +134,14 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
     if plan.git {
         git::hooks_dir(cwd)?;
     }
+    let warnings = if plan.action == Action::Install {
+        overlaps(plan, &root)?
+    } else {
+        Vec::new()
+    };
+    for w in &warnings {
+        let _ = writeln!(human, "warning: {w}");
+    }
 
     let install = plan.action == Action::Install;
     for &agent in &plan.agents {
@@ -163,6 +171,12 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
             }
             if let Some(b) = &report.backup {
                 let _ = writeln!(human, "  backup: {}", display(b));
+            }
+            for d in &report.deleted {
+                let _ = writeln!(human, "  deleted {} (cm had created it)", display(d));
+            }
+            for b in &report.backups_moved {
+                let _ = writeln!(human, "  moved an old backup to {}", display(b));
             }
             trust_lines(&mut human, &report.trust);
             targets.push(serde_json::to_value(&report).expect("report serializes"));
@@ -204,14 +218,69 @@ pub fn run(plan: &Plan, cwd: &Path) -> Result<Outcome> {
     } else {
         Value::Null
     };
-    Ok(Outcome {
-        data: json!({
-            "action": if install { "install" } else { "uninstall" },
-            "targets": targets,
-            "git": git_value,
-        }),
-        human,
-    })
+    let mut data = json!({
+        "action": if install { "install" } else { "uninstall" },
+        "targets": targets,
+        "git": git_value,
+    });
+    if install {
+        data["warnings"] = json!(warnings);
+    }
+    Ok(Outcome { data, human })
+}
+
+/// cm's hooks already installed at the other scope: agents merge user and project settings, so
+/// the same hook in both runs twice. A project install on top of user-level hooks is refused
+/// (the user's hooks already run in every project); a user install over a project's hooks goes
+/// ahead (it is what every other project needs) and returns a warning naming the project file.
+fn overlaps(plan: &Plan, root: &Path) -> Result<Vec<String>> {
+    let mut warnings = Vec::new();
+    for &agent in &plan.agents {
+        for &scope in &plan.scopes {
+            let other = match scope {
+                Scope::User => Scope::Project,
+                Scope::Project => Scope::User,
+            };
+            if super::settings_path(agent, scope, root) == super::settings_path(agent, other, root)
+            {
+                continue;
+            }
+            let st = super::status(agent, other, root);
+            let clash: Vec<&str> = st
+                .handlers
+                .iter()
+                .filter(|h| plan.kinds.contains(&h.found.hook))
+                .map(|h| h.found.hook.name())
+                .collect();
+            if clash.is_empty() {
+                continue;
+            }
+            let what = format!(
+                "{} already runs cm's {} hook(s) from {} ({} settings)",
+                agent.title(),
+                clash.join(", "),
+                display(&st.path),
+                scope_name(other)
+            );
+            if scope == Scope::Project {
+                return Err(crate::error::CmError::usage(
+                    "HOOKS_DUPLICATE",
+                    format!("{what}; project hooks on top would run every hook twice"),
+                )
+                .hint(format!(
+                    "the user-level hooks already run in this project; to keep hooks per project \
+                     instead, run `cm hooks uninstall --user --agent {}` first",
+                    agent.slug()
+                )));
+            }
+            warnings.push(format!(
+                "{what}: in that project each hook now runs twice; run `cm hooks uninstall \
+                 --project --agent {}` there",
+                agent.slug()
+            ));
+        }
+    }
+    Ok(warnings)
 }
 
 /// What Codex will not run yet, and how the user approves it.

@@ -292,6 +292,8 @@ pub struct SettingsFile {
     original: Option<Vec<u8>>,
     pub value: Value,
     parsed: Value,
+    /// Where `save` backs the old file up (the data dir's, see `footprint`).
+    pub backup_dir: PathBuf,
 }
 
 impl SettingsFile {
@@ -328,6 +330,7 @@ impl SettingsFile {
             original,
             parsed: value.clone(),
             value,
+            backup_dir: super::footprint::backup_dir(),
         })
     }
 
@@ -346,9 +349,16 @@ impl SettingsFile {
             return Ok(None);
         }
         let backup = match &self.original {
-            Some(bytes) => Some(backup(&self.path, bytes)?),
+            Some(bytes) => Some(super::footprint::backup_in(
+                &self.backup_dir,
+                &self.path,
+                bytes,
+            )?),
             None => None,
         };
+        // A file cm creates (and the directories it needs) is listed, so uninstall can delete
+        // it again once cm's handlers are all it held.
+        let new_dirs = super::footprint::missing_dirs(&self.path);
         let mut text = serde_json::to_string_pretty(&self.value)
             .map_err(|e| CmError::internal(format!("cannot serialize settings: {e}")))?;
         text.push('\n');
@@ -361,22 +371,11 @@ impl SettingsFile {
             _ => self.path.clone(),
         };
         crate::fsutil::write_atomic(&target, text.as_bytes())?;
+        if self.original.is_none() {
+            super::footprint::record_created(&self.path, &new_dirs)?;
+        }
         Ok(backup)
     }
-}
-
-/// Copy `bytes` (the file's current content) to `<path>.cm-backup-<timestamp>`.
-pub fn backup(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
-    let stamp = crate::clock::now().format("%Y%m%dT%H%M%SZ").to_string();
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let mut candidate = path.with_file_name(format!("{name}.cm-backup-{stamp}"));
-    let mut n = 1;
-    while candidate.exists() {
-        candidate = path.with_file_name(format!("{name}.cm-backup-{stamp}-{n}"));
-        n += 1;
-    }
-    crate::fsutil::write_atomic(&candidate, bytes)?;
-    Ok(candidate)
 }
 
 #[cfg(test)]
@@ -458,6 +457,7 @@ mod tests {
         let link = dir.path().join("settings.json");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let mut f = SettingsFile::load(&link).unwrap();
+        f.backup_dir = dir.path().join("backups");
         add_handler(&mut f.value, &PRE, "cm-pretool", &link).unwrap();
         let backup = f.save().unwrap().unwrap();
         assert!(

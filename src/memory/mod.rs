@@ -11,5 +11,6 @@ pub mod playbook;
 pub mod repo_file;
 pub mod safety;
 pub mod scoring;
+pub mod suggest;
 pub mod tables;
 pub mod topic_index;

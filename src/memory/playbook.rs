@@ -214,7 +214,7 @@ impl<'a> Playbook<'a> {
                 .repo_rules()
                 .err()
                 .cloned()
-                .unwrap_or_else(|| not_found(id))),
+                .unwrap_or_else(|| self.not_found_near(id))),
             _ => Err(CmError::usage(
                 "AMBIGUOUS_ID",
                 format!(
@@ -228,6 +228,25 @@ impl<'a> Playbook<'a> {
             )
             .hint("give more of the id")),
         }
+    }
+
+    /// "no rule with id X", with the nearest ids when one is a likely typo of X.
+    fn not_found_near(&self, id: &str) -> CmError {
+        let mut known: Vec<String> = rows::all_ids(&self.store.conn)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        if let Ok(repo) = self.repo_rules() {
+            known.extend(repo.iter().map(|b| b.id.clone()));
+        }
+        let near = super::suggest::nearest(id, &known);
+        if near.is_empty() {
+            return not_found(id);
+        }
+        CmError::usage("RULE_NOT_FOUND", format!("no rule with id \"{id}\"")).hint(format!(
+            "did you mean {}? (`cm playbook list --all` lists ids)",
+            near.join(" or ")
+        ))
     }
 
     pub fn get(&self, id: &str) -> Result<Entry> {

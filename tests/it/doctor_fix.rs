@@ -13,7 +13,8 @@ fn copy_of_cm(env: &Env) -> PathBuf {
     exe
 }
 
-fn repairs(d: &Value) -> Vec<(String, String)> {
+/// Each repair's check and its `field` (`action`: what it does; `outcome`: how it went).
+fn pairs(d: &Value, field: &str) -> Vec<(String, String)> {
     d["repairs"]
         .as_array()
         .unwrap()
@@ -21,10 +22,18 @@ fn repairs(d: &Value) -> Vec<(String, String)> {
         .map(|r| {
             (
                 r["check"].as_str().unwrap().to_string(),
-                r["outcome"].as_str().unwrap().to_string(),
+                r[field].as_str().unwrap().to_string(),
             )
         })
         .collect()
+}
+
+fn actions(d: &Value) -> Vec<(String, String)> {
+    pairs(d, "action")
+}
+
+fn repairs(d: &Value) -> Vec<(String, String)> {
+    pairs(d, "outcome")
 }
 
 #[test]
@@ -75,6 +84,11 @@ fn doctor_fix_repairs_what_it_can_undo_and_a_dry_run_changes_nothing() {
         .json();
     let done = repairs(&fixed["data"]);
     assert!(done.iter().all(|(_, o)| o == "done"), "{fixed}");
+    assert_eq!(
+        actions(d),
+        actions(&fixed["data"]),
+        "the dry run lists what --fix does"
+    );
     assert!(env.data.join("config.json").is_file());
     assert_eq!(
         std::fs::read_link(exe.with_file_name("cm-postsession")).unwrap(),
@@ -86,7 +100,7 @@ fn doctor_fix_repairs_what_it_can_undo_and_a_dry_run_changes_nothing() {
         "{now}"
     );
     assert!(!now.contains("/gone/bin/cm-pretool"), "{now}");
-    let backups: Vec<_> = std::fs::read_dir(settings.parent().unwrap())
+    let backups: Vec<_> = std::fs::read_dir(env.data.join("backups"))
         .unwrap()
         .flatten()
         .filter(|e| {
@@ -113,4 +127,43 @@ fn doctor_fix_repairs_what_it_can_undo_and_a_dry_run_changes_nothing() {
         .run()
         .json();
     assert_eq!(again["data"]["repairs"], json!([]), "{again}");
+}
+
+/// The hooks name the links beside this binary, and the links are gone: `--fix` re-creates the
+/// links, which mends the hooks, so neither run may claim to rewrite the hooks.
+#[test]
+fn a_dry_run_lists_exactly_what_fix_does_when_links_mend_the_hooks() {
+    let env = Env::new();
+    let exe = copy_of_cm(&env);
+    let cm = exe.to_str().unwrap();
+    env.run_program(cm, &["init"]).run().ok();
+    let settings = env.home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let pretool = exe.with_file_name("cm-pretool");
+    let doc = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": pretool}]}]}});
+    std::fs::write(&settings, doc.to_string()).unwrap();
+
+    let dry = env
+        .run_program(cm, &["doctor", "--fix", "--dry-run", "--json"])
+        .run()
+        .json();
+    let real = env
+        .run_program(cm, &["doctor", "--fix", "--json"])
+        .run()
+        .json();
+    assert_eq!(
+        actions(&dry["data"]),
+        actions(&real["data"]),
+        "{dry}\n{real}"
+    );
+    assert!(
+        !actions(&real["data"]).iter().any(|(c, _)| c == "hooks"),
+        "{real}"
+    );
+    assert_eq!(std::fs::read_link(&pretool).unwrap(), exe);
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        doc.to_string(),
+        "the hooks were not rewritten"
+    );
 }

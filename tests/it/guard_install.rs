@@ -81,18 +81,31 @@ fn fixture(name: &str) -> Vec<u8> {
     crate::harness::fixture(&format!("guard_install/{name}"))
 }
 
-fn backups(p: &Path) -> Vec<PathBuf> {
-    let name = p.file_name().unwrap().to_string_lossy().to_string();
-    let mut v: Vec<PathBuf> = std::fs::read_dir(p.parent().unwrap())
+/// The backups of `p`: under the data dir (`backups/<path, `/` as `%`>.cm-backup-<stamp>`),
+/// never beside the file.
+fn backups(env: &Env, p: &Path) -> Vec<PathBuf> {
+    let flat = p
+        .strip_prefix("/")
         .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|q| {
-            q.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with(&format!("{name}.cm-backup-"))
-        })
-        .collect();
+        .to_string_lossy()
+        .replace('/', "%");
+    assert!(
+        std::fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().contains(".cm-backup-")),
+        "a backup beside {}",
+        p.display()
+    );
+    let mut v: Vec<PathBuf> = std::fs::read_dir(env.data.join("backups"))
+        .map(|rd| rd.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    v.retain(|q| {
+        q.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(&format!("{flat}.cm-backup-"))
+    });
     v.sort();
     v
 }
@@ -460,7 +473,7 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
     );
     assert_eq!(group["hooks"][0]["type"], "command");
     assert_eq!(commands(&after, "Stop"), vec!["notify-send done"]);
-    let b = backups(&settings);
+    let b = backups(&env, &settings);
     assert_eq!(b.len(), 1);
     assert_eq!(std::fs::read(&b[0]).unwrap(), original_bytes);
 
@@ -469,7 +482,7 @@ fn claude_install_preserves_everything_and_uninstall_is_exact() {
     assert_eq!(d["targets"][0]["changes"][0]["action"], "present");
     assert_eq!(d["targets"][0]["written"], false);
     assert_eq!(commands(&read_json(&settings), "PreToolUse").len(), 3);
-    assert_eq!(backups(&settings).len(), 1);
+    assert_eq!(backups(&env, &settings).len(), 1);
 
     // Every hook at once; the guard is not duplicated.
     let d = env.data_ok(&["hooks", "install"]);
@@ -559,7 +572,7 @@ fn codex_and_gemini_install_merge_and_uninstall_exactly() {
     assert_eq!(d["targets"].as_array().unwrap().len(), 6);
     assert_eq!(read_json(&codex), codex_before);
     assert_eq!(read_json(&gemini), gemini_before);
-    assert!(!backups(&codex).is_empty() && !backups(&gemini).is_empty());
+    assert!(!backups(&env, &codex).is_empty() && !backups(&env, &gemini).is_empty());
 }
 
 #[test]
@@ -581,7 +594,7 @@ fn malformed_settings_are_refused_and_untouched() {
         assert!(msg.contains(settings.to_str().unwrap()), "{msg}");
         assert!(msg.contains("line 5"), "{msg}");
         assert_eq!(std::fs::read(&settings).unwrap(), bytes);
-        assert!(backups(&settings).is_empty());
+        assert!(backups(&env, &settings).is_empty());
     }
     // A malformed file for one agent stops a multi-agent install before anything is written.
     let out = env.cm_output(&["guard", "--install", "--codex", "--claude"]);
@@ -758,7 +771,7 @@ fn git_hook_install_chains_to_an_existing_hook_and_uninstall_restores_it() {
         d["targets"].as_array().unwrap().is_empty(),
         "--git alone installs only git"
     );
-    let b = backups(&existing);
+    let b = backups(&env, &existing);
     assert_eq!(b.len(), 1);
     assert_eq!(std::fs::read_to_string(&b[0]).unwrap(), original);
     assert_eq!(env.data_ok(&["guard", "--git"])["git"]["action"], "present");
@@ -889,7 +902,7 @@ fn project_settings_get_portable_commands_when_cm_is_on_path() {
     let user = read_json(&env.home.join(".claude/settings.json"));
     assert!(commands(&user, "PreToolUse")[0].starts_with('/'));
     run(&["hooks", "uninstall", "--project"]);
-    assert_eq!(read_json(&settings), serde_json::json!({}));
+    assert!(!settings.exists(), "the file cm created is gone again");
 }
 
 #[test]
@@ -954,6 +967,10 @@ fn hook_snippets_match_what_the_installer_writes() {
         std::os::unix::fs::symlink("cm", bin.join(link)).unwrap();
     }
     let path = format!("{}:/usr/bin:/bin", bin.display());
+    // Every agent is on this machine (`--agent all` installs only for those).
+    for dir in [".claude", ".codex", ".gemini"] {
+        std::fs::create_dir_all(env.home.join(dir)).unwrap();
+    }
     // A binary copied a moment ago can be "busy" while another test thread forks with the copy's
     // descriptor still open (ETXTBSY, until that child execs): retry briefly.
     let out = (0..50)

@@ -5,10 +5,10 @@
 use crate::harness::{CM, Env, Out};
 use std::path::{Path, PathBuf};
 
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/install.sh");
+pub const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/install.sh");
 const LINKS: [&str; 3] = ["cm-pretool", "cm-postsession", "cm-precommit"];
 
-fn bash() -> &'static str {
+pub fn bash() -> &'static str {
     if Path::new("/bin/bash").exists() {
         "/bin/bash"
     } else {
@@ -156,12 +156,8 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
         r#"{"model": "opus", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/other-guard"}]}]}}"#,
     )
     .unwrap();
-    env.run_program(&cm, &["hooks", "install", "--agent", "all"])
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .run()
-        .ok();
-    // A project install too (settings in the repository, and its git pre-commit hook).
+    // A project install too (settings in the repository, and its git pre-commit hook), made
+    // first: a project install on top of the user's hooks is refused.
     let repo = env.root.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
     env.run_program("git", &["init", "-q"])
@@ -176,9 +172,18 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
         .cwd(&repo)
         .run()
         .ok();
+    // Every agent is on this machine (`--agent all` installs only for those).
+    std::fs::create_dir_all(env.home.join(".codex")).unwrap();
+    std::fs::create_dir_all(env.home.join(".gemini")).unwrap();
+    env.run_program(&cm, &["hooks", "install", "--agent", "all"])
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .run()
+        .ok();
+    // A file cm created is deleted again by the uninstall: it runs nothing.
     let runs_cm = |p: &Path| {
         std::fs::read_to_string(p)
-            .unwrap()
+            .unwrap_or_default()
             .contains(dest.to_str().unwrap())
     };
     let project = repo.join(".claude/settings.json");
@@ -215,6 +220,9 @@ fn uninstall_removes_cm_hooks_from_every_agent_and_keeps_the_rest() {
         &project,
     ] {
         assert!(!runs_cm(f), "{} still runs cm", f.display());
+    }
+    for created in [&env.home.join(".codex/hooks.json"), &project] {
+        assert!(!created.exists(), "{} was cm's alone", created.display());
     }
     assert!(
         !repo.join(".git/hooks/pre-commit").exists(),

@@ -305,7 +305,13 @@ fn every_command_has_its_json_shape_documented() {
         &["playbook", "remove", &changelog, "--reason", "moved"],
         None,
     );
+    w.record("rm ID --dry-run", &["rm", &changelog, "--dry-run"], None);
     w.record("rm ID --hard", &["rm", &changelog, "--hard"], None);
+    w.record(
+        "rm ID --hard --yes",
+        &["rm", &changelog, "--hard", "--yes"],
+        None,
+    );
     w.record(
         "outcome success IDS --summary S",
         &["outcome", "success", &a, "--summary", "fixed the login"],
@@ -320,11 +326,13 @@ fn every_command_has_its_json_shape_documented() {
     w.record("reflect", &["reflect"], None);
     w.record("diary list", &["diary", "list"], None);
     w.record("audit --days 7", &["audit", "--days", "7"], None);
+    w.record("audit --since 24h", &["audit", "--since", "24h"], None);
     w.record(
         "validate RULE",
         &["validate", "Always run make lint before pushing"],
         None,
     );
+    w.record("privacy", &["privacy"], None);
     w.record("privacy status", &["privacy", "status"], None);
     w.record("privacy deny claude", &["privacy", "deny", "claude"], None);
     w.record(
@@ -371,6 +379,7 @@ fn every_command_has_its_json_shape_documented() {
     w.record("history sources", &["history", "sources"], None);
 
     w.doc.push_str("## Onboarding\n\n");
+    w.record("onboard", &["onboard"], None);
     w.record("onboard status", &["onboard", "status"], None);
     w.record("onboard gaps", &["onboard", "gaps"], None);
     w.record(

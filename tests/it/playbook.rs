@@ -213,7 +213,7 @@ fn near_duplicates_are_not_added_and_contradictions_are_flagged() {
     assert_eq!(d["added"], 1, "{d}");
     assert_eq!(d["skipped"].as_array().unwrap().len(), 2);
     // Deleting the contradicting rule takes its flag off the other rule.
-    env.cm(&["rm", &never, "--hard"]).json().run().ok();
+    env.cm(&["rm", &never, "--hard", "--yes"]).json().run().ok();
     assert!(get(&base).get("contradicts").is_none(), "{}", get(&base));
     // The threshold is the config's dedupSimilarityThreshold.
     env.add("Run the linter before committing");
@@ -399,7 +399,9 @@ fn remove_deprecates_hard_deletes_and_undo_restores() {
     assert_eq!(d["undone"], "remove");
     assert_eq!(d["bullet"]["deprecated"], false);
 
-    env.cm(&["playbook", "remove", &id, "--hard"]).run().ok();
+    env.cm(&["playbook", "remove", &id, "--hard", "--yes"])
+        .run()
+        .ok();
     env.cm(&["playbook", "get", &id])
         .json()
         .run()
@@ -743,7 +745,10 @@ fn repo_rules_live_in_the_repository_and_merge_into_list() {
     env.cm(&["undo", &repo_id]).cwd(&sub).run().ok();
     assert_eq!(count(&env), 0);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
-    env.cm(&["rm", &repo_id, "--hard"]).cwd(&sub).run().ok();
+    env.cm(&["rm", &repo_id, "--hard", "--yes"])
+        .cwd(&sub)
+        .run()
+        .ok();
     assert!(
         !std::fs::read_to_string(&file)
             .unwrap()

@@ -13,8 +13,9 @@ use serde_json::json;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// Without one: `status`, the guided start (where things stand and the next step).
     #[command(subcommand)]
-    cmd: Sub,
+    cmd: Option<Sub>,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -80,12 +81,12 @@ pub struct ResetArgs {
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     match &args.cmd {
-        Sub::Status => status(ctx),
-        Sub::Gaps => gaps(ctx),
-        Sub::Sample(a) => sample(a, ctx),
-        Sub::Read(a) => read::run(&a.path, a.template, ctx),
-        Sub::MarkDone(a) => mark_done(a, ctx),
-        Sub::Reset(a) => reset(a, ctx),
+        None | Some(Sub::Status) => status(ctx),
+        Some(Sub::Gaps) => gaps(ctx),
+        Some(Sub::Sample(a)) => sample(a, ctx),
+        Some(Sub::Read(a)) => read::run(&a.path, a.template, ctx),
+        Some(Sub::MarkDone(a)) => mark_done(a, ctx),
+        Some(Sub::Reset(a)) => reset(a, ctx),
     }
 }
 

@@ -20,7 +20,8 @@ pub(super) fn export(args: &ExportArgs, ctx: &Ctx) -> Result<Report> {
         .hint("use yaml, json or md")
     })?;
     // Markdown has no field for a rule's state, so it only ever carries live rules.
-    let live_only = args.live || format == Format::Markdown;
+    // `--all` asks for them anyway.
+    let live_only = args.live || (format == Format::Markdown && !args.all);
     let store = ctx.store()?;
     let cfg = ctx.config()?;
     let bullets: Vec<Bullet> = Playbook::open(store, &ctx.cwd)

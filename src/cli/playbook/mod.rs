@@ -14,7 +14,7 @@ pub use add::add;
 use super::Ctx;
 use super::view;
 use crate::clock;
-use crate::error::Result;
+use crate::error::{CmError, Result};
 use crate::memory::new_rule;
 use crate::memory::playbook::Playbook;
 use crate::memory::tables::bullets as rows;
@@ -123,9 +123,15 @@ pub struct RemoveArgs {
     /// Why (kept with the rule) [default: removed by user].
     #[arg(long)]
     pub reason: Option<String>,
-    /// Delete instead of deprecating (`cm undo` can still restore it).
+    /// Delete instead of deprecating (`cm undo` can still restore it); needs --yes.
     #[arg(long)]
     pub hard: bool,
+    /// Go ahead with --hard.
+    #[arg(long)]
+    pub yes: bool,
+    /// Say what would be removed, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -137,6 +143,9 @@ pub struct ExportArgs {
     /// live rules only).
     #[arg(long)]
     pub live: bool,
+    /// Every rule, deprecated ones too, in every format (Markdown included).
+    #[arg(long, conflicts_with = "live")]
+    pub all: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -280,6 +289,30 @@ pub fn remove(args: &RemoveArgs, ctx: &Ctx) -> Result<Report> {
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
     let now_t = clock::now();
+    if args.dry_run {
+        let e = playbook.get(&args.id)?;
+        let verb = if args.hard { "delete" } else { "deprecate" };
+        return Ok(Report::new(json!({
+            "id": e.bullet.id, "removed": false, "dryRun": true, "hard": args.hard,
+            "wouldRemove": view::bullet_json(&e.bullet, &e.location, &cfg.scoring, now_t),
+        }))
+        .human(format!(
+            "Would {verb} {}: \"{}\" (dry run: nothing changed).",
+            e.bullet.id, e.bullet.content
+        ))
+        .quiet(e.bullet.id));
+    }
+    if args.hard && !args.yes {
+        let e = playbook.get(&args.id)?;
+        return Err(CmError::usage(
+            "CONFIRMATION_REQUIRED",
+            format!("--hard deletes {} (\"{}\")", e.bullet.id, e.bullet.content),
+        )
+        .hint(format!(
+            "add --yes to delete it (`cm rm {} --hard --yes`), or drop --hard to deprecate it",
+            e.bullet.id
+        )));
+    }
     if args.hard {
         let (b, location) = playbook.delete(&args.id)?;
         return Ok(Report::new(

@@ -1,0 +1,113 @@
+//! Flags and answers the original tool's documentation names, through the real binary:
+//! `rm --dry-run` and `--yes`, `export --all`, relative durations wherever a date is taken,
+//! `privacy` and `onboard` without a subcommand, and "did you mean" for a mistyped rule id.
+
+use crate::harness::Env;
+
+const NOW: &str = "2026-12-01T12:00:00Z";
+
+#[test]
+fn rm_dry_run_changes_nothing_and_hard_needs_yes() {
+    let env = Env::new();
+    let id = env.add("Always pin the toolchain version");
+    let d = env.data_of(&["rm", &id, "--dry-run"]);
+    assert_eq!(d["dryRun"], true, "{d}");
+    assert_eq!(d["wouldRemove"]["id"], id.as_str(), "{d}");
+    let e = env
+        .cm(&["rm", &id, "--hard"])
+        .json()
+        .run()
+        .error_code("CONFIRMATION_REQUIRED");
+    assert!(e["hint"].as_str().unwrap().contains("--yes"), "{e}");
+    // Neither touched the rule.
+    assert_eq!(env.data_of(&["ls"])["count"], 1);
+    let d = env.data_of(&["rm", &id, "--hard", "--yes"]);
+    assert_eq!(d["hard"], true);
+    assert_eq!(env.data_of(&["ls", "--all"])["count"], 0);
+}
+
+#[test]
+fn export_all_carries_deprecated_rules_even_in_markdown() {
+    let env = Env::new();
+    env.add("Keep this rule alive");
+    let gone = env.add("Retire this rule soon");
+    env.data_of(&["rm", &gone]);
+    let live = env.data_of(&["playbook", "export", "--format", "md"]);
+    assert!(
+        !live["document"]
+            .as_str()
+            .unwrap()
+            .contains("Retire this rule")
+    );
+    let all = env.data_of(&["playbook", "export", "--format", "md", "--all"]);
+    assert_eq!(all["count"], 2, "{all}");
+    assert!(
+        all["document"]
+            .as_str()
+            .unwrap()
+            .contains("Retire this rule")
+    );
+    env.cm(&["playbook", "export", "--all", "--live"])
+        .json()
+        .run()
+        .error_code("INVALID_ARGUMENT");
+}
+
+#[test]
+fn relative_durations_are_read_wherever_a_date_is() {
+    let env = Env::builder().now(NOW).build();
+    let d = env.data_of(&["audit", "--since", "24h"]);
+    assert_eq!(d["since"], "2026-11-30T12:00:00.000Z", "{d}");
+    env.cm(&["audit", "--since", "yesterday-ish"])
+        .json()
+        .run()
+        .error_code("INVALID_ARGUMENT");
+    env.cm(&["reflect", "--since", "7d", "--no-index", "--no-llm"])
+        .json()
+        .run()
+        .ok();
+    env.cm(&["reflect", "--since", "7 parsecs", "--no-index", "--no-llm"])
+        .json()
+        .run()
+        .error_code("INVALID_ARGUMENT");
+}
+
+#[test]
+fn privacy_and_onboard_alone_show_their_status() {
+    let env = Env::new();
+    assert_eq!(
+        env.data_of(&["privacy"]),
+        env.data_of(&["privacy", "status"])
+    );
+    let alone = env.cm(&["onboard"]).json().run().ok().json();
+    assert_eq!(alone["success"], true, "{alone}");
+    assert_eq!(
+        alone["data"]["next"],
+        env.data_of(&["onboard", "status"])["next"],
+        "{alone}"
+    );
+}
+
+#[test]
+fn a_mistyped_rule_id_gets_a_suggestion() {
+    let env = Env::new();
+    let id = env.add("Run the linter before pushing");
+    // The last character changed: no rule has that id or prefix.
+    let mut typo: String = id.clone();
+    let last = typo.pop().unwrap();
+    typo.push(if last == '0' { '1' } else { '0' });
+    let e = env
+        .cm(&["mark", &typo, "--helpful"])
+        .json()
+        .run()
+        .error_code("RULE_NOT_FOUND");
+    let hint = e["hint"].as_str().unwrap();
+    assert!(hint.contains(&format!("did you mean {id}")), "{hint}");
+    // Nothing like any id: no suggestion.
+    let e = env
+        .cm(&["mark", "b-zzzzzzzzzzzz", "--helpful"])
+        .json()
+        .run()
+        .error_code("RULE_NOT_FOUND");
+    assert!(!e["hint"].as_str().unwrap().contains("did you mean"), "{e}");
+}
