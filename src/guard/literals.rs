@@ -13,8 +13,12 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 /// Lowercase strings, one of which appears in every text the pattern matches; `None` when
 /// nothing is required (or the pattern does not parse).
 pub fn required(pattern: &str) -> Option<Vec<String>> {
-    let hir = regex_syntax::parse(pattern).ok()?;
-    match req(&hir) {
+    required_in(&regex_syntax::parse(pattern).ok()?)
+}
+
+/// [`required`] of a pattern already parsed.
+pub fn required_in(hir: &Hir) -> Option<Vec<String>> {
+    match req(hir) {
         Req::Any(v) if v.iter().all(|s| !s.is_empty()) => Some(v),
         _ => None,
     }

@@ -27,6 +27,7 @@ pub mod literals;
 pub mod matcher;
 pub mod normalize;
 pub mod packs;
+pub mod pattern_size;
 pub mod policy;
 pub mod policy_file;
 pub mod protected;

@@ -95,7 +95,14 @@ impl PreparedTrauma {
 pub const TRAUMA_SIZE_LIMIT: usize = 256 << 10;
 
 /// Compile a trauma pattern within [`TRAUMA_SIZE_LIMIT`] (program and lazy DFA cache alike).
+/// A pattern whose parse alone shows it cannot fit is refused without compiling
+/// ([`super::pattern_size`]).
 pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    if let Ok(hir) = regex_syntax::parse(pattern)
+        && super::pattern_size::surely_over(&hir, TRAUMA_SIZE_LIMIT)
+    {
+        return Err(regex::Error::CompiledTooBig(TRAUMA_SIZE_LIMIT));
+    }
     regex::RegexBuilder::new(pattern)
         .size_limit(TRAUMA_SIZE_LIMIT)
         .dfa_size_limit(TRAUMA_SIZE_LIMIT)
@@ -112,9 +119,9 @@ pub struct Policy {
     traumas: Vec<PreparedTrauma>,
     pub fail_closed: bool,
     pub protected_paths: Vec<String>,
-    /// How long trauma matching may take in one evaluation (the hook's budget); `None`: no
-    /// limit.
-    pub trauma_budget: Option<std::time::Duration>,
+    /// When trauma matching must stop (the hook's budget, counted from the start of the call
+    /// so that reading the trauma files counts too); `None`: no limit.
+    pub trauma_deadline: Option<std::time::Instant>,
     scanner: OnceCell<Scanner>,
     allow_regex: OnceCell<Vec<Option<Regex>>>,
 }
@@ -186,13 +193,16 @@ impl Policy {
         self.trauma_hits_in_time(which, segments).0
     }
 
-    /// [`Policy::trauma_hits`], stopping once [`Policy::trauma_budget`] is spent (at least one
-    /// is always checked); also says whether it stopped before checking them all.
+    /// [`Policy::trauma_hits`], stopping at [`Policy::trauma_deadline`] (at least one is always
+    /// checked); also says whether it stopped before checking them all.
     pub fn trauma_hits_in_time(&self, which: &[usize], segments: &[Segment]) -> (Vec<Hit>, bool) {
         let mut hits = Vec::new();
-        let start = std::time::Instant::now();
         for (k, &i) in which.iter().enumerate() {
-            if k > 0 && self.trauma_budget.is_some_and(|b| start.elapsed() >= b) {
+            if k > 0
+                && self
+                    .trauma_deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d)
+            {
                 return (hits, true);
             }
             let t = &self.traumas[i];

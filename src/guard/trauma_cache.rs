@@ -11,11 +11,15 @@
 //! Bounds: the file is opened only if it is a regular file (never a FIFO or device, see
 //! [`crate::untrusted`]) and read up to a cap; lines past the cap are reported and not used. A
 //! repository's file (untrusted) also gets a limit on traumas without keywords, which would
-//! otherwise each compile a regex on every call.
+//! otherwise each compile a regex on every call. A pattern whose parse shows it cannot compile
+//! within the size limit ([`super::pattern_size`]) is left out of the index with a note, so no
+//! call ever spends time compiling it.
 
 mod codec;
 
 use super::literals;
+use super::pattern_size;
+use super::policy::TRAUMA_SIZE_LIMIT;
 use super::quick::Scanner;
 use super::user_traumas::Trauma;
 use crate::untrusted::{self, Stamp};
@@ -222,7 +226,21 @@ fn build(path: &Path, bytes: &[u8], truncated: bool, limits: Limits) -> (Vec<Ent
                 continue;
             }
         };
-        let keywords = literals::required(&t.pattern);
+        let parsed = regex_syntax::parse(&t.pattern).ok();
+        if parsed
+            .as_ref()
+            .is_some_and(|h| pattern_size::surely_over(h, TRAUMA_SIZE_LIMIT))
+        {
+            notes.push(format!(
+                "{}:{}: trauma {} ignored: its pattern compiles to more than {} (repetitions of large classes such as `\\w{{1000}}`), the limit a trauma pattern may reach",
+                path.display(),
+                n + 1,
+                t.id,
+                untrusted::human_size(TRAUMA_SIZE_LIMIT as u64)
+            ));
+            continue;
+        }
+        let keywords = parsed.as_ref().and_then(literals::required_in);
         if keywords.is_none() {
             keywordless += 1;
             if limits.keywordless_max.is_some_and(|max| keywordless > max) {

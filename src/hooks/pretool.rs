@@ -100,13 +100,14 @@ pub fn run(_args: &[String]) -> i32 {
 
 /// Decide on every command; `Some(exit code)` when one is denied.
 fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<i32> {
+    let started = std::time::Instant::now();
     let mut sources = policy_file::Sources::default();
     let mut policy = guard::Policy::default();
     let texts: Vec<&str> = commands.iter().map(|c| c.as_ref()).collect();
     let traumas = policy_file::load_traumas_for(&texts, cwd, &mut sources);
     if !traumas.is_empty() {
         policy.set_traumas(traumas, &crate::clock::now_rfc3339());
-        policy.trauma_budget = Some(trauma_budget());
+        policy.trauma_deadline = Some(started + trauma_budget());
     }
     let ctx = guard::expand::Context::from_env(Some(cwd));
     let Some(first) = texts
@@ -137,8 +138,9 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
     ))
 }
 
-/// Time trauma patterns may take per command (`CM_GUARD_BUDGET_MS`, default 40 ms): past it, a
-/// command a pack keyword touches is refused (an agent's hook timeout would let it run).
+/// Time reading and matching trauma patterns may take per call (`CM_GUARD_BUDGET_MS`, default
+/// 40 ms, counted from when the traumas files are opened): past it, a command a pack keyword
+/// touches is refused (an agent's hook timeout would let it run).
 fn trauma_budget() -> std::time::Duration {
     let ms = std::env::var("CM_GUARD_BUDGET_MS")
         .ok()

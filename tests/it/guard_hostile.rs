@@ -186,6 +186,37 @@ mod repository_files {
         assert_eq!(out.stdout, "");
         assert!(out.stderr.contains("at most 16 patterns"), "{}", out.stderr);
     }
+
+    /// Patterns that cannot compile within the size limit (`rm\w{20000}`) each cost 3-7 ms of
+    /// compiling before the compiler gave up, on every call: 300 of them spent the whole time
+    /// budget. They are now left out of the index, said once, and never compiled; the packs
+    /// and the repository's other traumas still apply.
+    #[test]
+    fn patterns_too_large_to_compile_are_left_out_and_named() {
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
+        let mut lines: Vec<String> = (0..300)
+            .map(|i| trauma_line(&format!("t-{i:08x}"), &format!(r"rm\w{{{}}}", 20_000 + i)))
+            .collect();
+        lines.push(trauma_line("t-0000beef", r"\bseed-db\s+--reset\b"));
+        env.write("project/.cass/traumas.jsonl", &(lines.join("\n") + "\n"));
+        let out = env.pretool_within(&claude_bash("rm -rf ~", &cwd), 20);
+        assert!(out.stdout.contains("filesystem:"), "{}", out.stdout);
+        assert!(
+            out.stderr
+                .contains("t-00000000 ignored: its pattern compiles to more than 256 KiB"),
+            "{}",
+            out.stderr
+        );
+        let out = env.pretool_within(&claude_bash("bin/seed-db --reset", &cwd), 20);
+        assert!(out.stdout.contains("t-0000beef"), "{}", out.stdout);
+        let out = env.pretool_within(&claude_bash("npm run format", &cwd), 20);
+        assert_eq!(out.stdout, "", "{}", out.stderr);
+        let all = env.cm(&["guard", "check", "ls", "--json"]).run();
+        let v: serde_json::Value = serde_json::from_str(&all.stdout).unwrap();
+        let warnings = v["data"]["warnings"].to_string();
+        assert!(warnings.contains("t-0000012b ignored"), "{v}");
+    }
 }
 
 mod protected_paths {

@@ -6,7 +6,8 @@ use super::{Entry, Healed, Limits};
 use crate::untrusted::Stamp;
 use std::path::Path;
 
-const MAGIC: &str = "cm-trauma-index 1";
+/// Version 2: patterns that cannot compile are left out (a version 1 index still lists them).
+const MAGIC: &str = "cm-trauma-index 2";
 
 fn header(path: &Path, stamp: Stamp, limits: Limits) -> String {
     format!(
