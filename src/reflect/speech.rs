@@ -704,6 +704,15 @@ fn why_directive(lower: &str, text: &str) -> Option<String> {
         Some("a" | "an") if lw.get(2).is_some_and(|w| w == "new") => {
             Some(format!("Don't create a new {}", rest(3)))
         }
+        // "why npm??": the tool the agent reached for, questioned.
+        Some(w)
+            if words.len() == 2
+                && text.trim_end().ends_with('?')
+                && !super::phrasing::is_common(w)
+                && !["not", "so", "is", "was", "does", "this", "that"].contains(&w) =>
+        {
+            Some(format!("Don't use {}", words[1]))
+        }
         _ => None,
     }
     .map(|d| d.trim().to_string())

@@ -289,3 +289,84 @@ fn chatter_in_other_words_gives_no_rule() {
     let d = reflect(&env, &[path.to_str().unwrap()]);
     assert_eq!(d["added"], json!([]), "{d:#}");
 }
+
+/// A Claude Code `Stop` payload for the session at `path`.
+fn stop_payload(n: u32, path: &std::path::Path, active: bool) -> String {
+    json!({"session_id": session(n), "transcript_path": path, "cwd": CWD, "permission_mode": "default",
+           "hook_event_name": "Stop", "stop_hook_active": active,
+           "last_assistant_message": "Done."})
+    .to_string()
+}
+
+/// The reflector mode of the `Stop` hook is off unless asked for; on, it blocks the stop of a
+/// session that held a correction once, with an instruction naming the session, and never
+/// again in that session (not on the continued stop, not on a later turn).
+#[test]
+fn the_stop_hook_asks_the_agent_to_reflect_once_when_asked_to() {
+    let env = Env::builder().now(NOW).build();
+    env.cm(&["init"]).run().ok();
+    let path = after(50, Some("npm install dayjs"), None, "no. yarn.").write_to(&env);
+    let off = env.hook("stop", stop_payload(50, &path, false)).run().ok();
+    assert_eq!(off.stdout, "", "{}", off.stderr);
+    let on = || {
+        env.hook("stop", stop_payload(50, &path, false))
+            .env("CM_STOP_REFLECT", "1")
+    };
+    let first = on().run().ok();
+    let answer: Value = serde_json::from_str(first.stdout.trim()).expect(&first.stdout);
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("cm playbook add --session {}", path.display())),
+        "{reason}"
+    );
+    assert!(reason.contains("no. yarn."), "{reason}");
+    let continued = env
+        .hook("stop", stop_payload(50, &path, true))
+        .env("CM_STOP_REFLECT", "1")
+        .run()
+        .ok();
+    assert_eq!(continued.stdout, "");
+    assert_eq!(on().run().ok().stdout, "", "once per session");
+}
+
+/// A session with no correction and no failure streak lets the agent stop; a streak of one
+/// failing step does not; with an LLM key configured the post-session pass reflects instead.
+#[test]
+fn the_stop_hook_reflector_needs_a_correction_or_a_streak_and_no_llm() {
+    let env = Env::builder().now(NOW).build();
+    env.cm(&["init"]).run().ok();
+    let calm = after(51, Some("npm test"), None, "great, thanks!").write_to(&env);
+    let out = env
+        .hook("stop", stop_payload(51, &calm, false))
+        .arg_os("--reflect")
+        .run()
+        .ok();
+    assert_eq!(out.stdout, "", "{}", out.stderr);
+    let mut t = Transcript::new(&session(52), CWD);
+    t.user("make the booking tests pass");
+    for _ in 0..3 {
+        t.bash(
+            "go test ./booking/...",
+            "--- FAIL: TestBook (0.00s)\nFAIL",
+            true,
+        );
+    }
+    let streak = t.write_to(&env);
+    let out = env
+        .hook("stop", stop_payload(52, &streak, false))
+        .arg_os("--reflect")
+        .run()
+        .ok();
+    assert!(out.stdout.contains("\"block\""), "{}", out.stdout);
+    assert!(out.stdout.contains("go test"), "{}", out.stdout);
+    env.write_config(&json!({"llm": {"provider": "anthropic"}}));
+    let corrected = after(53, Some("npm install dayjs"), None, "no. yarn.").write_to(&env);
+    let out = env
+        .hook("stop", stop_payload(53, &corrected, false))
+        .arg_os("--reflect")
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .run()
+        .ok();
+    assert_eq!(out.stdout, "", "{}", out.stderr);
+}
