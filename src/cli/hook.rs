@@ -9,6 +9,9 @@ use crate::output::Report;
 pub struct Args {
     /// One of: pretool, postsession, precommit, session-start, prompt.
     pub name: Option<String>,
+    /// `stop` only: the opt-in reflector mode, as `CM_STOP_REFLECT=1` (docs/reflect.md).
+    #[arg(long)]
+    pub reflect: bool,
 }
 
 pub fn run(args: &Args, _ctx: &Ctx) -> Result<Report> {

@@ -15,6 +15,7 @@ pub mod pretool;
 pub mod prompt;
 pub mod session_start;
 pub mod stop;
+pub mod stop_reflect;
 
 pub use kind::HookKind;
 use std::io::Read;

@@ -8,6 +8,9 @@
 //! `cm history index --quiet --file PATH` detached, and exits 0 at once with nothing on stdout
 //! (an empty answer lets the agent stop; this hook never keeps it working). Reflection stays
 //! with the post-session job: a turn is not a finished session.
+//!
+//! Opt-in (`CM_STOP_REFLECT=1` or `--reflect`), the hook can also ask the agent itself to
+//! record what the session taught, once per session ([`super::stop_reflect`]).
 
 use std::path::PathBuf;
 
@@ -30,6 +33,11 @@ pub fn run(args: &[String]) -> i32 {
             "cm hook stop: could not start indexing {}: {e}",
             path.display()
         );
+    }
+    if super::stop_reflect::enabled(args)
+        && let Some(out) = super::stop_reflect::answer(&payload.bytes, &path)
+    {
+        println!("{out}");
     }
     0
 }

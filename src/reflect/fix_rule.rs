@@ -35,6 +35,28 @@ fn lower_first(s: &str) -> String {
     }
 }
 
+/// A flag that rewrites what the tests expect (`-update`, `--update-snapshots`, `-u`,
+/// `--bless`): the new expected output is the session's work, not a lesson.
+fn rewrites_expectations(added: &[String]) -> bool {
+    added.iter().any(|w| {
+        let flag = w.split('=').next().unwrap_or(w).to_lowercase();
+        flag.starts_with('-')
+            && (flag == "-u"
+                || [
+                    "update",
+                    "snapshot",
+                    "golden",
+                    "bless",
+                    "overwrite",
+                    "accept",
+                    "record",
+                    "regen",
+                ]
+                .iter()
+                .any(|m| flag.contains(m)))
+    })
+}
+
 /// The step of the failed command line that failed, as a rule quotes it.
 fn failed_step(command: &str) -> String {
     let key = gist::base(command);
@@ -74,6 +96,9 @@ pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Optio
             format!("Run {steps} before `{failed}`")
         }
         Fix::Command { added, .. } => {
+            if rewrites_expectations(added) {
+                return None;
+            }
             let vars: Vec<&String> = added
                 .iter()
                 .filter(|w| w.contains('=') && !w.starts_with('-'))
@@ -174,6 +199,21 @@ mod tests {
             !r.contains("tail") && !r.contains("2>&1") && !r.contains("Exit code"),
             "{r}"
         );
+    }
+
+    #[test]
+    fn a_flag_that_rewrites_the_expected_output_teaches_nothing() {
+        for flag in ["-update", "--update-snapshots", "-u", "--bless"] {
+            let f = failure(
+                "go test ./cmd/...",
+                "--- FAIL: TestLsGolden (0.00s)",
+                Fix::Command {
+                    passed: format!("go test {flag}"),
+                    added: vec![flag.into()],
+                },
+            );
+            assert_eq!(rule(&f, None, None), None, "{flag}");
+        }
     }
 
     #[test]

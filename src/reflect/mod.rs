@@ -25,6 +25,7 @@ pub mod safety;
 pub mod said;
 pub mod speech;
 pub mod tables;
+pub mod tail;
 pub mod tidy;
 pub mod transcript;
 pub mod user_verdict;

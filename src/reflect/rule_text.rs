@@ -113,8 +113,16 @@ fn clauses(s: &str) -> Vec<String> {
     out
 }
 
+/// What the agent did just before the user spoke: the file it was working on and the command
+/// it ran, which stand in for "that file", "that folder" and "do that".
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Referent<'a> {
+    pub file: Option<&'a str>,
+    pub command: Option<&'a str>,
+}
+
 /// One sentence made fit for a rule: mood clauses out, habits as imperatives, the referent in.
-fn clean(s: &Sentence, referent: Option<&str>) -> String {
+fn clean(s: &Sentence, referent: Referent) -> String {
     let base = s.why.clone().unwrap_or_else(|| s.text.clone());
     let parts: Vec<String> = clauses(&base)
         .into_iter()
@@ -131,6 +139,7 @@ fn clean(s: &Sentence, referent: Option<&str>) -> String {
         let l = text.to_lowercase();
         let cut = [
             " btw", " pls", " please", " plz", " fyi", " lol", " though", " then", " ok",
+            " anyway", " anyways",
         ]
         .iter()
         .find(|w| l.trim_end_matches(['.', '!', ' ']).ends_with(*w));
@@ -150,17 +159,25 @@ fn clean(s: &Sentence, referent: Option<&str>) -> String {
             break;
         }
     }
-    if let Some(r) = referent {
+    if let Some(r) = referent.file {
         text = resolve(&text, r);
+    }
+    if let Some(c) = referent.command {
+        text = resolve_command(&text, c);
     }
     for filler in [" like that", " like this", " weird"] {
         if let Some(at) = text.to_lowercase().find(filler) {
             text.replace_range(at..at + filler.len(), "");
         }
     }
-    text.trim()
-        .trim_end_matches(['.', '!', '?', ',', ';', ':', ' '])
-        .to_string()
+    let text = text.trim().trim_end_matches(['.', '!', '?', ',', ';', ' ']);
+    // "MARLIN_DB=:memory:" keeps its colon; "remember:" does not.
+    let last = text.rsplit(' ').next().unwrap_or("");
+    if last.contains('=') {
+        text.to_string()
+    } else {
+        text.trim_end_matches([':', ' ']).to_string()
+    }
 }
 
 /// "that folder is generated" with the file the agent was editing: the folder named.
@@ -197,6 +214,44 @@ fn resolve(text: &str, file: &str) -> String {
         }
     }
     text.to_string()
+}
+
+/// "do that before testing" after `yarn prisma generate && yarn test`: the step the user means
+/// (the one the rest of the sentence does not name) quoted in place of "that".
+fn resolve_command(text: &str, command: &str) -> String {
+    let lower = text.to_lowercase();
+    let Some(lead) = [
+        "do that ",
+        "do this ",
+        "run that ",
+        "run this ",
+        "do it ",
+        "that step ",
+    ]
+    .iter()
+    .find(|l| lower.starts_with(*l)) else {
+        return text.to_string();
+    };
+    let rest = &text[lead.len()..];
+    let rest_words: Vec<String> = rest
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 4)
+        .map(|w| w.to_lowercase())
+        .collect();
+    let named = |step: &[String]| {
+        super::gist::base_of(step).split_whitespace().any(|w| {
+            let w = w.to_lowercase();
+            w.len() >= 4
+                && rest_words
+                    .iter()
+                    .any(|r| r.starts_with(&w) || w.starts_with(r))
+        })
+    };
+    let steps = super::gist::doing(command);
+    let Some(step) = steps.iter().find(|s| !named(s)) else {
+        return text.to_string();
+    };
+    format!("Run `{}` {rest}", super::gist::show(step))
 }
 
 fn capitalised(s: &str) -> String {
@@ -244,7 +299,7 @@ fn head(s: &str, max: usize) -> Option<String> {
 
 /// The rule for a lesson's sentences: what to do first (the sentences that state the rule, then
 /// those that explain it) as far as [`MAX`] allows, in the order the user said them.
-pub fn compose(sentences: &[Sentence], referent: Option<&str>) -> Option<String> {
+pub fn compose(sentences: &[Sentence], referent: Referent) -> Option<String> {
     let texts: Vec<(usize, String, bool)> = sentences
         .iter()
         .filter(|s| !s.marker)
@@ -307,17 +362,28 @@ mod tests {
     #[test]
     fn habits_become_imperatives_and_moods_go() {
         assert_eq!(
-            compose(&[read("we never rebase here — branches are shared")], None).as_deref(),
+            compose(
+                &[read("we never rebase here — branches are shared")],
+                Referent::default()
+            )
+            .as_deref(),
             Some("Never rebase here, branches are shared.")
         );
         assert_eq!(
-            compose(&[read("Use pnpm here, I told you last week.")], None).as_deref(),
+            compose(
+                &[read("Use pnpm here, I told you last week.")],
+                Referent::default()
+            )
+            .as_deref(),
             Some("Use pnpm here.")
         );
         assert_eq!(
             compose(
                 &[read("that folder is generated btw")],
-                Some("app/javascript/api_client/models/Recipe.ts")
+                Referent {
+                    file: Some("app/javascript/api_client/models/Recipe.ts"),
+                    command: None
+                }
             )
             .as_deref(),
             Some("app/javascript/api_client/models is generated.")
@@ -325,9 +391,25 @@ mod tests {
     }
 
     #[test]
+    fn do_that_names_the_step_the_agent_ran() {
+        let r = Referent {
+            file: None,
+            command: Some("yarn prisma generate && yarn test"),
+        };
+        assert_eq!(
+            compose(
+                &[read("do that before testing whenever the schema moves")],
+                r
+            )
+            .as_deref(),
+            Some("Run `yarn prisma generate` before testing whenever the schema moves.")
+        );
+    }
+
+    #[test]
     fn long_lessons_are_cut_at_a_clause() {
         let long = "we never run `tsc` or `next build` directly inside a package folder — everything gets built through turbo from the root, e.g. `pnpm turbo run build --filter=web...`, because turbo builds the workspace deps (ui, db, config) first and uses its cache.";
-        let rule = compose(&[read(long)], None).unwrap();
+        let rule = compose(&[read(long)], Referent::default()).unwrap();
         assert!(rule.chars().count() <= MAX, "{rule}");
         assert!(rule.starts_with("Never run `tsc`"), "{rule}");
         assert!(rule.contains("turbo"), "{rule}");

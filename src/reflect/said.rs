@@ -93,6 +93,20 @@ fn refused(run: Option<&ToolRun>) -> bool {
     run.is_some_and(|r| r.output.contains("doesn't want to proceed"))
 }
 
+/// "could you build it with `goreleaser build` instead?" right after the agent ran a command:
+/// the user replaces what the agent did with another way (a command or a tool to use).
+fn replaces(s: &Sentence, before: Option<&ToolRun>) -> bool {
+    let lower = s.text.to_lowercase();
+    before.is_some_and(|r| r.command.is_some())
+        && !s.local
+        && !s.chatter
+        && speech::has_word(&lower, "instead")
+        && (s.text.contains('`')
+            || ["use", "run", "build", "install", "add"]
+                .iter()
+                .any(|v| lower.starts_with(&format!("{v} "))))
+}
+
 /// The sentences of one message that carry its lesson, and whether it objects.
 fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, bool, bool) {
     let read: Vec<Sentence> = speech::sentences(text)
@@ -100,7 +114,8 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
         .map(|s| speech::read(s))
         .filter(|s| !s.text.is_empty())
         .collect();
-    let objection = refused(before) || read.iter().any(|s| s.objection);
+    let replaced = read.iter().any(|s| replaces(s, before));
+    let objection = refused(before) || replaced || read.iter().any(|s| s.objection);
     // A message that opens by pointing inside this conversation ("no, the other file") is
     // about finding the place, not a rule.
     let opens_local = read
@@ -108,7 +123,9 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
         .find(|s| !s.chatter)
         .is_some_and(|s| s.pointing && !s.general);
     let teaches = |s: &Sentence| {
-        !s.local && !s.chatter && (s.general || s.why.is_some() || (objection && s.prohibition))
+        !s.local
+            && !s.chatter
+            && (s.general || s.why.is_some() || (objection && s.prohibition) || replaces(s, before))
     };
     if opens_local || !read.iter().any(teaches) {
         return (Vec::new(), objection, false);
@@ -126,6 +143,62 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
     }
     let states_only = kept.iter().all(|s| !s.directive && s.why.is_none());
     (kept, objection, states_only)
+}
+
+/// A correction that names the right way but not the wrong one ("it's yarn 4 here, `yarn add
+/// zod`" after `npm i zod`; "build it with `goreleaser build` instead"): the command the agent
+/// ran is what the rule says not to do.
+fn instead_of(rule: String, command: &str) -> String {
+    let base = super::gist::base(command);
+    let program = base.split_whitespace().next().unwrap_or("");
+    let lower = rule.to_ascii_lowercase();
+    if program.len() < 2
+        || super::gist::doing(command).is_empty()
+        || speech::has_word(&lower, &program.to_lowercase())
+        || lower.contains("instead of")
+        || lower.contains("rather than")
+    {
+        return rule;
+    }
+    let at = speech::has_word(&lower, "instead")
+        .then(|| lower.find("instead"))
+        .flatten();
+    let with = match at {
+        Some(i) => format!("{} of `{base}`{}", &rule[..i + 7], &rule[i + 7..]),
+        None if rule.contains('`') => {
+            let body = rule.trim_end_matches('.');
+            format!("{body} (not `{base}`).")
+        }
+        None => return rule,
+    };
+    if with.chars().count() <= rule_text::MAX {
+        with
+    } else {
+        rule
+    }
+}
+
+/// A terse correction ("no. yarn.", "nope, ruff!") after the agent ran `command`: one name
+/// (a tool, not a word of talk) that is not the program the agent ran.
+fn terse(text: &str, command: &str) -> Option<String> {
+    let sentences = speech::sentences(text);
+    let [one] = sentences.as_slice() else {
+        return None;
+    };
+    let s = speech::read(one);
+    let name = s.text.trim_end_matches(['.', '!', '?', ' ']);
+    let tool = name.len() >= 2
+        && !name.contains(' ')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./@".contains(c))
+        && name.chars().any(|c| c.is_ascii_alphabetic())
+        && !super::phrasing::is_common(&name.to_lowercase())
+        && !s.chatter;
+    let base = super::gist::base(command);
+    let program = base.split_whitespace().next().unwrap_or("");
+    (tool && program.len() >= 2 && !program.eq_ignore_ascii_case(name))
+        .then(|| format!("Use {name} instead of `{base}`."))
 }
 
 /// Every lesson the user stated in the session, and every objection (for the diary).
@@ -154,6 +227,18 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             });
         }
         if kept.is_empty() {
+            // "no. yarn." right after `npm install`: the name is the whole correction.
+            if objection
+                && let Some(rule) = before
+                    .and_then(|r| r.command.as_deref())
+                    .and_then(|c| terse(&text, c))
+            {
+                said.push(Said {
+                    line: *line,
+                    rule,
+                    lesson: LessonKind::Correction,
+                });
+            }
             continue;
         }
         // "that folder is generated btw" ... "so don't touch it by hand": one lesson.
@@ -177,9 +262,19 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| f.to_string())
         });
-        let Some(mut rule) = rule_text::compose(&kept, referent.as_deref()) else {
+        let command = before.and_then(|r| r.command.as_deref());
+        let Some(mut rule) = rule_text::compose(
+            &kept,
+            rule_text::Referent {
+                file: referent.as_deref(),
+                command,
+            },
+        ) else {
             continue;
         };
+        if objection && let Some(c) = command {
+            rule = instead_of(rule, c);
+        }
         // "yes, always dev locally" right after `dbt run`: the command is the situation.
         let confirms = ["yes", "yeah", "yep", "right", "exactly", "correct"]
             .iter()
@@ -261,6 +356,54 @@ pub(super) mod tests {
         }
     }
 
+    fn after_command(command: &str, said: &str) -> Vec<String> {
+        let t = Transcript {
+            steps: vec![
+                Step::Tool(ToolRun::shell(1, command, "ok", false)),
+                Step::User {
+                    line: 2,
+                    text: said.to_string(),
+                },
+            ],
+        };
+        read(&t, None).0.into_iter().map(|s| s.rule).collect()
+    }
+
+    /// A correction that names only the right way gets the agent's command as the wrong one.
+    #[test]
+    fn a_correction_names_what_the_agent_ran() {
+        let r = after_command(
+            "go build -o /tmp/w .",
+            "Could you build it with `goreleaser build --snapshot --clean` instead? That injects the version.",
+        );
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].contains("instead of `go build`"), "{r:?}");
+        let r = after_command(
+            "npm i zod",
+            "wrong package manager - it's yarn 4 here, `yarn add zod`",
+        );
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].starts_with("It's yarn 4 here") && r[0].contains("`npm i`"),
+            "{r:?}"
+        );
+        assert_eq!(
+            after_command("npm install left-pad", "no. yarn."),
+            ["Use yarn instead of `npm install`."]
+        );
+        assert_eq!(
+            after_command("npm install left-pad", "nope"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            after_command(
+                "go build ./...",
+                "call it /readyz instead, the manifest probes that path"
+            ),
+            Vec::<String>::new()
+        );
+    }
+
     /// The corrections the issue quotes: each gives one rule that keeps its subject.
     #[test]
     fn corrections_give_a_rule() {
@@ -337,6 +480,25 @@ mod phrasing_tests {
                 "why are you running go test without -race? we always run it with -race",
                 "-race",
             ),
+            (
+                "all user-facing output goes through internal/ui's printer. no fmt.Println in commands",
+                "internal/ui",
+            ),
+            ("roles get tested with molecule here", "molecule"),
+            ("every handler needs a context timeout", "timeout"),
+            (
+                "nothing talks to the database except the repository layer",
+                "repository layer",
+            ),
+            ("migrations go in db/migrations here", "db/migrations"),
+            (
+                "from now on every new command needs an Example: field in its cobra.Command",
+                "Example: field",
+            ),
+            (
+                "not like that - always a --check --diff run first so I can see what changes",
+                "--check --diff",
+            ),
         ] {
             let rules = said(&[line]);
             if rules.len() != 1 || !rules[0].contains(word) {
@@ -368,6 +530,23 @@ mod phrasing_tests {
             "wait, don't commit yet",
             "haha nice one",
             "the tests pass now, good job",
+            "Don't tonight; i'm fried.",
+            "option 1 for now, trigram someday",
+            "meh, leave it this week.",
+            "heh nice. ok I'm off, don't merge it till I've tried it on staging",
+            "ha, love it. maybe too cute? eh, keep it for this release",
+            "the test just has the old copy. update it",
+            "ty",
+            "lol. thanks",
+            "k thanks, asking for the incident review",
+            "go with #2",
+            "the 2nd approach, please",
+            "do variant B",
+            "skip the lint step today, CI is down",
+            "don't deploy tonight, everyone's out",
+            "all good, merge whenever",
+            "any chance you can make it faster?",
+            "nice, all the tests pass",
         ] {
             assert_eq!(said(&[line]), Vec::<String>::new(), "{line}");
         }

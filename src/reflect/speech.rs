@@ -47,7 +47,24 @@ const OPENERS: &[(&str, bool)] = &[
     ("actually", true),
     ("careful", true),
     ("wrong", true),
+    ("not like that", true),
+    ("not like this", true),
+    ("that's wrong", true),
+    ("that's not right", true),
+    ("that is wrong", true),
     ("hmm", false),
+    ("cool", false),
+    ("nice", false),
+    ("great", false),
+    ("fine", false),
+    ("alright", false),
+    ("ahh", false),
+    ("aha", false),
+    ("meh", false),
+    ("eh", false),
+    ("heh", false),
+    ("ha", false),
+    ("k", false),
     ("hm", false),
     ("ah", false),
     ("oh", false),
@@ -180,6 +197,22 @@ const LOCAL: &[&str] = &[
     "for this task",
     "for this ticket",
     "for this branch",
+    "tonight",
+    "today",
+    "this week",
+    "this weekend",
+    "this release",
+    "this sprint",
+    "this morning",
+    "this afternoon",
+    "this evening",
+    "right now",
+    "at the moment",
+    "for the moment",
+    "till ",
+    "til ",
+    "before lunch",
+    "for the demo",
 ];
 
 /// Phrases that point at something in this conversation.
@@ -220,6 +253,8 @@ const CHATTER: &[&str] = &[
     "my bad",
     "no worries",
     "no problem",
+    "all good",
+    "love it",
 ];
 
 /// Phrases that say a statement holds beyond this session.
@@ -452,11 +487,88 @@ fn strip_openers(mut s: &str) -> (&str, bool) {
             return (s, objection);
         }
         objection |= *objects;
+        // "wrong package manager - it's yarn here": the noun phrase only names what was wrong.
+        let rest = if *w == "wrong" {
+            named_then_dash(rest).unwrap_or(rest)
+        } else {
+            rest
+        };
         s = rest.trim_start_matches([',', '.', '!', ':', '—', '-', ' ']);
         if s.is_empty() {
             return (s, objection);
         }
     }
+}
+
+/// After "wrong": a short noun phrase then a dash or colon ("package manager - it's yarn
+/// here") gives what follows the dash.
+fn named_then_dash(rest: &str) -> Option<&str> {
+    let at = [" - ", " — ", " – ", ": "]
+        .iter()
+        .filter_map(|d| rest.find(d).map(|i| (i, d.len())))
+        .min()?;
+    let head = &rest[..at.0];
+    (head.split_whitespace().count() <= 4 && !head.contains('`')).then(|| &rest[at.0 + at.1..])
+}
+
+/// A normative statement about everything of a kind ("all user-facing output goes through
+/// internal/ui", "nothing reads process.env except src/config.ts", "any new model gets a
+/// schema entry"): a universal subject and a verb of obligation or routing.
+fn universal_norm(lower: &str) -> bool {
+    const SUBJECT: &[&str] = &[
+        "all ", "any ", "each ", "every ", "nothing ", "no one ", "nobody ",
+    ];
+    const NORM: &[&str] = &[
+        "must",
+        "should",
+        "need",
+        "needs",
+        "has to",
+        "have to",
+        "goes through",
+        "go through",
+        "get",
+        "gets",
+        "belong",
+        "belongs",
+        "live",
+        "lives",
+        "except",
+        "always",
+        "never",
+        "reads",
+        "uses",
+    ];
+    SUBJECT.iter().any(|p| lower.starts_with(p))
+        && lower.split_whitespace().count() >= 4
+        && !lower.ends_with('?')
+        && NORM.iter().any(|n| has_word(lower, n))
+}
+
+/// Points at one of the choices the agent offered ("option 1", "the 2nd", "#3").
+fn picks_a_choice(lower: &str) -> bool {
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '#'))
+        .collect();
+    words.windows(2).any(|w| {
+        [
+            "option",
+            "approach",
+            "variant",
+            "version",
+            "choice",
+            "alternative",
+        ]
+        .contains(&w[0])
+            && (w[1].chars().all(|c| c.is_ascii_digit()) || w[1].len() == 1)
+            && !w[1].is_empty()
+    }) || words
+        .iter()
+        .any(|w| w.len() >= 2 && w.starts_with('#') && w[1..].chars().all(|c| c.is_ascii_digit()))
+        || ["the 1st", "the 2nd", "the 3rd", "the second", "the third"]
+            .iter()
+            .any(|p| has_word(lower, p))
 }
 
 /// "One thing about how this repo works: we never ..." gives "we never ..." (and says whether
@@ -468,6 +580,11 @@ fn strip_preamble(s: &str) -> (&str, bool) {
     let head = &s[..at];
     let words = head.split_whitespace().count();
     if words == 0 || words > 14 || head.contains('`') || s[at + 2..].trim().len() < 12 {
+        return (s, false);
+    }
+    // "needs an Example: field": a name with its colon inside the sentence, not a preamble.
+    let last = head.split_whitespace().next_back().unwrap_or("");
+    if words > 1 && last.chars().next().is_some_and(char::is_uppercase) {
         return (s, false);
     }
     let h = head.to_lowercase();
@@ -587,6 +704,15 @@ fn why_directive(lower: &str, text: &str) -> Option<String> {
         Some("a" | "an") if lw.get(2).is_some_and(|w| w == "new") => {
             Some(format!("Don't create a new {}", rest(3)))
         }
+        // "why npm??": the tool the agent reached for, questioned.
+        Some(w)
+            if words.len() == 2
+                && text.trim_end().ends_with('?')
+                && !super::phrasing::is_common(w)
+                && !["not", "so", "is", "was", "does", "this", "that"].contains(&w) =>
+        {
+            Some(format!("Don't use {}", words[1]))
+        }
         _ => None,
     }
     .map(|d| d.trim().to_string())
@@ -627,15 +753,31 @@ pub fn read(sentence: &str) -> Sentence {
                     || lower.starts_with(&format!("{g} "))
                     || lower.starts_with(&format!("{g}!"))
             });
-    let local = LOCAL.iter().any(|p| has_word(&lower, p.trim()))
+    let local = picks_a_choice(&lower)
+        || LOCAL.iter().any(|p| has_word(&lower, p.trim()))
         || has_word(&lower, "yet")
         || lower.starts_with("that one")
         || lower.starts_with("this one");
     let why = why_directive(&lower, s);
+    // "roles get tested with molecule here": a statement of how things are done in this place
+    // (not a question, not "here's the log").
     let here = has_word(&lower, "here")
         && ["we ", "we're", "it's ", " is ", " are "]
             .iter()
-            .any(|w| lower.contains(w));
+            .any(|w| lower.contains(w))
+        || has_word(&lower, "here")
+            && !lower.ends_with('?')
+            && !lower.starts_with("here")
+            && ![
+                "right here",
+                "in here",
+                "over here",
+                "from here",
+                "to here",
+                "stop here",
+            ]
+            .iter()
+            .any(|p| lower.contains(p));
     let first_word = lower.split_whitespace().next().unwrap_or("");
     let first_word =
         first_word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-');
@@ -686,12 +828,21 @@ pub fn read(sentence: &str) -> Sentence {
     let general = !about_me
         && !dangling
         && (preamble_general
-            || GENERAL.iter().any(|g| lower.contains(g))
+            || GENERAL.iter().any(|g| {
+                // "merge whenever": at a time of the user's choosing, not every time.
+                lower.contains(g)
+                    && !(*g == "whenever"
+                        && lower
+                            .trim_end_matches(['.', '!', ' '])
+                            .ends_with("whenever"))
+            })
             || habit_adverb(&lower)
             || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))
+            || universal_norm(&lower)
             || here
             || only);
-    let pointing = POINTING.iter().any(|p| has_word(&lower, p.trim()))
+    let pointing = local && picks_a_choice(&lower)
+        || POINTING.iter().any(|p| has_word(&lower, p.trim()))
         || lower.starts_with("that one")
         || lower.starts_with("this one");
     let prohibition = [
