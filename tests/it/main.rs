@@ -23,6 +23,7 @@ mod guard_evasion;
 mod guard_hostile;
 mod guard_install;
 mod guard_trust;
+mod house;
 mod install;
 mod json_shapes;
 mod learning;
