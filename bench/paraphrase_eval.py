@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -33,6 +34,7 @@ from paraphrase_noise import noise_rules  # noqa: E402
 
 NOW = "2026-12-01T12:00:00Z"
 TOP = (1, 3, 5)
+SHORT = (2, 6)  # a short prompt's words, for the prompt hook's figures
 
 
 def place_sessions(home, projects):
@@ -59,6 +61,20 @@ def rank_of(cm, task, cwd, rule_id):
     bullets = data.get("relevantBullets") or []
     ids = [b["id"] for b in bullets]
     return (ids.index(rule_id) + 1 if rule_id in ids else None), bullets
+
+
+def words(text):
+    return len([w for w in text.split() if any(c.isalnum() for c in w)])
+
+
+def hook_brings(cm, prompt, cwd, rule_id):
+    """Whether the prompt hook (`cm hook prompt`, as an agent sends a prompt from CWD) injects the
+    rule."""
+    payload = json.dumps({"session_id": "eval", "cwd": cwd, "hook_event_name": "UserPromptSubmit",
+                          "prompt": prompt})
+    p = subprocess.run([cm.binary, "hook", "prompt"], input=payload, env=cm.env, cwd=cm.cwd,
+                       capture_output=True, text=True)
+    return rule_id in p.stdout
 
 
 def evaluate(binary, projects, chosen, noise, keep=None):
@@ -98,6 +114,12 @@ def evaluate(binary, projects, chosen, noise, keep=None):
                                 "task": t["task"], "unrelated": t["unrelated"], "rank": follow,
                                 "unrelatedRank": other, "boundaryTie": boundary_tie(follow_bullets, follow)
                                 or boundary_tie(other_bullets, other),
+                                "short": SHORT[0] <= words(t["task"]) <= SHORT[1],
+                                "hook": hook_brings(cm, t["task"], p["cwd"], ids[t["id"]])
+                                if SHORT[0] <= words(t["task"]) <= SHORT[1] else None,
+                                "unrelatedShort": SHORT[0] <= words(t["unrelated"]) <= SHORT[1],
+                                "unrelatedHook": hook_brings(cm, t["unrelated"], p["cwd"], ids[t["id"]])
+                                if SHORT[0] <= words(t["unrelated"]) <= SHORT[1] else None,
                                 "instead": [brief(b, origin) for b in follow_bullets[:3]],
                                 "unrelatedTop": [brief(b, origin) for b in other_bullets[:3]]})
         return results, indexed
@@ -124,6 +146,12 @@ def rates(rows):
     for k in TOP:
         out["top%d" % k] = sum(1 for r in rows if r["rank"] and r["rank"] <= k) / n if n else 0.0
     out["unrelatedTop3"] = sum(1 for r in rows if r["unrelatedRank"] and r["unrelatedRank"] <= 3) / n if n else 0.0
+    short = [r for r in rows if r.get("short")]
+    other = [r for r in rows if r.get("unrelatedShort")]
+    out["shortTasks"] = len(short)
+    out["shortHook"] = sum(1 for r in short if r["hook"])
+    out["shortUnrelated"] = len(other)
+    out["shortUnrelatedHook"] = sum(1 for r in other if r["unrelatedHook"])
     return out
 
 
@@ -147,7 +175,7 @@ def print_figures(figs, markdown):
         rows = [[p] + [str(v["triples"]), pct(v["top1"]), pct(v["top3"]), pct(v["top5"]), pct(v["unrelatedTop3"])]
                 for p, v in f["projects"].items()]
         rows.append(["all %s" % s, str(f["triples"]), pct(f["top1"]), pct(f["top3"]), pct(f["top5"]), pct(f["unrelatedTop3"])])
-        print("\n%s set (targets: top-3 >= 80%%, unrelated top-3 <= 10%%)" % s)
+        print("\n%s set (targets: top-3 >= 85%%, unrelated top-3 <= 10%%)" % s)
         if markdown:
             print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
             for r in rows:
@@ -156,6 +184,9 @@ def print_figures(figs, markdown):
             widths = [max(len(x[i]) for x in rows + [head]) for i in range(len(head))]
             for r in [head] + rows:
                 print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+        print("prompt hook on short tasks (%d-%d words): brings the rule for %d of %d follow-ups, "
+              "for %d of %d unrelated tasks" % (SHORT + (f["shortHook"], f["shortTasks"],
+                                                         f["shortUnrelatedHook"], f["shortUnrelated"])))
 
 
 def print_misses(results):
@@ -167,6 +198,25 @@ def print_misses(results):
                 print("    %-40s %.3f  %s" % (b["from"], b["finalScore"] or 0, b["content"]))
         if r["unrelatedRank"] and r["unrelatedRank"] <= 3:
             print("\n- UNRELATED HIT %s (rank %d): %s" % (r["id"], r["unrelatedRank"], r["unrelated"]))
+
+
+def structural_problems(projects):
+    """What keeps another suite's projects from being measured at all."""
+    bad = []
+    if not projects:
+        bad.append("no project.json under the chosen set(s)")
+    for p in projects:
+        if "loadError" in p:
+            bad.append(p["loadError"])
+            continue
+        files = set(os.listdir(p["dir"]))
+        for t in p.get("triples") or []:
+            missing = [k for k in ("id", "rule", "category", "session", "task", "unrelated") if not t.get(k)]
+            if missing:
+                bad.append("%s %s: missing %s" % (p.get("name"), t.get("id"), ", ".join(missing)))
+            elif t["session"] not in files:
+                bad.append("%s %s: no session file %s" % (p.get("name"), t["id"], t["session"]))
+    return bad
 
 
 def main():
@@ -183,8 +233,12 @@ def main():
     ap.add_argument("--suite", default=SUITE, help="the suite directory [default: tests/fixtures/paraphrase]")
     args = ap.parse_args()
     chosen = SETS if args.set == "all" or args.check else (args.set,)
-    projects = load(SETS, args.suite)
-    bad = problems(projects, SETS, args.suite)
+    # Another suite (a test set written apart from the ranking) is read only as far as asked:
+    # its held-out split is never loaded, placed or indexed for a dev run. Its word rules are
+    # its writer's; only what the measurement needs is checked.
+    ours = os.path.abspath(args.suite) == os.path.abspath(SUITE)
+    projects = load(SETS if ours or args.check else chosen, args.suite)
+    bad = problems(projects, SETS, args.suite) if ours or args.check else structural_problems(projects)
     if args.check or bad:
         for b in bad:
             print("FIXTURE: " + b, file=sys.stderr)

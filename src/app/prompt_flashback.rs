@@ -59,6 +59,8 @@ pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
     let engine_req = Request {
         coverage: engine::Coverage::Task,
         widen_history: true,
+        house: 0,
+        concepts: true,
         task: &task,
         limit: MAX_ITEMS,
         min_relevance: MIN_RELEVANCE,

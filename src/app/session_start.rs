@@ -10,7 +10,7 @@
 
 use super::inject::{HookAnswer, open_store};
 use crate::context::engine::{self, Request};
-use crate::context::inject;
+use crate::context::{inject, sanitize};
 use crate::episodic::sessions;
 use crate::error::Result;
 use std::path::PathBuf;
@@ -26,6 +26,8 @@ pub struct SessionStartRequest {
 
 pub const BUDGET: usize = 4_000;
 const RULES: usize = 5;
+/// House rules injected before the task guesses, at most.
+const HOUSE: usize = 8;
 const POINTERS: usize = 3;
 
 /// What to inject at the start of a session: the protocol JSON to print (`None`: nothing to say)
@@ -63,6 +65,8 @@ pub fn inject(req: &SessionStartRequest) -> Result<HookAnswer> {
         task: &task,
         coverage: engine::Coverage::Known,
         widen_history: true,
+        house: HOUSE,
+        concepts: true,
         limit: RULES,
         min_relevance: 0.15,
         history: 0,
@@ -79,23 +83,42 @@ pub fn inject(req: &SessionStartRequest) -> Result<HookAnswer> {
     };
     let answer = engine::answer(Some(&store.conn), repo, &engine_req)?;
     let cut = answer.cut.clone();
-    if answer.ranked.rules.is_empty() && answer.ranked.anti_patterns.is_empty() && recent.is_empty()
-    {
+    // The task guesses leave out what the house rules already say.
+    let guessed =
+        |r: &&crate::context::rank::RankedBullet| !answer.house.iter().any(|h| h.id == r.id);
+    let rules: Vec<_> = answer.ranked.rules.iter().filter(guessed).collect();
+    let pitfalls: Vec<_> = answer.ranked.anti_patterns.iter().filter(guessed).collect();
+    if answer.house.is_empty() && rules.is_empty() && pitfalls.is_empty() && recent.is_empty() {
         return Ok(HookAnswer { stdout: None, cut });
     }
     let mut lines = vec![match &branch {
         Some(b) => format!("cm memory for {workspace} (branch {b}):"),
         None => format!("cm memory for {workspace}:"),
     }];
-    if !answer.ranked.rules.is_empty() {
+    if !answer.house.is_empty() {
+        lines.push("Rules of this workspace (learned or marked helpful here):".into());
+        for h in &answer.house {
+            let kind = if h.bullet_type == "anti-pattern" {
+                "pitfall "
+            } else {
+                ""
+            };
+            lines.push(format!(
+                "- {kind}[{}] {}",
+                h.id,
+                sanitize::clip(&sanitize::strip_instructions(&h.content), 400)
+            ));
+        }
+    }
+    if !rules.is_empty() {
         lines.push("Rules that applied to similar work:".into());
-        for r in &answer.ranked.rules {
+        for r in rules {
             lines.push(inject::rule_item(&format!("[{}] ", r.id), r, 400));
         }
     }
-    if !answer.ranked.anti_patterns.is_empty() {
+    if !pitfalls.is_empty() {
         lines.push("Known pitfalls (these caused problems before):".into());
-        for r in &answer.ranked.anti_patterns {
+        for r in pitfalls {
             lines.push(inject::rule_item(&format!("[{}] ", r.id), r, 400));
         }
     }

@@ -143,6 +143,11 @@ pub fn answer_with(
     let engine_req = Request {
         coverage: engine::Coverage::Task,
         widen_history,
+        house: crate::context::house::CONTEXT_LIMIT,
+        concepts: loaded
+            .section::<crate::context::concepts::Settings>("context")
+            .map(|s| s.concepts)
+            .unwrap_or(true),
         task,
         limit: req
             .limit

@@ -111,6 +111,9 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("history.toolOutputTailBytes", int(0, 1 << 30)),
     ("history.textMaxBytes", int(0, 1 << 30)),
     ("history.associations", Bool),
+    // Owned by src/context/concepts (Settings).
+    ("context", Section),
+    ("context.concepts", Bool),
     // Owned by src/episodic/remote.rs.
     ("remoteCass", Section),
     ("remoteCass.enabled", Bool),

@@ -14,6 +14,7 @@
 
 use super::associate::{self, Widening};
 use super::bm25;
+use super::concepts;
 use super::contrast::Contrast;
 use super::engine::{Coverage, MAX_EVIDENCE_ONLY, SEMANTIC_ONLY_MIN};
 use super::index::{Corpus, Scored};
@@ -34,6 +35,8 @@ pub struct Background<'a> {
     pub situations: Option<&'a HashMap<String, i64>>,
     /// Whether the association layer may widen the text.
     pub associations: bool,
+    /// Whether the concept lexicon may widen the text ([`super::concepts`]).
+    pub concepts: bool,
 }
 
 /// Documents relevant to `text` (lexical, fused with semantic cosines when given), best first,
@@ -96,24 +99,42 @@ pub fn candidates_in(
     } else {
         Widening::default()
     };
+    let mut concept = if background.concepts {
+        concepts::widen(
+            corpus,
+            &terms,
+            &lookup,
+            idf_sum,
+            &contrast,
+            background.situations,
+        )?
+    } else {
+        HashMap::new()
+    };
     let mut cands: Vec<Cand> = Vec::new();
     for mut s in scored {
         s.evidence = evidence.remove(&s.info.id);
         let lexical = bm25::normalize(s.raw, idf_sum);
         let assoc = widening.by_rule.remove(&s.info.id).unwrap_or_default();
-        cands.push(signalled(s, lexical, assoc, &setting));
+        let c = concept.remove(&s.info.id).unwrap_or_default();
+        cands.push(signalled(s, lexical, assoc, c, &setting));
     }
-    // Rules found only through their sessions' words or the task's associations: the best few
-    // (a common word may be in the vocabulary of thousands).
+    // Rules found only through their sessions' words, the task's associations or its concepts:
+    // the best few (a common word may be in the vocabulary of thousands).
     let mut only: Vec<(String, f64)> = evidence
         .keys()
         .chain(widening.by_rule.keys())
+        .chain(concept.keys())
         .collect::<HashSet<_>>()
         .into_iter()
         .map(|id| {
             let ev = evidence.get(id).map_or(0.0, |h| h.score);
             let a = widening.by_rule.get(id).map_or(0.0, |a| a.score);
-            (id.clone(), associate::fuse(0.0, ev, a))
+            let c = concept.get(id).map_or(0.0, |a| a.score);
+            (
+                id.clone(),
+                associate::fuse(0.0, ev, associate::fuse(a, c, 0.0)),
+            )
         })
         .collect();
     only.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -122,6 +143,7 @@ pub fn candidates_in(
     for info in corpus.infos(&ids)? {
         let hit = evidence.get(&info.id).cloned();
         let assoc = widening.by_rule.remove(&info.id).unwrap_or_default();
+        let c = concept.remove(&info.id).unwrap_or_default();
         let s = Scored {
             info,
             raw: 0.0,
@@ -129,7 +151,7 @@ pub fn candidates_in(
             evidence: hit,
             signals: Default::default(),
         };
-        cands.push(signalled(s, 0.0, assoc, &setting));
+        cands.push(signalled(s, 0.0, assoc, c, &setting));
     }
     if let Some((sem, w)) = semantic {
         add_semantic(corpus, &mut cands, sem, w, &setting)?;
@@ -147,10 +169,15 @@ fn signalled(
     mut s: Scored,
     lexical: f64,
     assoc: associate::Associated,
+    concept: associate::Associated,
     setting: &[(String, f64)],
 ) -> Cand {
     let ev = s.evidence.as_ref().map_or(0.0, |e| e.score);
-    let relevance = associate::fuse(lexical, ev, assoc.score);
+    let relevance = associate::fuse(
+        lexical,
+        ev,
+        associate::fuse(assoc.score, concept.score, 0.0),
+    );
     s.signals = super::signals::Signals {
         lexical,
         matched: s.matched.clone(),
@@ -162,6 +189,8 @@ fn signalled(
             .unwrap_or_default(),
         association: assoc.score,
         association_terms: assoc.terms,
+        concept: concept.score,
+        concept_terms: concept.terms,
         setting: setting.to_vec(),
         relevance,
         ..Default::default()
@@ -193,7 +222,13 @@ fn add_semantic(
             evidence: None,
             signals: Default::default(),
         };
-        cands.push(signalled(s, 0.0, Default::default(), setting));
+        cands.push(signalled(
+            s,
+            0.0,
+            Default::default(),
+            Default::default(),
+            setting,
+        ));
     }
     let ranked = fuse_ranks(
         &cands

@@ -48,6 +48,11 @@ pub struct Request<'a> {
     /// Whether the history search may widen the task with term associations
     /// (`history.associations`, on by default).
     pub widen_history: bool,
+    /// Whether rules may also match through the concept lexicon ([`super::concepts`];
+    /// `context.concepts`, on by default).
+    pub concepts: bool,
+    /// House rules of the workspace to list apart ([`super::house`]), at most; 0 for none.
+    pub house: usize,
     /// Filter for history search (`--workspace`).
     pub history_workspace: Option<String>,
     /// Where the task runs: workspace-scoped rules of this path rank higher.
@@ -70,6 +75,8 @@ pub struct Request<'a> {
 
 pub struct Answer {
     pub ranked: Ranked,
+    /// The workspace's house rules ([`Request::house`]), best first.
+    pub house: Vec<super::house::HouseRule>,
     pub history: Vec<Snippet>,
     pub queries: Vec<String>,
     pub gaps: Option<Gaps>,
@@ -127,6 +134,7 @@ pub fn answer_beside(
             "start from a starter (`cm init --starter general`) or add rules with `cm playbook add \"...\"`",
         ));
     }
+    let house = house_rules(&corpus, req, &mut cut)?;
     // History runs on its own read-only connection in a second thread while the rules are
     // ranked: the two are independent, and the search is the slower half.
     let (ranked, (snippets, history_issue)) = match (req.history, conn, req.db_path) {
@@ -189,6 +197,7 @@ pub fn answer_beside(
     };
     Ok(Answer {
         ranked,
+        house,
         history: snippets,
         queries: super::queries::suggested_queries(req),
         gaps,
@@ -198,6 +207,31 @@ pub fn answer_beside(
 }
 
 pub use super::candidates::{Background, Cand, candidates, candidates_in};
+
+/// The workspace's house rules, when asked for and in time (a statement stopped by the
+/// deadline leaves none, and cuts "rules").
+fn house_rules(
+    corpus: &Corpus,
+    req: &Request,
+    cut: &mut Vec<&'static str>,
+) -> Result<Vec<super::house::HouseRule>> {
+    let Some(w) = req.workspace.as_deref().filter(|_| req.house > 0) else {
+        return Ok(Vec::new());
+    };
+    if expired(req) {
+        return Ok(Vec::new());
+    }
+    match super::house::of_workspace(corpus, w, req.scoring, req.now, req.house) {
+        Ok(h) => Ok(h),
+        Err(e) if e.code == crate::store::INTERRUPTED => {
+            if !cut.contains(&"rules") {
+                cut.push("rules");
+            }
+            Ok(Vec::new())
+        }
+        Err(e) => Err(e),
+    }
+}
 
 /// Whether the request's deadline has passed.
 fn expired(req: &Request) -> bool {
@@ -278,6 +312,7 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
     let background = Background {
         situations: req.workspace.as_deref().map(|_| &situations),
         associations: req.widen_history,
+        concepts: req.concepts,
     };
     let cands = match candidates_in(
         corpus,
@@ -505,6 +540,8 @@ fn test_request<'a>(task: &'a str, limit: usize, scoring: &'a Scoring) -> Reques
     Request {
         coverage: Coverage::Task,
         widen_history: true,
+        concepts: true,
+        house: 0,
         task,
         limit,
         min_relevance: 0.05,

@@ -436,6 +436,11 @@ impl<'c> Corpus<'c> {
     /// The idf of `term` over the corpus; a term no document holds gets the idf of a term held
     /// by none (the most specific: text it appears in is about something no rule covers).
     pub fn idf(&self, term: &str) -> Result<f64> {
+        Ok(bm25::idf(self.df(term)?, self.stats.docs.max(1.0)))
+    }
+
+    /// How many documents hold `term`, stored and in memory.
+    pub fn df(&self, term: &str) -> Result<f64> {
         let mut df = 0.0;
         if let Some(conn) = self.conn {
             let stored: i64 = conn
@@ -449,7 +454,7 @@ impl<'c> Corpus<'c> {
             .iter()
             .filter(|m| m.terms.tf.contains_key(term))
             .count() as f64;
-        Ok(bm25::idf(df, self.stats.docs.max(1.0)))
+        Ok(df)
     }
 
     /// Evidence-field scores of the personal rules whose sessions hold terms of `query`

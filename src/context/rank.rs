@@ -83,7 +83,13 @@ impl Candidate {
         } else {
             1.0
         };
-        let base = super::associate::fuse(s.lexical * single, s.evidence, s.association);
+        // A concern met in other words is no more than one shared word: at half, too.
+        let widened = super::associate::fuse(
+            s.association,
+            s.concept * super::evidence::score::SINGLE_TERM,
+            0.0,
+        );
+        let base = super::associate::fuse(s.lexical * single, s.evidence, widened);
         (self.relevance * base / s.relevance).min(self.relevance)
     }
 

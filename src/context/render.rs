@@ -91,6 +91,7 @@ pub fn trim(a: &mut Answer, max_chars: usize) -> Budget {
 pub fn to_json(task: &str, a: &Answer, budget: &Budget) -> Value {
     json!({
         "task": task,
+        "houseRules": a.house,
         "relevantBullets": a.ranked.rules,
         "antiPatterns": a.ranked.anti_patterns,
         "deprecatedWarnings": a.ranked.deprecated,
@@ -111,6 +112,10 @@ fn bullet_line(r: &RankedBullet) -> String {
         r.final_score,
         conflict(r)
     )
+}
+
+fn house_line(h: &super::house::HouseRule) -> String {
+    format!("[{}] {} ({}, {})", h.id, h.content, h.category, h.reason)
 }
 
 /// " - contradicts b-x, b-y" when the rule contradicts others.
@@ -170,6 +175,10 @@ pub fn human(task: &str, a: &Answer, budget: &Budget) -> String {
             }
         }
     };
+    section(
+        "Rules of this workspace",
+        a.house.iter().map(house_line).collect(),
+    );
     section("Rules", a.ranked.rules.iter().map(bullet_line).collect());
     section(
         "Pitfalls",
@@ -227,6 +236,18 @@ pub fn markdown(task: &str, a: &Answer, budget: &Budget) -> String {
             conflict(r)
         )
     };
+    section(
+        "Rules of this workspace",
+        a.house
+            .iter()
+            .map(|h| {
+                format!(
+                    "**{}** {} _({}, {})_",
+                    h.id, h.content, h.category, h.reason
+                )
+            })
+            .collect(),
+    );
     section("Rules", a.ranked.rules.iter().map(md).collect());
     section("Pitfalls", a.ranked.anti_patterns.iter().map(md).collect());
     section(

@@ -19,6 +19,11 @@ pub struct Signals {
     pub association: f64,
     /// The associated words the rule holds.
     pub association_terms: Vec<String>,
+    /// What the task's concepts add (the concept lexicon): its words' concerns named in the
+    /// rule's text or sessions in other words.
+    pub concept: f64,
+    /// The concept words the rule (or its sessions) holds.
+    pub concept_terms: Vec<String>,
     /// Task words discounted as the workspace's setting, with their weight.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub setting: Vec<(String, f64)>,
@@ -57,6 +62,7 @@ impl Signals {
         self.lexical = r(self.lexical);
         self.evidence = r(self.evidence);
         self.association = r(self.association);
+        self.concept = r(self.concept);
         self.embedding = self.embedding.map(r);
         self.rrf = self.rrf.map(|x| (x * 1e5).round() / 1e5);
         self.relevance = r(self.relevance);

@@ -25,6 +25,7 @@ mod guard_hostile;
 mod guard_install;
 mod guard_trust;
 mod hooks_hygiene;
+mod house;
 mod install;
 mod json_shapes;
 mod learning;

@@ -102,7 +102,21 @@ fn pruning_never_changes_the_answer() {
             let req = test_request(task, limit, &scoring);
             let pruned = answer(Some(&store.conn), Vec::new(), &req).unwrap().ranked;
             let corpus = Corpus::load(Some(&store.conn), Vec::new()).unwrap();
-            let all = candidates(&corpus, task, req.coverage, None, req.min_relevance).unwrap();
+            // Widened as the engine widens (the concept lexicon; no association layer here).
+            let background = Background {
+                situations: None,
+                associations: req.widen_history,
+                concepts: req.concepts,
+            };
+            let all = candidates_in(
+                &corpus,
+                task,
+                req.coverage,
+                None,
+                req.min_relevance,
+                &background,
+            )
+            .unwrap();
             let none = |_: &str| 0u32;
             let weighed: Vec<Candidate> = all
                 .iter()
