@@ -57,6 +57,11 @@ pub enum Sub {
         #[arg(value_parser = clap::value_parser!(std::ffi::OsString))]
         command: std::ffi::OsString,
     },
+    /// List the built-in packs (state, rule counts), or enable/disable packs.
+    Packs {
+        #[command(subcommand)]
+        action: Option<super::guard_packs::Action>,
+    },
     /// Allow-list a command (exactly), a pattern, or a built-in rule (`git:reset-hard`).
     Allow {
         /// The exact command, a regex with --pattern, or a rule id or pack name.
@@ -76,6 +81,7 @@ pub enum Sub {
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     match &args.sub {
         Some(Sub::Check { command }) => return check(command, ctx),
+        Some(Sub::Packs { action }) => return super::guard_packs::run(action.as_ref(), ctx),
         Some(Sub::Allow {
             entry,
             pattern,

@@ -31,12 +31,14 @@ pub fn run_check(command: &str, not_utf8: Option<&str>, ctx: &Ctx) -> Result<Rep
         "command": command,
         "lossy": not_utf8.is_some(),
         "decision": decision.verdict,
+        "answer": decision.answer(),
+        "severity": decision.hit.as_ref().filter(|_| decision.is_deny()).map(|h| h.severity),
         "quickRejected": decision.quick_rejected,
         "hit": decision.hit,
         "allowedBy": decision.allowed_by,
         "reason": if deny_reason.is_empty() { None } else { Some(&deny_reason) },
         "segments": segments.iter().map(|s| json!({"lang": s.lang.name(), "program": s.program, "text": s.text})).collect::<Vec<_>>(),
-        "packs": policy.packs_state().iter().map(|(n, on)| json!({"name": n, "enabled": on})).collect::<Vec<_>>(),
+        "packs": policy.packs_state().iter().map(|(n, state)| json!({"name": n, "enabled": *state != "off", "state": state})).collect::<Vec<_>>(),
         "activeTraumas": policy.traumas().len(),
         "configFiles": sources.config_files,
         "traumaFiles": sources.trauma_files,
@@ -49,10 +51,7 @@ pub fn run_check(command: &str, not_utf8: Option<&str>, ctx: &Ctx) -> Result<Rep
         &segments,
         &sources.warnings,
     );
-    let quiet = match decision.verdict {
-        guard::Verdict::Allow => "allow",
-        guard::Verdict::Deny => "deny",
-    };
+    let quiet = decision.answer().as_str();
     Ok(Report::new(data).human(human).quiet(quiet))
 }
 
@@ -67,10 +66,10 @@ fn human(
     for w in warnings {
         s.push_str(&format!("warning: {w}\n"));
     }
-    let verdict = if d.is_deny() {
-        paint("DENY", Style::Red)
-    } else {
-        paint("ALLOW", Style::Green)
+    let verdict = match d.answer() {
+        guard::Answer::Deny => paint("DENY", Style::Red),
+        guard::Answer::Ask => paint("ASK", Style::Yellow),
+        guard::Answer::Allow => paint("ALLOW", Style::Green),
     };
     s.push_str(&format!("{verdict}  {command}\n"));
     if let Some(hit) = &d.hit {

@@ -14,6 +14,7 @@ mod doctor;
 mod forget;
 mod guard;
 mod guard_check;
+mod guard_packs;
 mod history;
 mod hook;
 mod hooks_cmd;

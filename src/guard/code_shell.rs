@@ -69,7 +69,8 @@ pub fn shell_strings(lang: Lang, code: &str) -> Vec<String> {
             } else {
                 continue;
             };
-            let lits = literals(args, lang);
+            let args = home_as_literal(args);
+            let lits = literals(&args, lang);
             if !lits.is_empty() {
                 out.push(lits.join(" "));
             }
@@ -227,10 +228,50 @@ fn balanced(code: &str, open: usize) -> &str {
 }
 
 /// The string literals in `args`, with common escapes decoded.
+/// Expressions for the home directory, per language: read as the literal `'~'` inside a spawn's
+/// arguments, so `spawnSync('rm', ['-rf', os.homedir()])` is `rm -rf ~`.
+const HOME_EXPRESSIONS: &[&str] = &[
+    "os.path.expanduser('~')",
+    "os.path.expanduser(\"~\")",
+    "Path.home()",
+    "pathlib.Path.home()",
+    "os.environ['HOME']",
+    "os.environ[\"HOME\"]",
+    "os.environ.get('HOME')",
+    "os.environ.get(\"HOME\")",
+    "os.getenv('HOME')",
+    "os.getenv(\"HOME\")",
+    "os.homedir()",
+    "require('os').homedir()",
+    "require(\"os\").homedir()",
+    "process.env.HOME",
+    "Deno.env.get('HOME')",
+    "Deno.env.get(\"HOME\")",
+    "Dir.home",
+    "ENV['HOME']",
+    "ENV[\"HOME\"]",
+    "$ENV{HOME}",
+    "$ENV{'HOME'}",
+];
+
+fn home_as_literal(args: &str) -> std::borrow::Cow<'_, str> {
+    if !HOME_EXPRESSIONS.iter().any(|h| args.contains(h)) {
+        return std::borrow::Cow::Borrowed(args);
+    }
+    let mut s = args.to_string();
+    for h in HOME_EXPRESSIONS {
+        s = s.replace(h, "'~'");
+    }
+    std::borrow::Cow::Owned(s)
+}
+
+/// The string literals in `args`, in order; literals joined by a concatenation operator
+/// (`'r' + 'm -rf'`, Perl and PHP `.`, Lua `..`) are one.
 fn literals(args: &str, lang: Lang) -> Vec<String> {
     let b = args.as_bytes();
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     let mut i = 0;
+    let mut last_end: Option<usize> = None;
     while i < b.len() {
         let q = b[i];
         let is_quote = q == b'"' || q == b'\'' || (q == b'`' && lang == Lang::Node);
@@ -238,6 +279,7 @@ fn literals(args: &str, lang: Lang) -> Vec<String> {
             i += 1;
             continue;
         }
+        let glued = last_end.is_some_and(|e| matches!(args[e..i].trim(), "+" | "." | ".."));
         i += 1;
         let mut s = String::new();
         while i < b.len() && b[i] != q {
@@ -255,8 +297,11 @@ fn literals(args: &str, lang: Lang) -> Vec<String> {
             i += c.len_utf8();
         }
         i += 1;
-        if !s.is_empty() {
-            out.push(s);
+        last_end = Some(i);
+        match out.last_mut() {
+            Some(prev) if glued => prev.push_str(&s),
+            _ if !s.is_empty() => out.push(s),
+            _ => {}
         }
     }
     out

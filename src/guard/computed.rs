@@ -7,17 +7,18 @@
 //! stand-ins; nor is a rule that fires on a program whatever its arguments (`shutdown`).
 
 use super::normalize::{Lang, Segment, base_name};
-use super::packs::{On, PACKS};
+use super::packs::{Mask, On, PACKS};
 use super::{Hit, matcher};
 
 /// The programs the enabled packs' shell rules name (a prefix rule, `mkfs*`, by its prefix).
-fn programs(mask: u32) -> Vec<&'static str> {
+fn programs(mask: Mask) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for (i, pack) in PACKS.iter().enumerate() {
-        if mask & (1 << i) == 0 {
-            continue;
-        }
-        for rule in pack.rules.iter().filter(|r| r.on == On::Lang(Lang::Shell)) {
+        for rule in pack
+            .rules
+            .iter()
+            .filter(|r| r.on == On::Lang(Lang::Shell) && mask.rule_on(i, r))
+        {
             for p in rule.programs {
                 let p = p.trim_end_matches('*');
                 if !out.contains(&p) {
@@ -61,7 +62,7 @@ fn could_be(written: &str, candidate: &str) -> bool {
 }
 
 /// Rule matches for the computed commands `(program as written, arguments)`.
-pub fn hits(computed: &[(String, String)], mask: u32, first_only: bool) -> Vec<Hit> {
+pub fn hits(computed: &[(String, String)], mask: Mask, first_only: bool) -> Vec<Hit> {
     if computed.is_empty() {
         return Vec::new();
     }
@@ -110,7 +111,7 @@ mod tests {
     use super::*;
 
     fn denied(program: &str, args: &str) -> bool {
-        !hits(&[(program.into(), args.into())], u32::MAX, true).is_empty()
+        !hits(&[(program.into(), args.into())], Mask::ALL, true).is_empty()
     }
 
     #[test]

@@ -156,6 +156,30 @@ static TABLE: &[Interpreter] = &[
         "pAIE",
         &["--packages", "--attr", "--arg", "--argstr", "--expr"],
     ),
+    // Ansible's ad-hoc `-a` is the command the shell, command and raw modules run on the hosts
+    // (for other modules it is `key=value` arguments, harmless read as a command line).
+    i(
+        &["ansible"],
+        Takes::Joined,
+        "a",
+        &["--args"],
+        "imeflMtTBPuc",
+        &[
+            "--inventory",
+            "--module-name",
+            "--extra-vars",
+            "--forks",
+            "--limit",
+            "--user",
+            "--become-user",
+            "--connection",
+            "--private-key",
+            "--vault-password-file",
+            "--timeout",
+            "--module-path",
+            "--tree",
+        ],
+    ),
     i(
         &["ssh"],
         Takes::Remote,

@@ -18,7 +18,7 @@ use regex_automata::nfa::thompson::{self, pikevm::PikeVM as Regex};
 use regex_automata::util::syntax;
 
 /// Capacity of the compiled-regex cache; a unit test checks the tables fit.
-pub const MAX_RULES: usize = 160;
+pub const MAX_RULES: usize = 320;
 
 /// The DFAs build.rs compiled from the pack tables: per rule (in [`packs::offset`] order) the
 /// offset and length of its serialized DFA in `BYTES`, length 0 where there is none.
@@ -119,11 +119,16 @@ fn rule_matches(index: usize, rule: &Rule, text: &str) -> bool {
     }
 }
 
-/// Matches of the packs in `mask` (bit i = `PACKS[i]`) against `segments`. With `gated`, rules whose program/needle gates fail are skipped
+/// Matches of the rules `mask` turns on against `segments`. With `gated`, rules whose program/needle gates fail are skipped
 /// without touching their regex; without, every rule runs (the reference for tests). With
 /// `first_only`, matching stops at the first hit (enough when no allow-list entry could
 /// override it).
-pub fn pack_hits(segments: &[Segment], mask: u32, gated: bool, first_only: bool) -> Vec<Hit> {
+pub fn pack_hits(
+    segments: &[Segment],
+    mask: packs::Mask,
+    gated: bool,
+    first_only: bool,
+) -> Vec<Hit> {
     let mut hits = Vec::new();
     let lowered: Vec<String> = if gated {
         segments
@@ -135,12 +140,12 @@ pub fn pack_hits(segments: &[Segment], mask: u32, gated: bool, first_only: bool)
     };
     for (seg_i, seg) in segments.iter().enumerate() {
         for (pack_i, pack) in PACKS.iter().enumerate() {
-            if mask & (1 << pack_i) == 0 {
+            if mask.any() & (1 << pack_i) == 0 {
                 continue;
             }
             let base = packs::offset(pack_i);
             for (rule_i, rule) in pack.rules.iter().enumerate() {
-                if rule.on != On::Lang(seg.lang) {
+                if rule.on != On::Lang(seg.lang) || !mask.rule_on(pack_i, rule) {
                     continue;
                 }
                 if gated

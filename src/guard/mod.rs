@@ -96,6 +96,25 @@ pub enum Verdict {
     Deny,
 }
 
+/// The three answers a hook can give: run it, ask the user, refuse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Answer {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Answer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answer::Allow => "allow",
+            Answer::Ask => "ask",
+            Answer::Deny => "deny",
+        }
+    }
+}
+
 /// The guard's answer for one command.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -112,6 +131,16 @@ pub struct Decision {
 impl Decision {
     pub fn is_deny(&self) -> bool {
         self.verdict == Verdict::Deny
+    }
+
+    /// What the agent is told where it can ask its user: a refused command whose rule is
+    /// `high` (hard to undo, often intended) is asked about, a `critical` one denied.
+    pub fn answer(&self) -> Answer {
+        match (&self.verdict, &self.hit) {
+            (Verdict::Allow, _) => Answer::Allow,
+            (Verdict::Deny, Some(h)) if h.severity == Severity::High => Answer::Ask,
+            (Verdict::Deny, _) => Answer::Deny,
+        }
     }
 
     fn allow(quick_rejected: bool) -> Self {
@@ -132,8 +161,9 @@ pub fn evaluate(command: &str, policy: &Policy) -> Decision {
 /// Decide whether `command` may run under `policy`, run in the home and working directory of
 /// `ctx` (so `$(pwd)`, `~+` and `cd ..; rm -rf *` name the places they do).
 pub fn evaluate_at(command: &str, policy: &Policy, ctx: &expand::Context) -> Decision {
+    let mask = policy.pack_mask();
     let scan = policy.scanner().scan(command);
-    let packs = scan.packs & policy.pack_mask();
+    let packs = scan.packs & mask.any();
     let touched = packs != 0 || scan.computed;
     let traumas = policy.traumas_to_check(&scan, touched);
     if !touched && traumas.is_empty() {
@@ -144,19 +174,26 @@ pub fn evaluate_at(command: &str, policy: &Policy, ctx: &expand::Context) -> Dec
     let (mut hits, late) = policy.trauma_hits_in_time(&traumas, segments);
     // A computed command word hides its keyword from the scan (`a=r; b=m; $a$b`): every
     // enabled pack then looks at what the line was read as.
-    let packs = if scan.computed {
-        policy.pack_mask()
-    } else {
-        packs
+    let packs = if scan.computed { mask.any() } else { packs };
+    let computed = &analysis.notes.computed;
+    let rule_hits = |first_only: bool| {
+        let mut found = matcher::pack_hits(segments, mask.only(packs), true, first_only);
+        if !first_only || found.is_empty() {
+            found.extend(computed::hits(computed, mask, first_only));
+        }
+        found
     };
-    // Without allow-list entries the first hit decides; finding more costs regex compiles.
+    // Without allow-list entries the first critical hit decides; finding more costs regex
+    // compiles. A first hit that is only high (asked, not refused) must not hide a critical one
+    // later in the line, so then every hit is looked for.
     let first_only = policy.allow.is_empty();
     if !first_only || hits.is_empty() {
-        hits.extend(matcher::pack_hits(segments, packs, true, first_only));
-    }
-    let computed = &analysis.notes.computed;
-    if !first_only || hits.is_empty() {
-        hits.extend(computed::hits(computed, policy.pack_mask(), first_only));
+        let mut found = rule_hits(first_only);
+        if first_only && found.iter().all(|h| h.severity < Severity::Critical) && !found.is_empty()
+        {
+            found = rule_hits(false);
+        }
+        hits.extend(found);
     }
     // A bound reached on a command worth reading leaves part of it unread: refused. So does
     // running out of time on traumas, on a command a pack's keyword touches.
@@ -186,22 +223,29 @@ pub fn evaluate_exhaustive(command: &str, policy: &Policy) -> Decision {
     decide(command, hits, policy)
 }
 
+/// The most severe hit no allow-list entry lets through refuses the command (the first of
+/// equals); with none, the first one an entry let through is reported.
 fn decide(command: &str, hits: Vec<Hit>, policy: &Policy) -> Decision {
     let mut allowed: Option<(Hit, String)> = None;
+    let mut refused: Option<Hit> = None;
     for hit in hits {
         match policy.allowed(command, &hit) {
             Some(by) => {
                 allowed.get_or_insert((hit, by));
             }
-            None => {
-                return Decision {
-                    verdict: Verdict::Deny,
-                    hit: Some(hit),
-                    allowed_by: None,
-                    quick_rejected: false,
-                };
+            None if refused.as_ref().is_none_or(|r| hit.severity > r.severity) => {
+                refused = Some(hit);
             }
+            None => {}
         }
+    }
+    if let Some(hit) = refused {
+        return Decision {
+            verdict: Verdict::Deny,
+            hit: Some(hit),
+            allowed_by: None,
+            quick_rejected: false,
+        };
     }
     match allowed {
         Some((hit, by)) => Decision {

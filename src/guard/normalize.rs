@@ -330,9 +330,20 @@ fn is_computed(w: &Word) -> bool {
     w.text != "[" && w.text != "[[" && w.text.contains(['$', '`', '*', '?', '['])
 }
 
-/// `/usr/bin/rm` -> `rm`.
+/// `/usr/bin/rm` -> `rm`; a Windows-style `git.exe` (Git Bash, WSL calling Windows tools) is
+/// `git`.
 pub fn base_name(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
+    let base = program.rsplit('/').next().unwrap_or(program);
+    match base.len().checked_sub(4) {
+        Some(cut)
+            if cut > 0
+                && base.is_char_boundary(cut)
+                && base[cut..].eq_ignore_ascii_case(".exe") =>
+        {
+            &base[..cut]
+        }
+        _ => base,
+    }
 }
 
 /// Words joined by single spaces; a word that holds whitespace or shell metacharacters is

@@ -156,17 +156,38 @@ impl Policy {
         })
     }
 
-    /// Bit i set: pack i is enabled.
-    pub fn pack_mask(&self) -> u32 {
-        let mut mask = 0u32;
+    /// Which rules of which packs run. A pack named in `enabled_packs` (or every pack, for
+    /// `*`/`all` there) runs all its rules, even when `disabled_packs` names it; one named in
+    /// `disabled_packs` alone runs none; otherwise a pack that ships on runs all its rules and
+    /// one that ships off only its critical ones.
+    pub fn pack_mask(&self) -> packs::Mask {
+        let every = self.enabled_packs.iter().any(|e| e == "*" || e == "all");
+        let mut mask = packs::Mask::default();
         for (i, p) in PACKS.iter().enumerate() {
-            let disabled = self.disabled_packs.iter().any(|d| d == p.name)
-                && !self.enabled_packs.iter().any(|e| e == p.name);
-            if !disabled {
-                mask |= 1 << i;
+            let named = self.enabled_packs.iter().any(|e| e == p.name);
+            if self.disabled_packs.iter().any(|d| d == p.name) && !named {
+                continue;
+            }
+            if p.default_on || named || every {
+                mask.full |= 1 << i;
+            } else {
+                mask.critical |= 1 << i;
             }
         }
         mask
+    }
+
+    /// Does the rule behind `hit` run under this policy? (User traumas and the guard's own
+    /// limits always do.)
+    pub fn runs(&self, hit: &Hit) -> bool {
+        let Some((i, pack)) = packs::by_name(&hit.pack) else {
+            return true;
+        };
+        let id = hit.rule.split_once(':').map_or("", |(_, r)| r);
+        pack.rules
+            .iter()
+            .find(|r| r.id == id)
+            .is_none_or(|r| self.pack_mask().rule_on(i, r))
     }
 
     /// Traumas to check for this scan: those whose keyword appeared, and those without one
@@ -262,13 +283,23 @@ impl Policy {
         None
     }
 
-    /// Names of every built-in pack, with whether this policy enables it.
-    pub fn packs_state(&self) -> Vec<(&'static str, bool)> {
+    /// Every built-in pack with its state under this policy: `on` (every rule), `critical`
+    /// (a pack that ships off: its critical rules only) or `off`.
+    pub fn packs_state(&self) -> Vec<(&'static str, &'static str)> {
         let mask = self.pack_mask();
         PACKS
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.name, mask & (1 << i) != 0))
+            .map(|(i, p)| {
+                let state = if mask.full & (1 << i) != 0 {
+                    "on"
+                } else if mask.critical & (1 << i) != 0 {
+                    "critical"
+                } else {
+                    "off"
+                };
+                (p.name, state)
+            })
             .collect()
     }
 

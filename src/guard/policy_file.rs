@@ -273,6 +273,66 @@ pub fn add_allow(mut entry: AllowEntry, project: bool, cwd: &Path) -> Result<Pat
         entry.scope = AllowScope::Project;
         entry.project = Some(root.display().to_string());
     }
+    let value = serde_json::to_value(&entry).map_err(|e| CmError::internal(e.to_string()))?;
+    edit_global_guard(|guard| {
+        let list = list_in(guard, "allow")?;
+        if !list.contains(&value) {
+            list.push(value);
+        }
+        Ok(())
+    })
+}
+
+/// Turn built-in packs on (`enable`) or off in the global config: a pack is added to one of
+/// `enabledPacks`/`disabledPacks` and taken out of the other. `*` stands for every pack.
+pub fn set_packs(names: &[String], enable: bool) -> Result<PathBuf> {
+    edit_global_guard(|guard| {
+        let (add, remove) = if enable {
+            ("enabledPacks", "disabledPacks")
+        } else {
+            ("disabledPacks", "enabledPacks")
+        };
+        for name in names {
+            list_in(guard, remove)?.retain(|v| v.as_str() != Some(name.as_str()));
+            let list = list_in(guard, add)?;
+            if !list.iter().any(|v| v.as_str() == Some(name.as_str())) {
+                list.push(serde_json::Value::from(name.as_str()));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Take `name` out of the guard section's list `key` in the global config.
+pub fn remove_from(key: &str, name: &str) -> Result<PathBuf> {
+    edit_global_guard(|guard| {
+        list_in(guard, key)?.retain(|v| v.as_str() != Some(name));
+        Ok(())
+    })
+}
+
+/// The list `key` of the guard section, created empty when missing.
+fn list_in<'a>(
+    guard: &'a mut serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Result<&'a mut Vec<serde_json::Value>> {
+    guard
+        .entry(key)
+        .or_insert_with(|| serde_json::json!([]))
+        .as_array_mut()
+        .ok_or_else(|| {
+            CmError::config(
+                "CONFIG_INVALID",
+                format!("\"guard.{key}\" in the global config is not a list"),
+            )
+            .hint("fix the file by hand; cm never rewrites a setting it cannot read")
+        })
+}
+
+/// Change the `guard` section of the global config under its lock, written atomically.
+fn edit_global_guard(
+    edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>) -> Result<()>,
+) -> Result<PathBuf> {
     let path = paths::global_config_path();
     let _lock = crate::fsutil::FileLock::acquire(&path.with_extension("json.lock"))?;
     let mut root = crate::config::read_json_file(&path)?.unwrap_or_else(|| serde_json::json!({}));
@@ -287,20 +347,7 @@ pub fn add_allow(mut entry: AllowEntry, project: bool, cwd: &Path) -> Result<Pat
         )
         .hint("fix the file by hand; cm never rewrites a setting it cannot read"));
     };
-    let allow = guard
-        .entry("allow")
-        .or_insert_with(|| serde_json::json!([]));
-    let Some(list) = allow.as_array_mut() else {
-        return Err(CmError::config(
-            "CONFIG_INVALID",
-            format!("\"guard.allow\" in {} is not a list", path.display()),
-        )
-        .hint("fix the file by hand; cm never rewrites a setting it cannot read"));
-    };
-    let value = serde_json::to_value(&entry).map_err(|e| CmError::internal(e.to_string()))?;
-    if !list.contains(&value) {
-        list.push(value);
-    }
+    edit(guard)?;
     let text = serde_json::to_string_pretty(&root).map_err(|e| CmError::internal(e.to_string()))?;
     crate::fsutil::write_atomic(&path, format!("{text}\n").as_bytes())?;
     Ok(path)

@@ -64,6 +64,22 @@ pub fn for_hit(hit: &Hit) -> String {
     s
 }
 
+/// The reason when the agent asks its user instead of refusing (a `high` rule, an agent that
+/// can ask): the same facts, addressed to the user who decides.
+pub fn for_ask(hit: &Hit) -> String {
+    let text = for_hit(hit);
+    let rest = text
+        .strip_prefix("cm guard blocked this command: ")
+        .unwrap_or(&text);
+    let rest = rest
+        .split(" Do not try another form of the command.")
+        .next()
+        .unwrap_or(rest);
+    format!(
+        "cm guard asks the user first: {rest} For the user: approve it if you meant it; deny it otherwise."
+    )
+}
+
 /// One line for the human (Cursor's `user_message`, `cm guard check`).
 pub fn user_message(hit: &Hit) -> String {
     format!("cm guard blocked `{}` ({})", short(&hit.segment), hit.rule)

@@ -98,11 +98,16 @@ pub fn run(_args: &[String]) -> i32 {
     0
 }
 
-/// Decide on every command; `Some(exit code)` when one is denied.
+/// Decide on every command; `Some(exit code)` when one is refused or asked about.
+///
+/// The first pass runs every rule of every pack, so no config file is read for a command no
+/// rule touches (most of them); only when something would be refused are the config files read
+/// (enabled and disabled packs, allow-list) and the command decided again under them.
 fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<i32> {
     let started = std::time::Instant::now();
     let mut sources = policy_file::Sources::default();
     let mut policy = guard::Policy::default();
+    policy.enabled_packs.push("*".into());
     let texts: Vec<&str> = commands.iter().map(|c| c.as_ref()).collect();
     let traumas = policy_file::load_traumas_for(&texts, cwd, &mut sources);
     if !traumas.is_empty() {
@@ -118,10 +123,14 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
         warn(&sources);
         return None;
     };
-    // Something would be blocked: now the allow-list and disabled packs matter.
+    // Something would be refused: now the packs the user turned on, the disabled packs and the
+    // allow-list matter.
+    policy.enabled_packs.clear();
     policy_file::apply_config(&mut policy, cwd, &mut sources);
     warn(&sources);
-    let relaxable = !policy.allow.is_empty() || !policy.disabled_packs.is_empty();
+    let relaxable = !policy.allow.is_empty()
+        || !policy.disabled_packs.is_empty()
+        || first.1.hit.as_ref().is_none_or(|h| !policy.runs(h));
     let denied = if relaxable {
         texts
             .iter()
@@ -129,13 +138,20 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
             .find(|d| d.is_deny())
     } else {
         Some(first.1)
+    }?;
+    let answer = denied.answer();
+    let hit = denied.hit?;
+    let asked = answer == guard::Answer::Ask && own::asks(agent);
+    let refusal = own::Refusal {
+        reason: if asked {
+            reason::for_ask(&hit)
+        } else {
+            reason::for_hit(&hit)
+        },
+        user: reason::user_message(&hit),
+        ask: asked,
     };
-    let hit = denied.and_then(|d| d.hit)?;
-    Some(deny(
-        agent,
-        &reason::for_hit(&hit),
-        &reason::user_message(&hit),
-    ))
+    Some(refuse(agent, &refusal))
 }
 
 /// Time reading and matching trauma patterns may take per call (`CM_GUARD_BUDGET_MS`, default

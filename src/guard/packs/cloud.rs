@@ -10,6 +10,7 @@ const SH: On = On::Lang(Shell);
 pub static PACK: Pack = Pack {
     name: "cloud",
     description: "terraform/pulumi destroy, aws s3 rm --recursive / rb --force, instance and database deletion, gcloud/az/gsutil/gh deletions",
+    default_on: true,
     keywords: &[
         "terraform",
         "tofu",

@@ -10,6 +10,7 @@ const SH: On = On::Lang(Shell);
 pub static PACK: Pack = Pack {
     name: "containers",
     description: "kubectl delete namespace/--all, docker system/volume prune, volume rm, rm -f of all containers",
+    default_on: true,
     keywords: &["oc", "kubectl", "docker", "podman"],
     rules: &[
         Rule {

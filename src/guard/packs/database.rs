@@ -1,13 +1,14 @@
 //! Databases: dropping or emptying databases, schemas and tables, by SQL given to a client
 //! (flag, heredoc, here-string or pipe), by the clients' own tools, and in Redis and MongoDB.
 
-use super::{On, Pack, Rule};
+use super::{On, Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
 use crate::guard::normalize::Lang::{Node, Shell, Sql};
 
 pub static PACK: Pack = Pack {
     name: "database",
     description: "DROP/TRUNCATE/DELETE without WHERE, dropdb, redis FLUSHALL, mongo dropDatabase",
+    default_on: true,
     keywords: &[
         "prisma",
         "db:",
@@ -16,6 +17,24 @@ pub static PACK: Pack = Pack {
         "delete",
         "flush",
         "mysqladmin",
+        "redis-cli",
+        "reset_db",
+        "migrate",
+        "wipe",
+        "ecto.",
+        "downgrade",
+        "flyway",
+        "liquibase",
+        "etcdctl",
+        "consul",
+        "influx",
+        "turso",
+        "pscale",
+        "neonctl",
+        "pg_dropcluster",
+        "aws",
+        "az",
+        "gcloud",
     ],
     rules: &[
         Rule {
@@ -24,7 +43,7 @@ pub static PACK: Pack = Pack {
             on: On::Lang(Sql),
             programs: &[],
             needles: &["drop"],
-            regex: r"(?i)\bdrop\s+(?:database|schema|table)\b",
+            regex: r"(?i)\bdrop\s+(?:database|schema|table|keyspace)\b",
             unless: None,
             and: None,
             why: "drops a database, schema or table with all its data",
@@ -120,11 +139,57 @@ pub static PACK: Pack = Pack {
             on: On::Lang(Shell),
             programs: &[],
             needles: &["db:", "prisma", "flush"],
-            regex: r"^(?:rails|rake)\s(?:.*\s)?db:(?:drop|reset|purge|schema:load|structure:load)(?::\S+)?(?:\s|$)|^prisma\s(?:.*\s)?(?:migrate\s+reset|db\s+push\s(?:.*\s)?--force-reset)(?:\s|$)|^(?:python[\d.]*\s+(?:\S*/)?manage\.py|manage\.py|django-admin)\s(?:.*\s)?(?:flush|reset_db)(?:\s|$)|^(?:sequelize|sequelize-cli)\s(?:.*\s)?db:drop(?:\s|$)",
+            regex: r"^(?:rails|rake)\s(?:.*\s)?db:(?:drop|reset|purge|schema:load|structure:load|setup|seed:replant|truncate_all|migrate:reset)(?::\S+)?(?:\s|$)|^(?:(?:pnpm|yarn|bun)\s+(?:-\S+\s+)*(?:exec\s+|dlx\s+|x\s+|run\s+)?)?prisma\s(?:.*\s)?(?:migrate\s+reset|db\s+push\s(?:.*\s)?--force-reset)(?:\s|$)|^(?:python[\d.]*\s+(?:\S*/)?manage\.py|manage\.py|django-admin)\s(?:.*\s)?(?:flush|reset_db)(?:\s|$)|^(?:sequelize|sequelize-cli)\s(?:.*\s)?db:drop(?:\s|$)",
             unless: None,
             and: None,
             why: "the framework drops or empties the database (every table, every row)",
             instead: "run migrations forward (`rails db:migrate`, `prisma migrate dev`), and let a human reset a database",
         },
+        shell(
+            "redis-delete-keys",
+            Critical,
+            &["redis-cli"],
+            &[],
+            r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:del|unlink|xtrim|xdel|getdel)\s+\S",
+            "deletes Redis keys (or trims a stream): their values are gone",
+            "`redis-cli TYPE KEY` / `DUMP KEY` first, and let a human delete",
+        ),
+        shell(
+            "orm-reset",
+            Critical,
+            &[],
+            &[
+                "migrate",
+                "wipe",
+                "drop",
+                "ecto.",
+                "downgrade",
+                "flyway",
+                "liquibase",
+            ],
+            r"^(?:php\s+(?:\S*/)?)?artisan\s(?:.*\s)?(?:migrate:(?:fresh|reset|refresh)|db:wipe)(?:\s|$)|^(?:php\s+(?:\S*/)?)?console\s(?:.*\s)?(?:doctrine:(?:database|schema):drop|d:d:d|d:s:d)(?:\s|$)|^(?:python[\d.]*\s+(?:\S*/)?)?manage\.py\s(?:.*\s)?migrate\s+\S+\s+zero(?:\s|$)|^(?:sequelize|sequelize-cli)\s(?:.*\s)?db:migrate:undo:all(?:\s|$)|^knex\s(?:.*\s)?migrate:rollback\s(?:.*\s)?--all(?:\s|$)|^typeorm\S*\s(?:.*\s)?schema:drop(?:\s|$)|^(?:alembic|flask\s(?:.*\s)?db)\s(?:.*\s)?downgrade\s+base(?:\s|$)|^mix\s+(?:ecto\.(?:drop|reset)|ecto\.rollback\s(?:.*\s)?--all)(?:\s|$)|^dotnet\s+ef\s+database\s+drop(?:\s|$)|^flyway\s(?:.*\s)?clean(?:\s|$)|^liquibase\s(?:.*\s)?(?:drop-all|dropAll)(?:\s|$)",
+            "the framework drops every table or rolls every migration back: the data goes with them",
+            "run migrations forward; to rebuild a development database, let a human run the reset",
+        ),
+        shell(
+            "datastore-delete",
+            Critical,
+            &[
+                "etcdctl",
+                "consul",
+                "influx",
+                "turso",
+                "pscale",
+                "neonctl",
+                "pg_dropcluster",
+                "aws",
+                "az",
+                "gcloud",
+            ],
+            &[],
+            r"^(?:etcdctl\s(?:.*\s)?del\s(?:.*\s)?(?:--prefix|--from-key)|consul\s+kv\s+delete\s(?:.*\s)?-recurse|influx\s(?:.*\s)?(?:bucket\s+delete|delete\s|v1\s+dbrp\s+delete)|turso\s+db\s+(?:destroy|delete)|pscale\s+(?:database|branch)\s+delete|neonctl\s+(?:projects|branches|databases)\s+delete|pg_dropcluster\s|aws\s(?:.*\s)?(?:rds\s+delete-db-(?:snapshot|cluster-snapshot)|redshift\s+delete-cluster|elasticache\s+delete-(?:cache-cluster|replication-group|serverless-cache)|docdb\s+delete-db-cluster|neptune\s+delete-db-cluster|timestream-write\s+delete-(?:database|table)|dynamodb\s+delete-backup|memorydb\s+delete-cluster|keyspaces\s+delete-(?:keyspace|table))|gcloud\s(?:.*\s)?(?:sql\s+databases\s+delete|spanner\s+(?:databases|instances)\s+delete|firestore\s+databases\s+delete|bigtable\s+(?:instances|tables)\s+delete|bigquery\s+datasets\s+delete|redis\s+instances\s+delete|alloydb\s+clusters\s+delete)|az\s(?:.*\s)?(?:sql\s+(?:db|server)\s+delete|cosmosdb\s(?:.*\s)?delete|(?:postgres|mysql)\s(?:.*\s)?(?:flexible-server|server|db)\s+delete|redis\s+delete))(?:\s|$)",
+            "deletes a database, key space or data store (or its snapshots) with all its data",
+            "take a dump or snapshot first, and let a human delete it",
+        ),
     ],
 };

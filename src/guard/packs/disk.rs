@@ -9,6 +9,7 @@ const SH: On = On::Lang(Shell);
 pub static PACK: Pack = Pack {
     name: "disk",
     description: "mkfs, dd/cat/redirect onto block devices, wipefs, shred, partition table wipes",
+    default_on: true,
     keywords: &[
         "dd",
         "ddrescue",

@@ -10,13 +10,25 @@
 //! Regex sources may use the placeholders in [`PLACEHOLDERS`] (shared path and flag shapes);
 //! they are expanded when the regex is first compiled.
 
+mod backup;
+mod cdn;
+mod ci;
 mod cloud;
 mod containers;
 mod database;
 mod disk;
+mod dns;
 mod filesystem;
 mod git;
+mod messaging;
+mod platform;
+mod registry;
+mod remote;
+mod search;
+mod secrets;
+mod storage;
 mod system;
+mod volumes;
 
 use super::Severity;
 use super::normalize::Lang;
@@ -50,10 +62,38 @@ pub struct Rule {
     pub instead: &'static str,
 }
 
+/// A shell rule on `programs` with neither `unless` nor `and`: the common shape of the estate's
+/// packs (`Rule { unless: Some(..), ..shell(..) }` adds one).
+pub const fn shell(
+    id: &'static str,
+    severity: Severity,
+    programs: &'static [&'static str],
+    needles: &'static [&'static str],
+    regex: &'static str,
+    why: &'static str,
+    instead: &'static str,
+) -> Rule {
+    Rule {
+        id,
+        severity,
+        on: On::Lang(Lang::Shell),
+        programs,
+        needles,
+        regex,
+        unless: None,
+        and: None,
+        why,
+        instead,
+    }
+}
+
 #[derive(Debug)]
 pub struct Pack {
     pub name: &'static str,
     pub description: &'static str,
+    /// On by default. A pack that ships off still runs its critical rules (irreversible data
+    /// loss); enabling it (`enabledPacks`, `cm guard packs enable`) adds the rest.
+    pub default_on: bool,
     /// Lowercase; the quick reject looks for these anywhere in the command.
     pub keywords: &'static [&'static str],
     pub rules: &'static [Rule],
@@ -68,7 +108,59 @@ pub static PACKS: &[&Pack] = &[
     &containers::PACK,
     &cloud::PACK,
     &system::PACK,
+    &backup::PACK,
+    &secrets::PACK,
+    &messaging::PACK,
+    &search::PACK,
+    &storage::PACK,
+    &volumes::PACK,
+    &dns::PACK,
+    &cdn::PACK,
+    &ci::PACK,
+    &platform::PACK,
+    &registry::PACK,
+    &remote::PACK,
 ];
+
+/// Which rules of which packs run: bit i of `full` = every rule of `PACKS[i]`, of `critical`
+/// = only its critical rules (a pack that ships off, not enabled).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mask {
+    pub full: u32,
+    pub critical: u32,
+}
+
+impl Mask {
+    /// Every rule of every pack.
+    pub const ALL: Mask = Mask {
+        full: u32::MAX,
+        critical: u32::MAX,
+    };
+
+    /// Packs with at least one rule on.
+    pub fn any(self) -> u32 {
+        self.full | self.critical
+    }
+
+    /// The same, restricted to the packs in `packs`.
+    pub fn only(self, packs: u32) -> Mask {
+        Mask {
+            full: self.full & packs,
+            critical: self.critical & packs,
+        }
+    }
+
+    /// Does rule `rule` of pack `pack_i` run?
+    pub fn rule_on(self, pack_i: usize, rule: &Rule) -> bool {
+        let bit = 1u32 << pack_i;
+        self.full & bit != 0
+            || (self.critical & bit != 0
+                && matches!(
+                    rule.severity,
+                    super::Severity::Critical | super::Severity::Fatal
+                ))
+    }
+}
 
 pub fn by_name(name: &str) -> Option<(usize, &'static Pack)> {
     PACKS
@@ -97,10 +189,11 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     ("@CWD@", r"(?:\./*\*?|\*)"),
     // A variable followed by a slash: `$DIR/` is `/` when DIR is empty.
     ("@VARROOT@", r"(?:\$\{?[A-Za-z_]\w*\}?/+\*?)"),
-    // `git` and its global options, up to the subcommand.
+    // `git` and its global options (and redirections: `git >/dev/null reset`), up to the
+    // subcommand.
     (
         "@GIT@",
-        r"^git(?:\s+(?:-[Cc]\s+\S+|--(?:git-dir|work-tree|namespace|exec-path|config-env)\s+\S+|-\S+))*\s+",
+        r"^git(?:\s+(?:-[Cc]\s+\S+|--(?:git-dir|work-tree|namespace|exec-path|config-env)\s+\S+|-\S+|\d*[<>]{1,2}&?\s*\S+))*\s+",
     ),
     // A block device.
     (

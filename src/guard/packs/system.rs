@@ -9,6 +9,7 @@ const SH: On = On::Lang(Shell);
 pub static PACK: Pack = Pack {
     name: "system",
     description: "fork bomb, kill -9 -1, shutdown/reboot/poweroff/halt/init 0, crontab -r",
+    default_on: true,
     keywords: &[
         "function",
         "()",

@@ -1,0 +1,55 @@
+//! Remote hosts: `rsync --delete` onto another machine, mirroring with deletion over FTP or SFTP,
+//! copies that overwrite a remote system file, and Ansible's file module removing paths. What `ssh
+//! HOST CMD` and `ansible -a CMD` run is judged by every other pack already (the command is read as
+//! shell). On by default; a remote `rsync --delete` is often intended, so it asks the user.
+
+use super::{Pack, Rule, shell};
+use crate::guard::Severity::{Critical, High};
+
+pub static PACK: Pack = Pack {
+    name: "remote",
+    description: "rsync --delete onto a remote host, remote mirrors with deletion, overwriting remote system files",
+    default_on: true,
+    keywords: &["rsync", "lftp", "scp", "sftp", "unison", "ansible"],
+    rules: &[
+        Rule {
+            unless: Some(r"\s(?:--dry-run|-[a-zA-Z]*n[a-zA-Z]*)(?:\s|$)"),
+            ..shell(
+                "rsync-delete-remote",
+                High,
+                &["rsync"],
+                &[],
+                r"^rsync\s(?:.*\s)?--(?:delete\S*|del|remove-source-files)(?:[\s=]|$).*\s[\w.\x40-]+:(?:[^\s/]|/|$)|^rsync\s(?:.*\s)?(?:[\w.\x40-]+:[^\s]*|rsync://\S*)\s.*--(?:delete\S*|del)(?:[\s=]|$)|^rsync\s(?:.*\s)?--(?:delete\S*|del)(?:[\s=]|$).*\srsync://",
+                "deletes files on the remote host that the source does not have (a wrong source path empties the destination)",
+                "run it with `--dry-run` (`-n`) first and read the list of deletions",
+            )
+        },
+        shell(
+            "remote-mirror-delete",
+            High,
+            &["lftp", "unison", "sftp"],
+            &[],
+            r"^(?:lftp\s.*mirror\s(?:.*\s)?(?:-R\s(?:.*\s)?)?(?:--delete|-e)|unison\s(?:.*\s)?(?:-force|-prefer)\s|sftp\s.*(?:\brm\s|\brmdir\s))",
+            "mirrors to or from a remote host deleting what the other side lacks, or deletes remote files",
+            "run the mirror with `--dry-run` first",
+        ),
+        shell(
+            "scp-system-file",
+            High,
+            &["scp", "rsync"],
+            &[],
+            r"^(?:scp|rsync)\s.*\s[\w.\x40-]+:(?:/etc/|/boot/|/usr/|/bin/|/sbin/|/lib|~?/?\.ssh/|(?:~/|/root/|/home/[^/\s]+/)?\.(?:bashrc|bash_profile|profile|zshrc)\b)",
+            "overwrites a system or start-up file on the remote host",
+            "copy it beside the original and let a human move it into place",
+        ),
+        shell(
+            "ansible-file-absent",
+            Critical,
+            &["ansible"],
+            &[],
+            r"^ansible\s.*(?:-m\s*|--module-name[=\s])(?:ansible\.builtin\.)?file\s.*state=absent",
+            "removes the path, recursively, on every host the pattern names",
+            "run it with `--check` first, on one host (`--limit`), and let a human run it on all",
+        ),
+    ],
+};

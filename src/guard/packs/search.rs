@@ -1,0 +1,51 @@
+//! Search engines: deleting indices, collections and their documents (Elasticsearch, OpenSearch,
+//! Solr, Meilisearch, Typesense, Algolia), by the HTTP API or the tools. An index deleted is its
+//! documents gone until everything is re-indexed from a source that may not exist: critical.
+
+use super::{Pack, shell};
+use crate::guard::Severity::Critical;
+
+pub static PACK: Pack = Pack {
+    name: "search",
+    description: "deleting search indices and collections (elasticsearch, opensearch, solr, meilisearch, ...)",
+    default_on: false,
+    keywords: &["delete", "algolia", "solr", "curator", "aws"],
+    rules: &[
+        shell(
+            "index-delete-http",
+            Critical,
+            &[],
+            &["delete"],
+            r"^(?:curl|http|https|xh|wget|httpie)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s).*(?::9200|:9201|:9243|:7700|:8108|:8983|_all\b|/indexes/|/collections/|/_doc\b|_snapshot|_data_stream|_index_template|elastic|opensearch|search|solr|meili|typesense|\bes\.|\.es\.)|(?::9200|:9201|:9243|:7700|:8108|:8983|_all\b|/indexes/|/collections/|/_doc\b|_snapshot|_data_stream|_index_template|elastic|opensearch|search|solr|meili|typesense|\bes\.|\.es\.).*(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s))",
+            "deletes a search index, collection or its documents over the HTTP API",
+            "check the index name with a GET first (`curl host:9200/_cat/indices`), take a snapshot, and let a human delete",
+        ),
+        shell(
+            "solr-delete",
+            Critical,
+            &[],
+            &["<delete>", "action=delete", "deletecore", "delete"],
+            r"^(?:curl|http|https|xh|wget|httpie)\s(?:.*\s)?\S*(?:(?:/solr/|:8983)\S*(?:action=(?:DELETE|UNLOAD)\b|stream\.body=\S*<delete>)|(?:/solr/|:8983)\S*/update\S*\s.*<delete>)",
+            "deletes a Solr collection or core, or every document a delete query matches",
+            "query with `/select` first, back the collection up, and let a human delete",
+        ),
+        shell(
+            "delete-by-query",
+            Critical,
+            &[],
+            &["_delete_by_query", "delete_by_query"],
+            r"^(?:curl|http|https|xh|wget|httpie)\s(?:.*\s)?\S*_delete_by_query",
+            "deletes every document the query matches (often all of them)",
+            "run the same query with `_count` first, snapshot the index, and let a human delete",
+        ),
+        shell(
+            "search-tool-delete",
+            Critical,
+            &["algolia", "solr", "curator*", "aws"],
+            &[],
+            r"^(?:algolia\s(?:.*\s)?(?:indices|index|objects|rules|synonyms)\s+(?:delete|clear|rm)|solr\s+delete\s|curator(?:_cli)?\s(?:.*\s)?delete_indices|aws\s(?:.*\s)?(?:opensearch\s+delete-domain|es\s+delete-elasticsearch-domain|opensearchserverless\s+delete-collection|cloudsearch\s+delete-domain|kendra\s+delete-index))(?:\s|$)",
+            "deletes search indices, collections or a whole search domain",
+            "list them first, snapshot, and let a human delete",
+        ),
+    ],
+};
