@@ -26,6 +26,8 @@ pub enum ExitCode {
     Network,
     /// No session or nothing indexed to answer from: exit 5 (no data).
     SessionIndex,
+    /// Nothing to work from (no store of the original tool to import): exit 5 (no data).
+    NoData,
     /// The LLM (or the network on the way to it) failed: exit 4.
     Llm,
 }
@@ -38,7 +40,7 @@ impl ExitCode {
             ExitCode::Config => 2,
             ExitCode::Usage => 3,
             ExitCode::Llm => 4,
-            ExitCode::SessionIndex => 5,
+            ExitCode::SessionIndex | ExitCode::NoData => 5,
         }
     }
 }

@@ -18,6 +18,7 @@ fn exit_of(name: &str) -> u8 {
         "Filesystem" | "fs" => ExitCode::Filesystem,
         "Network" => ExitCode::Network,
         "SessionIndex" => ExitCode::SessionIndex,
+        "NoData" => ExitCode::NoData,
         "Llm" => ExitCode::Llm,
         other => panic!("unknown exit code class {other}"),
     };
@@ -121,6 +122,7 @@ fn the_classes_exit_with_the_original_tools_numbers() {
     assert_eq!(ExitCode::Usage.number(), 3);
     assert_eq!(ExitCode::Llm.number(), 4);
     assert_eq!(ExitCode::SessionIndex.number(), 5);
+    assert_eq!(ExitCode::NoData.number(), 5);
     let doc = documented();
     let meanings: Vec<u8> = doc.keys().copied().collect();
     assert_eq!(meanings, [0, 1, 2, 3, 4, 5], "the README's table rows");

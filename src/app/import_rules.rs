@@ -3,8 +3,11 @@
 //! file), and the import itself in one transaction, optionally replacing every personal rule
 //! (each replaced rule stays recoverable with `cm undo ID`).
 
-use crate::error::Result;
+use crate::clock;
+use crate::config::Config;
+use crate::error::{CmError, Result};
 use crate::memory::bullet::Bullet;
+use crate::memory::new_rule;
 use crate::memory::tables::bullets as rows;
 use crate::store::Store;
 use serde::Serialize;
@@ -14,6 +17,50 @@ use serde::Serialize;
 pub struct Skipped {
     pub id: String,
     pub reason: String,
+}
+
+/// Make a file's bullets fit to store: text on one line and redacted, a category, an id and
+/// dates where the file had none, maturity as the feedback stands. A bullet without text
+/// refuses the whole file (`name` says which). Returns warnings (categories not built in).
+pub fn clean(name: &str, bullets: &mut [Bullet], cfg: &Config) -> Result<Vec<String>> {
+    let now_t = clock::now();
+    let now = clock::to_rfc3339(now_t);
+    let mut warnings = Vec::new();
+    for (i, b) in bullets.iter_mut().enumerate() {
+        b.content = b.content.split_whitespace().collect::<Vec<_>>().join(" ");
+        if b.content.is_empty() {
+            return Err(CmError::usage(
+                "EMPTY_RULE",
+                format!(
+                    "{name}: bullet {} has no content; nothing was imported",
+                    i + 1
+                ),
+            ));
+        }
+        b.content = crate::redact::redact(&b.content).0;
+        b.category = b.category.trim().to_ascii_lowercase();
+        if b.category.is_empty() {
+            b.category = "general".into();
+        }
+        if b.id.is_empty() {
+            b.id = crate::memory::bullet::new_bullet_id();
+        }
+        if b.created_at.is_empty() {
+            b.created_at = now.clone();
+        }
+        if b.updated_at.is_empty() {
+            b.updated_at = b.created_at.clone();
+        }
+        // The file's maturity is its author's snapshot; what counts is the feedback it carries.
+        crate::memory::scoring::settle(b, &cfg.scoring, now_t);
+        if new_rule::validate_category(&b.category, &cfg.custom_categories).is_err() {
+            warnings.push(format!(
+                "{}: category \"{}\" is not a built-in one",
+                b.id, b.category
+            ));
+        }
+    }
+    Ok(warnings)
 }
 
 /// Every rule of the personal store (what `--replace` would remove).

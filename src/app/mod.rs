@@ -20,6 +20,7 @@
 pub mod add_rules;
 pub mod audit;
 pub mod feedback_once;
+pub mod from_original;
 pub mod import_rules;
 pub mod index_sessions;
 pub mod inject;

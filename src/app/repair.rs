@@ -87,6 +87,28 @@ pub fn data_dir(dry_run: bool) -> Vec<Repair> {
     out
 }
 
+/// The original tool's store, imported when it holds what cm does not have yet.
+pub fn original_store(store: &Store, cfg: &crate::config::Config, dry_run: bool) -> Vec<Repair> {
+    use super::from_original;
+    let Some((found, Some(pending))) = from_original::pending(Some(store), cfg) else {
+        return Vec::new();
+    };
+    if !pending.changed {
+        return Vec::new();
+    }
+    vec![Repair::new(
+        "original store",
+        format!(
+            "import the original tool's store from {} ({} rule(s), {} diary entr(ies) new; `cm import --from-original`)",
+            found.dir.display(),
+            pending.rules.added,
+            pending.diary.added
+        ),
+        dry_run,
+        || from_original::import(store, &found, cfg, false).map(drop),
+    )]
+}
+
 /// Hook links beside the binary: created when absent, replaced when a dangling symlink.
 pub fn links(exe: &Path, names: &[&str], dry_run: bool) -> Vec<Repair> {
     let mut out = Vec::new();

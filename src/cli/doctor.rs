@@ -45,6 +45,9 @@ fn repairs(args: &Args, ctx: &Ctx, exe: &Path) -> Vec<crate::app::repair::Repair
     } else if paths::data_dir().exists()
         && let Ok(store) = ctx.store()
     {
+        if let Ok(cfg) = ctx.config() {
+            out.extend(repair::original_store(store, cfg, dry));
+        }
         out.extend(repair::store_upkeep(store, dry, || {
             let connectors = crate::episodic::connectors::all();
             let refs: Vec<&dyn crate::episodic::connectors::Connector> =
@@ -176,6 +179,9 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         checks.push(check_index(store));
     }
     checks.push(check_hooks(&ctx.cwd));
+    if let Some(c) = check_original(ctx, store_exists) {
+        checks.push(c);
+    }
     let healthy = checks.iter().all(|c| c.status != Status::Fail);
     let mut human = String::new();
     for c in &checks {
@@ -289,6 +295,44 @@ fn check_link(exe: &Path, name: &'static str) -> Check {
             Some("reinstall with ./install.sh"),
         ),
     }
+}
+
+/// A store the original tool left (`~/.cass-memory/playbook.yaml`, its diary): imported, or
+/// what is waiting. No check at all when there is none.
+fn check_original(ctx: &Ctx, store_exists: bool) -> Option<Check> {
+    let cfg = ctx.config().ok()?;
+    let store = if store_exists { ctx.store().ok() } else { None };
+    let (found, pending) = crate::app::from_original::pending(store, cfg)?;
+    let dir = found.dir.display();
+    let hint = Some("run `cm import --from-original` (add --dry-run to see what it brings)");
+    Some(match pending {
+        Some(p) if !p.changed => check(
+            "original store",
+            Status::Ok,
+            format!("the original tool's store in {dir} is imported"),
+            None,
+        ),
+        Some(p) => check(
+            "original store",
+            Status::Warn,
+            format!(
+                "the original tool's store in {dir} holds {} rule(s), {} diary entr(ies) and {} config key(s) cm does not have yet",
+                p.rules.added,
+                p.diary.added,
+                p.config.mapped.len()
+            ),
+            hint,
+        ),
+        None => check(
+            "original store",
+            Status::Warn,
+            format!(
+                "the original tool's store in {dir} ({}) is not imported",
+                found.describe()
+            ),
+            hint,
+        ),
+    })
 }
 
 /// The session index: present, and refreshed within the last two days.

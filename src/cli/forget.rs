@@ -68,7 +68,16 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
                 )));
             }
             let created = if args.invert && b.bullet_type == BulletType::Rule {
-                vec![scoring::make_anti_pattern(b, new_bullet_id(), &now)]
+                let mut anti = scoring::make_anti_pattern(b, new_bullet_id(), &now);
+                // The user's reason is why the anti-pattern exists.
+                anti.reasoning = Some(format!(
+                    "Inverted from rule {} by cm forget: {reason}",
+                    b.id
+                ));
+                if !anti.tags.iter().any(|t| t == "inverted") {
+                    anti.tags.push("inverted".into());
+                }
+                vec![anti]
             } else {
                 Vec::new()
             };

@@ -113,6 +113,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             seeded["added"]
         ));
     }
+    let original = original_offer(store, ctx, &mut human);
     human.push_str(&format!("Playbook: {count} rule(s).\n"));
     let steps = next_steps(store, &ctx.cwd, count);
     human.push_str("Next steps:\n");
@@ -128,6 +129,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         "starter": seeded,
         "ruleCount": count,
         "nextSteps": steps,
+        "original": original,
     }))
     .human(human)
     .quiet(dir.display().to_string()))
@@ -181,6 +183,26 @@ fn next_steps(store: &crate::store::Store, cwd: &std::path::Path, rules: i64) ->
         "what an agent sees before a task",
     );
     steps
+}
+
+/// A store the original tool left with rules or diary entries cm does not have: offer the
+/// import (`data.original`, and a line of the human answer).
+fn original_offer(store: &crate::store::Store, ctx: &Ctx, human: &mut String) -> serde_json::Value {
+    let Ok(cfg) = ctx.config() else {
+        return json!(null);
+    };
+    match crate::app::from_original::pending(Some(store), cfg) {
+        Some((found, Some(p))) if p.changed => {
+            human.push_str(&format!(
+                "Found the original tool's store in {} ({} rule(s), {} diary entr(ies) not in cm): bring them over with `cm import --from-original` (--dry-run first to see what it brings).\n",
+                found.dir.display(),
+                p.rules.added,
+                p.diary.added
+            ));
+            json!({"dir": found.dir.display().to_string(), "rules": p.rules.added, "diaryEntries": p.diary.added, "command": "cm import --from-original"})
+        }
+        _ => json!(null),
+    }
 }
 
 pub fn starters(_ctx: &Ctx) -> Result<Report> {

@@ -18,6 +18,7 @@ mod guard_packs;
 mod history;
 mod hook;
 mod hooks_cmd;
+mod import;
 mod init;
 mod list_json;
 mod mark;
@@ -104,6 +105,8 @@ pub enum Command {
     Stats(stats::Args),
     /// Check the installation: binary, links, store, config.
     Doctor(doctor::Args),
+    /// Bring the original tool's store (~/.cass-memory) into cm: rules, feedback, diary, config.
+    Import(import::Args),
     /// List the starter playbooks `cm init --starter` accepts.
     Starters,
     /// The whole system for an agent in one call: layers, protocol, commands, what is set up.
@@ -188,6 +191,7 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Why(a) => why::run(a, ctx),
         Command::Stats(a) => stats::run(a, ctx),
         Command::Doctor(a) => doctor::run(a, ctx),
+        Command::Import(a) => import::run(a, ctx),
         Command::Starters => init::starters(ctx),
         Command::Quickstart(a) => quickstart::run(a, ctx),
         Command::Project(a) => project::run(a, ctx),

@@ -173,7 +173,8 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("redaction", Unused),
 ];
 
-fn kind_of(path: &str) -> Option<Kind> {
+/// The kind of the key at `path` (`scoring.harmfulMultiplier`), if cm knows it.
+pub fn kind_of(path: &str) -> Option<Kind> {
     KEYS.iter().find(|(p, _)| *p == path).map(|(_, k)| *k)
 }
 

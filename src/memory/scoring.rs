@@ -219,19 +219,167 @@ pub fn settle(b: &mut Bullet, cfg: &Scoring, now: DateTime<Utc>) -> bool {
 pub fn should_invert(bullet: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> bool {
     bullet.bullet_type == BulletType::Rule
         && !bullet.pinned
+        && !is_negative_rule(bullet)
         && bullet.harmful_count >= 3
         && weighted_harmful_ratio(decayed_sums(bullet, cfg, now)) > 0.5
 }
 
-/// The anti-pattern wording: "Always X" becomes "PITFALL: Don't X"; anything else
+/// The anti-pattern wording, which must warn against what the rule advised and never read as
+/// advice to do harm: "Always X" and an imperative "Use X" become "PITFALL: Don't X" ("Don't use
+/// X"); a rule that already warns ("Never X", "Don't X", "Avoid X") is not turned around into
+/// "Avoid - Never X" (which reads as "do X") but flagged as itself misleading; anything else is
 /// "PITFALL: Avoid - X".
 pub fn invert_wording(content: &str) -> String {
-    let text = content.trim();
+    let text = strip_warning_prefix(content.trim());
+    if negative_wording(text) {
+        return format!("PITFALL: Don't rely on \"{text}\"");
+    }
     if let Some(rest) = strip_prefix_ci(text, "always ") {
         let rest = rest.trim_start();
         return format!("PITFALL: Don't {}", lower_first(rest));
     }
+    let first = text
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if IMPERATIVES.contains(&first.as_str()) {
+        return format!("PITFALL: Don't {}", lower_first(text));
+    }
     format!("PITFALL: Avoid - {text}")
+}
+
+/// Verbs a rule starts with when it gives an order ("Run cargo fmt ..."), so its opposite is
+/// "Don't run cargo fmt ...".
+const IMPERATIVES: &[&str] = &[
+    "use",
+    "run",
+    "prefer",
+    "keep",
+    "add",
+    "put",
+    "call",
+    "check",
+    "write",
+    "commit",
+    "push",
+    "cache",
+    "store",
+    "set",
+    "make",
+    "wrap",
+    "mock",
+    "create",
+    "install",
+    "test",
+    "disable",
+    "enable",
+    "skip",
+    "ignore",
+    "pin",
+    "retry",
+    "validate",
+    "log",
+    "return",
+    "throw",
+    "catch",
+    "handle",
+    "split",
+    "merge",
+    "rebase",
+    "rename",
+    "move",
+    "delete",
+    "remove",
+    "update",
+    "upgrade",
+    "pass",
+    "read",
+    "load",
+    "start",
+    "stop",
+    "close",
+    "open",
+    "lock",
+    "release",
+    "name",
+    "document",
+    "declare",
+    "define",
+    "export",
+    "import",
+    "format",
+    "lint",
+    "build",
+    "deploy",
+    "configure",
+    "measure",
+    "profile",
+    "limit",
+    "bump",
+    "tag",
+    "sort",
+    "clean",
+    "reset",
+    "restart",
+    "await",
+    "spawn",
+    "annotate",
+    "type",
+    "quote",
+    "escape",
+    "sanitize",
+    "hash",
+    "encrypt",
+    "compare",
+    "match",
+    "guard",
+    "prefix",
+    "suffix",
+    "favor",
+    "favour",
+    "treat",
+    "let",
+    "give",
+    "send",
+    "fetch",
+    "query",
+    "index",
+    "batch",
+    "stream",
+];
+
+/// Wording that already warns: "Never ...", "Don't ...", "Do not ...", "Avoid ...", "No ...".
+pub fn negative_wording(content: &str) -> bool {
+    let text = strip_warning_prefix(content.trim()).to_ascii_lowercase();
+    [
+        "never ",
+        "don't ",
+        "don\u{2019}t ",
+        "do not ",
+        "avoid ",
+        "no ",
+        "stop ",
+        "not ",
+    ]
+    .iter()
+    .any(|p| text.starts_with(p))
+}
+
+/// A rule that warns (marked `isNegative` or worded as a warning): harmful feedback deprecates
+/// it; inverting it would advise the very thing it warns about.
+pub fn is_negative_rule(b: &Bullet) -> bool {
+    b.is_negative || negative_wording(&b.content)
+}
+
+/// The text after an anti-pattern's own label ("PITFALL:", "AVOID:", "ANTI-PATTERN:").
+pub fn strip_warning_prefix(text: &str) -> &str {
+    for p in ["PITFALL:", "AVOID:", "ANTI-PATTERN:", "WARNING:"] {
+        if let Some(rest) = strip_prefix_ci(text, p) {
+            return rest.trim_start();
+        }
+    }
+    text
 }
 
 fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
@@ -576,9 +724,27 @@ mod tests {
         );
         assert_eq!(
             invert_wording("Use global state for config"),
-            "PITFALL: Avoid - Use global state for config"
+            "PITFALL: Don't use global state for config"
         );
-        assert_eq!(invert_wording("  Prefer X  "), "PITFALL: Avoid - Prefer X");
+        assert_eq!(invert_wording("  Prefer X  "), "PITFALL: Don't prefer X");
+        assert_eq!(
+            invert_wording("Tests live beside the code"),
+            "PITFALL: Avoid - Tests live beside the code"
+        );
+        // A warning is never turned into advice to do the harm.
+        for negative in [
+            "Never commit secrets",
+            "Don't force-push to main",
+            "Do not skip the tests",
+            "Avoid global state",
+            "PITFALL: Never run migrations by hand",
+        ] {
+            let inverted = invert_wording(negative);
+            assert!(
+                !inverted.contains("Avoid - ") && inverted.starts_with("PITFALL: Don't rely on"),
+                "{negative} -> {inverted}"
+            );
+        }
     }
 
     #[test]

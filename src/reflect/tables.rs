@@ -75,6 +75,16 @@ pub fn entry(conn: &Connection, key: &str) -> Result<Vec<DiaryEntry>> {
     Ok(docs.into_iter().filter_map(parse).collect())
 }
 
+/// Whether the session has a diary entry (or one with this id).
+pub fn has_entry(conn: &Connection, id: &str, agent: &str, session_id: &str) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT 1 FROM diary_entries WHERE id = ?1
+         UNION ALL SELECT 1 FROM diary_entries WHERE agent = ?2 AND session_id = ?3",
+    )
+    .and_then(|mut s| s.exists(params![id, agent, session_id]))
+    .map_err(sql)
+}
+
 /// How a session ended, from its diary entry.
 pub fn status_of(conn: &Connection, agent: &str, session_id: &str) -> Result<Option<String>> {
     conn.prepare_cached("SELECT status FROM diary_entries WHERE agent = ?1 AND session_id = ?2")

@@ -106,7 +106,7 @@ fn forget_deprecates_with_reason_and_invert_creates_the_warning() {
     );
     assert_eq!(
         d["invertedTo"]["content"],
-        "PITFALL: Avoid - Use global state for configuration"
+        "PITFALL: Don't use global state for configuration"
     );
     env.cm(&["forget", &id, "--reason", "again"])
         .json()

@@ -355,6 +355,20 @@ fn every_command_has_its_json_shape_documented() {
     w.record("stats --trace-decay", &["stats", "--trace-decay"], None);
     w.record("playbook stats", &["playbook", "stats"], None);
     w.record("doctor", &["doctor"], None);
+    w.record(
+        "import --from-original (no original store)",
+        &["import", "--from-original"],
+        None,
+    );
+    // The original's store, for a dry run only (so nothing after changes), then gone again.
+    let original = w.env.home.join(".cass-memory");
+    copy_fixture("original/store", &original);
+    w.record(
+        "import --from-original --dry-run",
+        &["import", "--from-original", "--dry-run"],
+        None,
+    );
+    std::fs::remove_dir_all(&original).unwrap();
     seed_llm_usage(&w.env);
     w.record("usage --days 7", &["usage", "--days", "7"], None);
 

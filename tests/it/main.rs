@@ -5,6 +5,7 @@
 mod harness;
 
 mod agents;
+mod anti_patterns;
 mod assoc;
 mod cli_contract;
 mod concurrency;

@@ -14,7 +14,6 @@ use crate::clock;
 use crate::error::{CmError, Result};
 use crate::memory::bullet::Bullet;
 use crate::memory::formats::{self, Format};
-use crate::memory::new_rule;
 use crate::memory::original_doc::{DEPRECATED_PATTERN_TAG, Unmapped};
 use crate::output::Report;
 use serde_json::json;
@@ -130,43 +129,7 @@ pub(crate) fn parse_rules(
     })?;
     let mut bullets = doc.bullets;
     let cfg = ctx.config()?;
-    let now_t = clock::now();
-    let now = clock::to_rfc3339(now_t);
-    let mut warnings = Vec::new();
-    for (i, b) in bullets.iter_mut().enumerate() {
-        b.content = b.content.split_whitespace().collect::<Vec<_>>().join(" ");
-        if b.content.is_empty() {
-            return Err(CmError::usage(
-                "EMPTY_RULE",
-                format!(
-                    "{name}: bullet {} has no content; nothing was imported",
-                    i + 1
-                ),
-            ));
-        }
-        b.content = crate::redact::redact(&b.content).0;
-        b.category = b.category.trim().to_ascii_lowercase();
-        if b.category.is_empty() {
-            b.category = "general".into();
-        }
-        if b.id.is_empty() {
-            b.id = crate::memory::bullet::new_bullet_id();
-        }
-        if b.created_at.is_empty() {
-            b.created_at = now.clone();
-        }
-        if b.updated_at.is_empty() {
-            b.updated_at = b.created_at.clone();
-        }
-        // The file's maturity is its author's snapshot; what counts is the feedback it carries.
-        crate::memory::scoring::settle(b, &cfg.scoring, now_t);
-        if new_rule::validate_category(&b.category, &cfg.custom_categories).is_err() {
-            warnings.push(format!(
-                "{}: category \"{}\" is not a built-in one",
-                b.id, b.category
-            ));
-        }
-    }
+    let warnings = import_rules::clean(name, &mut bullets, cfg)?;
     Ok((bullets, warnings, doc.unmapped))
 }
 

@@ -9,6 +9,8 @@ mod import;
 mod io;
 mod state;
 
+pub(crate) use import::warn_unmapped;
+
 pub use add::add;
 
 use super::Ctx;

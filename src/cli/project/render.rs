@@ -50,10 +50,7 @@ fn rules(a: &Answer, scores: bool, heading: &str) -> String {
 fn line(r: &Rule, scores: bool) -> String {
     let text = r.content.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut s = if r.anti_pattern {
-        let t = text
-            .strip_prefix("PITFALL:")
-            .map(str::trim_start)
-            .unwrap_or(&text);
+        let t = crate::memory::scoring::strip_warning_prefix(&text);
         format!("- **Warning:** {t} (`{}`)", r.id)
     } else {
         format!("- {text} (`{}`)", r.id)
