@@ -117,7 +117,7 @@ pub fn emit(command: &str, mode: Mode, started: Instant, result: Result<Report, 
                     }
                 }
                 Mode::Quiet => write_text(&mut out, &report.quiet),
-                Mode::Human => write_text(&mut out, &report.human),
+                Mode::Human => write_text(&mut out, &crate::emoji::for_human(&report.human)),
             };
             // A closed pipe (`cm ls | head`) is not a failure.
             match res {

@@ -99,7 +99,9 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let out = task_context::answer(ctx.store()?, ctx.loaded()?, &req)?;
     let mut answer = out.answer;
     let budget = render::trim(&mut answer, args.max_chars.unwrap_or(out.budget_chars));
-    if args.verbose {
+    // `CASS_MEMORY_VERBOSE` asks for the same without the flag (an agent's environment).
+    if args.verbose || std::env::var("CASS_MEMORY_VERBOSE").is_ok_and(|v| !v.is_empty() && v != "0")
+    {
         eprintln!(
             "cm context: depth {}: up to {} rules and {} pitfalls (min relevance {}), {} history snippet(s){}, budget {} characters",
             format!("{:?}", args.depth).to_lowercase(),

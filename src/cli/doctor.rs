@@ -20,12 +20,15 @@ pub struct Args {
     /// With --fix: say what would be repaired, change nothing.
     #[arg(long, requires = "fix")]
     dry_run: bool,
+    /// Also exercise the engine in a throwaway directory: the guard's verdicts, redaction, a
+    /// scratch store, the decay arithmetic.
+    #[arg(long)]
+    self_test: bool,
 }
 
 /// The repairs `--fix` applies, before the checks run (so the checks show the state after).
-fn repairs(args: &Args, ctx: &Ctx, exe: &Path) -> Vec<crate::app::repair::Repair> {
+fn repairs(dry: bool, ctx: &Ctx, exe: &Path) -> Vec<crate::app::repair::Repair> {
     use crate::app::repair;
-    let dry = args.dry_run;
     let mut out = repair::data_dir(dry);
     // Links only where none answers: not beside the binary and not on PATH (or beside it but
     // dangling).
@@ -79,13 +82,15 @@ pub enum Status {
 #[derive(Serialize)]
 pub struct Check {
     pub name: &'static str,
+    /// install, config, storage, history, hooks or self-test.
+    pub category: &'static str,
     pub status: Status,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
 
-fn check(
+pub(super) fn check(
     name: &'static str,
     status: Status,
     message: impl Into<String>,
@@ -93,9 +98,22 @@ fn check(
 ) -> Check {
     Check {
         name,
+        category: category_of(name),
         status,
         message: message.into(),
         hint: hint.map(str::to_string),
+    }
+}
+
+/// The group a check belongs to, so a reader (or an agent) can see which part is unwell.
+fn category_of(name: &str) -> &'static str {
+    match name {
+        "binary" | "cm-pretool" | "cm-postsession" | "cm-precommit" => "install",
+        "config" | "guard config" => "config",
+        "data dir" | "store" => "storage",
+        "session index" => "history",
+        "hooks" => "hooks",
+        _ => "self-test",
     }
 }
 
@@ -106,7 +124,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let mut checks = Vec::new();
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("cm"));
     let repairs = if args.fix {
-        Some(repairs(args, ctx, &exe))
+        Some(repairs(args.dry_run, ctx, &exe))
     } else {
         None
     };
@@ -182,6 +200,18 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     if let Some(c) = check_original(ctx, store_exists) {
         checks.push(c);
     }
+    if args.self_test {
+        checks.extend(super::doctor_self_test::run());
+    }
+    // What `--fix` would repair now (after this run's repairs, when it made any).
+    let fixable: Vec<serde_json::Value> = if args.fix && args.dry_run {
+        Vec::new()
+    } else {
+        self::repairs(true, ctx, &exe)
+            .into_iter()
+            .map(|r| json!({"check": r.check, "action": r.action}))
+            .collect()
+    };
     let healthy = checks.iter().all(|c| c.status != Status::Fail);
     let mut human = String::new();
     for c in &checks {
@@ -224,7 +254,13 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         h.push('\n');
         human.insert_str(0, &h);
     }
-    let mut data = json!({"healthy": healthy, "checks": checks});
+    if !fixable.is_empty() && !args.fix {
+        human.push_str(&format!(
+            "`cm doctor --fix` would repair {} of these (`--fix --dry-run` lists them).\n",
+            fixable.len()
+        ));
+    }
+    let mut data = json!({"healthy": healthy, "checks": checks, "fixable": fixable});
     if let Some(list) = &repairs {
         data["repairs"] = json!(list);
         data["dryRun"] = json!(args.dry_run);

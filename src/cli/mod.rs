@@ -11,6 +11,7 @@ mod audit;
 mod context;
 mod diary;
 mod doctor;
+mod doctor_self_test;
 mod forget;
 mod guard;
 mod guard_check;

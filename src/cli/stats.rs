@@ -3,7 +3,8 @@
 use super::Ctx;
 use crate::clock;
 use crate::error::Result;
-use crate::memory::bullet::{maturity_name, type_name};
+use crate::memory::bullet::{maturity_name, scope_name, state_name, type_name};
+use crate::memory::health;
 use crate::memory::playbook::Playbook;
 use crate::memory::scoring::{effective_score, round3};
 use crate::output::Report;
@@ -28,6 +29,10 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let mut by_maturity: BTreeMap<&str, usize> = BTreeMap::new();
     let mut by_type: BTreeMap<&str, usize> = BTreeMap::new();
     let mut by_location: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_scope: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_state: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    let mut scored: Vec<(&crate::memory::bullet::Bullet, f64)> = Vec::new();
     let (mut sum, mut live, mut stale, mut anti) = (0.0, 0usize, 0usize, 0usize);
     let cutoff = now - Duration::days(cfg.stale_days as i64);
     let mut traces = Vec::new();
@@ -35,16 +40,23 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         let b = &e.bullet;
         *by_maturity.entry(maturity_name(b.maturity)).or_default() += 1;
         *by_location.entry(e.location.name()).or_default() += 1;
+        *by_state.entry(state_name(b.state)).or_default() += 1;
         if !b.is_live() {
             continue;
         }
         live += 1;
+        *by_scope.entry(scope_name(b.scope)).or_default() += 1;
+        let kind = serde_json::to_value(b.kind).unwrap_or_default();
+        *by_kind
+            .entry(kind.as_str().unwrap_or("").to_string())
+            .or_default() += 1;
         *by_category.entry(b.category.clone()).or_default() += 1;
         *by_type.entry(type_name(b.bullet_type)).or_default() += 1;
         if b.is_anti_pattern() {
             anti += 1;
         }
         let score = effective_score(b, &cfg.scoring, now);
+        scored.push((b, score));
         sum += score;
         if clock::parse(b.last_activity()).is_some_and(|t| t <= cutoff) {
             stale += 1;
@@ -55,6 +67,14 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         }
     }
     let avg = if live > 0 { sum / live as f64 } else { 0.0 };
+    let scores: Vec<f64> = scored.iter().map(|(_, s)| *s).collect();
+    let top = health::top_performers(&scored, 5);
+    let at_risk = scored
+        .iter()
+        .filter(|(b, s)| health::at_risk(b, *s))
+        .count();
+    let live_rules: Vec<&crate::memory::bullet::Bullet> = scored.iter().map(|(b, _)| *b).collect();
+    let merges = health::merge_candidates(&live_rules, cfg.dedup_similarity_threshold, 20);
     let to_map = |m: &BTreeMap<&str, usize>| {
         m.iter()
             .map(|(k, v)| (k.to_string(), json!(v)))
@@ -71,6 +91,13 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         "staleCount": stale,
         "staleDays": cfg.stale_days,
         "antiPatternCount": anti,
+        "byScope": to_map(&by_scope),
+        "byState": to_map(&by_state),
+        "byKind": by_kind,
+        "scoreDistribution": to_map(&health::score_distribution(&scores)),
+        "topPerformers": top,
+        "atRiskCount": at_risk,
+        "mergeCandidates": merges,
     });
     let mut human = format!(
         "Rules: {} ({} live)  average score {:.2}  stale {} (>{}d)  anti-patterns {}\n",
@@ -107,6 +134,16 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         "By type",
         by_type.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
     ));
+    human.push_str(&format!("At risk of deprecation: {at_risk}\n"));
+    for p in &top {
+        human.push_str(&format!("Top: {} ({:.2}) {}\n", p.id, p.score, p.content));
+    }
+    for m in &merges {
+        human.push_str(&format!(
+            "Merge? {} and {} ({:.2} alike)\n",
+            m.ids[0], m.ids[1], m.similarity
+        ));
+    }
     if args.trace_decay {
         data["decayTrace"] = json!(traces);
         human.push_str(&format!(

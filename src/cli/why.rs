@@ -66,8 +66,59 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     for (label, at, score) in &traj {
         human.push_str(&format!("  {:<8} {}  {score:>8.3}\n", label, &at[..10]));
     }
+    let days_ago =
+        |at: &str| clock::parse(at).map(|t| (clock::age_days(t, now) * 10.0).round() / 10.0);
+    let feedback_history: Vec<_> = b
+        .feedback_events
+        .iter()
+        .map(|e| {
+            let age = clock::parse(&e.timestamp).map(|t| clock::age_days(t, now));
+            json!({
+                "type": feedback_type_name(e.kind),
+                "timestamp": e.timestamp,
+                "daysAgo": days_ago(&e.timestamp),
+                "decayFactor": age.map(|a| crate::memory::scoring::round3(
+                    crate::memory::scoring::decay_factor(a, cfg.scoring.decay_half_life_days)
+                )),
+                "source": feedback_source_name(e.source),
+                "reason": e.reason,
+                "sessionPath": e.session_path,
+            })
+        })
+        .collect();
+    let sessions_of = |kind: crate::memory::bullet::FeedbackType| {
+        let mut v: Vec<&str> = b
+            .feedback_events
+            .iter()
+            .filter(|e| e.kind == kind)
+            .filter_map(|e| e.session_path.as_deref())
+            .collect();
+        v.dedup();
+        v
+    };
+    let evidence = json!({
+        "sourceSessions": b.source_sessions,
+        "helpfulSessions": sessions_of(crate::memory::bullet::FeedbackType::Helpful),
+        "harmfulSessions": sessions_of(crate::memory::bullet::FeedbackType::Harmful),
+    });
+    let diary = diary_entries(store, &b.source_sessions);
+    if !diary.is_empty() {
+        human.push_str("\nDiary entries\n");
+        for d in &diary {
+            human.push_str(&format!(
+                "  {}  {}  {}\n",
+                d["timestamp"].as_str().unwrap_or(""),
+                d["status"].as_str().unwrap_or(""),
+                d["sessionId"].as_str().unwrap_or("")
+            ));
+        }
+    }
     Ok(Report::new(json!({
         "bullet": view::entry_json(&entry, &cfg.scoring, now),
+        "daysAgo": days_ago(&b.created_at),
+        "evidence": evidence,
+        "diaryEntries": diary,
+        "feedbackHistory": feedback_history,
         "provenance": {"sourceSessions": b.source_sessions, "sourceAgents": b.source_agents, "reasoning": b.reasoning},
         "feedback": b.feedback_events,
         "history": history,
@@ -77,4 +128,36 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     }))
     .human(human)
     .quiet(b.id.clone()))
+}
+
+/// The diary entries of the sessions a rule came from (looked up by the session file's stem, the
+/// id the diary keeps), each in brief.
+fn diary_entries(store: &crate::store::Store, sessions: &[String]) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    for s in sessions {
+        let Some(stem) = std::path::Path::new(s).file_stem().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        for e in crate::reflect::tables::entry(store, stem).unwrap_or_default() {
+            if e.session_id != stem && e.session_path.as_deref() != Some(s.as_str()) {
+                continue;
+            }
+            if out
+                .iter()
+                .any(|o: &serde_json::Value| o["id"] == e.id.as_str())
+            {
+                continue;
+            }
+            out.push(json!({
+                "id": e.id,
+                "sessionId": e.session_id,
+                "sessionPath": e.session_path,
+                "agent": e.agent,
+                "timestamp": e.timestamp,
+                "status": e.status.as_str(),
+                "keyLearnings": e.key_learnings,
+            }));
+        }
+    }
+    out
 }

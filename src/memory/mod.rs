@@ -4,6 +4,7 @@ pub mod bullet;
 pub mod curate;
 pub mod feedback;
 pub mod formats;
+pub mod health;
 pub mod new_rule;
 pub mod original_doc;
 pub mod parse_limits;

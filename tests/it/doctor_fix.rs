@@ -15,8 +15,12 @@ fn copy_of_cm(env: &Env) -> PathBuf {
 
 /// Each repair's check and its `field` (`action`: what it does; `outcome`: how it went).
 fn pairs(d: &Value, field: &str) -> Vec<(String, String)> {
-    d["repairs"]
-        .as_array()
+    pairs_in(&d["repairs"], field)
+}
+
+/// Each entry of `list`'s check and its `field`.
+fn pairs_in(list: &Value, field: &str) -> Vec<(String, String)> {
+    list.as_array()
         .unwrap()
         .iter()
         .map(|r| {
@@ -166,4 +170,33 @@ fn a_dry_run_lists_exactly_what_fix_does_when_links_mend_the_hooks() {
         doc.to_string(),
         "the hooks were not rewritten"
     );
+}
+
+/// Every check names its category; the plain run lists what `--fix` would repair (the same list
+/// as `--fix --dry-run`); `--self-test` runs the engine on known input and passes.
+#[test]
+fn checks_have_categories_fixable_issues_are_listed_and_the_self_test_passes() {
+    let env = Env::new();
+    let d = env.cm(&["doctor", "--self-test"]).json().run().json()["data"].clone();
+    let checks = d["checks"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["category"].is_string()), "{d}");
+    let selftest: Vec<&Value> = checks
+        .iter()
+        .filter(|c| c["category"] == "self-test")
+        .collect();
+    assert_eq!(selftest.len(), 4, "{d}");
+    assert!(selftest.iter().all(|c| c["status"] == "ok"), "{d}");
+    assert_eq!(
+        checks.iter().find(|c| c["name"] == "hooks").unwrap()["category"],
+        "hooks"
+    );
+    let fixable = pairs_in(&d["fixable"], "action");
+    assert!(fixable.iter().any(|(c, _)| c == "data dir"), "{d}");
+    let dry = env
+        .cm(&["doctor", "--fix", "--dry-run"])
+        .json()
+        .run()
+        .json();
+    assert_eq!(fixable, actions(&dry["data"]));
+    assert!(!env.data.exists(), "listing changes nothing");
 }

@@ -111,3 +111,117 @@ fn a_mistyped_rule_id_gets_a_suggestion() {
         .error_code("RULE_NOT_FOUND");
     assert!(!e["hint"].as_str().unwrap().contains("did you mean"), "{e}");
 }
+
+#[test]
+fn why_says_how_old_each_mark_is_and_what_backs_the_rule() {
+    let env = Env::new();
+    let id = env.add("Run the migrations in a transaction");
+    env.cm(&["mark", &id, "--helpful", "--session", "/s/one.jsonl"])
+        .now("2026-11-21T12:00:00Z")
+        .run()
+        .ok();
+    env.cm(&["mark", &id, "--harmful", "--session", "/s/two.jsonl"])
+        .now("2026-11-30T12:00:00Z")
+        .run()
+        .ok();
+    let d = env.cm(&["why", &id]).now(NOW).json().run().ok().data();
+    let history = d["feedbackHistory"].as_array().unwrap();
+    assert_eq!(history.len(), 2, "{d}");
+    assert_eq!(history[0]["type"], "helpful");
+    assert_eq!(history[0]["daysAgo"], 10.0, "{d}");
+    assert_eq!(history[1]["daysAgo"], 1.0, "{d}");
+    assert!(history[0]["decayFactor"].as_f64().unwrap() < 1.0);
+    assert_eq!(d["evidence"]["helpfulSessions"][0], "/s/one.jsonl");
+    assert_eq!(d["evidence"]["harmfulSessions"][0], "/s/two.jsonl");
+    assert!(d["diaryEntries"].as_array().unwrap().is_empty());
+    assert!(d["daysAgo"].as_f64().is_some(), "{d}");
+}
+
+#[test]
+fn stats_reports_scopes_states_kinds_spread_leaders_risks_and_near_duplicates() {
+    let env = Env::builder().now(NOW).build();
+    let strong = env.add("Always run the full test suite before committing");
+    for _ in 0..6 {
+        env.cm(&["mark", &strong, "--helpful"]).run().ok();
+    }
+    let risky = env.add("Prefer rebasing feature branches onto main");
+    env.cm(&["mark", &risky, "--harmful"]).run().ok();
+    env.cm(&[
+        "add",
+        "Always run the full test suite before you commit",
+        "--force",
+    ])
+    .run()
+    .ok();
+    let d = env.data_of(&["stats"]);
+    assert_eq!(d["byScope"]["global"], 3, "{d}");
+    assert_eq!(
+        d["byState"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum::<u64>(),
+        3
+    );
+    assert_eq!(
+        d["byKind"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum::<u64>(),
+        3
+    );
+    assert_eq!(d["scoreDistribution"]["strong"], 1, "{d}");
+    assert_eq!(d["scoreDistribution"]["negative"], 1, "{d}");
+    assert_eq!(d["topPerformers"][0]["id"], strong.as_str(), "{d}");
+    assert_eq!(d["atRiskCount"], 1, "{d}");
+    let merges = d["mergeCandidates"].as_array().unwrap();
+    assert_eq!(merges.len(), 1, "{d}");
+    assert!(
+        merges[0]["ids"]
+            .as_array()
+            .unwrap()
+            .contains(&strong.as_str().into())
+    );
+}
+
+#[test]
+fn cass_memory_no_emoji_and_verbose_are_honoured() {
+    let env = Env::new();
+    env.add("🚀 Ship small changes often");
+    let plain = env.cm(&["ls"]).env("CASS_MEMORY_NO_EMOJI", "1").run().ok();
+    assert!(!plain.stdout.contains('🚀'), "{}", plain.stdout);
+    assert!(
+        plain.stdout.contains("Ship small changes"),
+        "{}",
+        plain.stdout
+    );
+    assert!(env.cm(&["ls"]).run().ok().stdout.contains('🚀'));
+    // JSON is data: untouched.
+    let d = env
+        .cm(&["ls"])
+        .env("CASS_MEMORY_NO_EMOJI", "1")
+        .json()
+        .run()
+        .ok()
+        .data();
+    assert!(d.to_string().contains('🚀'));
+
+    let quiet = env
+        .cm(&["context", "ship changes", "--no-history"])
+        .run()
+        .ok();
+    assert!(
+        !quiet.stderr.contains("cm context: depth"),
+        "{}",
+        quiet.stderr
+    );
+    let loud = env
+        .cm(&["context", "ship changes", "--no-history"])
+        .env("CASS_MEMORY_VERBOSE", "1")
+        .run()
+        .ok();
+    assert!(loud.stderr.contains("cm context: depth"), "{}", loud.stderr);
+}
