@@ -46,6 +46,7 @@ mod rule_signals;
 mod secrets;
 mod secrets_planted;
 mod serve_hostile;
+mod shown_titles;
 mod starters;
 mod store_faults;
 mod store_files;
