@@ -34,6 +34,7 @@ mod onboard;
 mod paraphrase_fixtures;
 mod playbook;
 mod poison;
+mod poison_import;
 mod precommit_text;
 mod project;
 mod quickstart;

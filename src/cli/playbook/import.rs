@@ -94,8 +94,13 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     .quiet(added.to_string()))
 }
 
-/// Parse and clean the file's bullets. Any bad bullet refuses the whole file.
-fn parse_rules(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<String>)> {
+/// Parse and clean the file's bullets, each with its text as the file gave it (for the safety
+/// check). Any bad bullet refuses the whole file.
+fn parse_rules(
+    name: &str,
+    text: &str,
+    ctx: &Ctx,
+) -> Result<(Vec<import_rules::Imported>, Vec<String>)> {
     let format = Format::detect(name, text);
     let mut bullets = formats::parse(text, format).map_err(|msg| {
         CmError::usage("INVALID_INPUT", format!("{name}: {msg}"))
@@ -105,7 +110,9 @@ fn parse_rules(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<St
     let now_t = clock::now();
     let now = clock::to_rfc3339(now_t);
     let mut warnings = Vec::new();
+    let mut given = Vec::with_capacity(bullets.len());
     for (i, b) in bullets.iter_mut().enumerate() {
+        given.push(b.content.clone());
         b.content = b.content.split_whitespace().collect::<Vec<_>>().join(" ");
         if b.content.is_empty() {
             return Err(CmError::usage(
@@ -139,7 +146,12 @@ fn parse_rules(name: &str, text: &str, ctx: &Ctx) -> Result<(Vec<Bullet>, Vec<St
             ));
         }
     }
-    Ok((bullets, warnings))
+    let rules = bullets
+        .into_iter()
+        .zip(given)
+        .map(|(bullet, given)| import_rules::Imported { bullet, given })
+        .collect();
+    Ok((rules, warnings))
 }
 
 /// The personal rules as a JSON export in `<data dir>/backups/`, before a replace removes them.
