@@ -4,6 +4,8 @@
 
 Each case is a real Claude Code PreToolUse payload, in a fresh HOME and project, with the files a
 cloned repository could carry (`.cass/traumas.jsonl`, `.cass/config.json`) written first. The
+HOME has an empty data dir, as installing the hooks leaves it (the hook keeps its trauma index
+there); NO_DATA_DIR=1 leaves it out, so the index is built again on every call (the worst case). The
 three programs run alternately (hook, benign hook call, /bin/true, ...), each run one posix_spawn
 + wait4 timed with perf_counter_ns; one warm-up call per case builds the trauma index as a first
 real call would. Prints, per case, the hook's median, p90, ratio to /bin/true, the benign call's
@@ -89,10 +91,10 @@ def cases(project):
 HOOK_TIMEOUT_S = 5.0
 
 
-def run_once(argv, stdin_path, env, timeout=None):
+def run_once(argv, stdin_path, env, timeout=None, out=".out"):
     """Milliseconds one call took; with `timeout` (seconds), None once it is passed (killed)."""
     fd = os.open(stdin_path, os.O_RDONLY)
-    outp = os.open(stdin_path + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    outp = os.open(stdin_path + out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         t0 = time.perf_counter_ns()
@@ -157,17 +159,19 @@ def main():
                 with open(os.path.join(project, ".cass", "config.json"), "w") as f:
                     json.dump(files["config"], f)
             env = {"HOME": home, "PATH": "/usr/bin:/bin", "CASS_MEMORY_HOME": os.path.join(home, ".cass-memory")}
+            if os.environ.get("NO_DATA_DIR") != "1":
+                os.makedirs(env["CASS_MEMORY_HOME"])
             hostile = os.path.join(case_dir, "hostile.json")
             benign = os.path.join(case_dir, "benign.json")
             open(hostile, "wb").write(body)
             open(benign, "wb").write(payload(project, command="npm test -- --watch=false"))
             run_once([hook], hostile, env)  # warm-up: builds the trauma index
-            base_ok = base is not None and run_once([base], hostile, env, HOOK_TIMEOUT_S) is not None
+            base_ok = base is not None and run_once([base], hostile, env, HOOK_TIMEOUT_S, ".base") is not None
             h, bl, b, t = [], [], [], []
             for _ in range(runs):
                 h.append(run_once([hook], hostile, env))
                 if base_ok:
-                    bl.append(run_once([base], hostile, env))
+                    bl.append(run_once([base], hostile, env, out=".base"))
                 b.append(run_once([hook], benign, env))
                 t.append(run_once(["/bin/true"], benign, env))
             base_cell = (statistics.median(bl) if bl else ("> %.0f s" % HOOK_TIMEOUT_S)) if base else None
