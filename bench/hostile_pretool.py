@@ -4,12 +4,19 @@
 
 Each case is a real Claude Code PreToolUse payload, in a fresh HOME and project, with the files a
 cloned repository could carry (`.cass/traumas.jsonl`, `.cass/config.json`) written first. The
+HOME has an empty data dir, as installing the hooks leaves it (the hook keeps its trauma index
+there); NO_DATA_DIR=1 leaves it out, so the index is built again on every call (the worst case). The
 three programs run alternately (hook, benign hook call, /bin/true, ...), each run one posix_spawn
 + wait4 timed with perf_counter_ns; one warm-up call per case builds the trauma index as a first
 real call would. Prints, per case, the hook's median, p90, ratio to /bin/true, the benign call's
 median in the same loop, and the decision (deny/ask/allow); the target is <= 50 ms per call.
 
-Usage: bench/hostile_pretool.py PATH/TO/cm [RUNS]   (default 15 runs per case; linked as cm-pretool)
+With BASELINE=PATH/TO/other/cm (e.g. main's release build), that binary runs in the same loop
+(hook, baseline, benign, /bin/true) and its median is printed beside; a baseline call that takes
+longer than the agents' 5 s hook timeout is run once and shown as "> 5 s" (the agent would have
+run the command unchecked).
+
+Usage: [BASELINE=...] bench/hostile_pretool.py PATH/TO/cm [RUNS]   (default 15 runs per case; linked as cm-pretool)
 """
 import json
 import os
@@ -81,9 +88,13 @@ def cases(project):
     return out
 
 
-def run_once(argv, stdin_path, env):
+HOOK_TIMEOUT_S = 5.0
+
+
+def run_once(argv, stdin_path, env, timeout=None, out=".out"):
+    """Milliseconds one call took; with `timeout` (seconds), None once it is passed (killed)."""
     fd = os.open(stdin_path, os.O_RDONLY)
-    outp = os.open(stdin_path + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    outp = os.open(stdin_path + out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         t0 = time.perf_counter_ns()
@@ -92,7 +103,15 @@ def run_once(argv, stdin_path, env):
             (os.POSIX_SPAWN_DUP2, outp, 1),
             (os.POSIX_SPAWN_DUP2, devnull, 2),
         ])
-        os.wait4(pid, 0)
+        if timeout is None:
+            os.wait4(pid, 0)
+        else:
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                if time.perf_counter_ns() - t0 > timeout * 1e9:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                    return None
+                time.sleep(0.001)
         t1 = time.perf_counter_ns()
     finally:
         os.close(fd)
@@ -117,6 +136,11 @@ def main():
         # The hook is the binary under its link name.
         os.symlink(hook, os.path.join(tmp, "cm-pretool"))
         hook = os.path.join(tmp, "cm-pretool")
+    base = os.environ.get("BASELINE")
+    if base:
+        os.makedirs(os.path.join(tmp, "base"))
+        os.symlink(os.path.abspath(base), os.path.join(tmp, "base", "cm-pretool"))
+        base = os.path.join(tmp, "base", "cm-pretool")
     rows = []
     try:
         for name, files, _ in cases("/placeholder"):
@@ -135,26 +159,36 @@ def main():
                 with open(os.path.join(project, ".cass", "config.json"), "w") as f:
                     json.dump(files["config"], f)
             env = {"HOME": home, "PATH": "/usr/bin:/bin", "CASS_MEMORY_HOME": os.path.join(home, ".cass-memory")}
+            if os.environ.get("NO_DATA_DIR") != "1":
+                os.makedirs(env["CASS_MEMORY_HOME"])
             hostile = os.path.join(case_dir, "hostile.json")
             benign = os.path.join(case_dir, "benign.json")
             open(hostile, "wb").write(body)
             open(benign, "wb").write(payload(project, command="npm test -- --watch=false"))
             run_once([hook], hostile, env)  # warm-up: builds the trauma index
-            h, b, t = [], [], []
+            base_ok = base is not None and run_once([base], hostile, env, HOOK_TIMEOUT_S, ".base") is not None
+            h, bl, b, t = [], [], [], []
             for _ in range(runs):
                 h.append(run_once([hook], hostile, env))
+                if base_ok:
+                    bl.append(run_once([base], hostile, env, out=".base"))
                 b.append(run_once([hook], benign, env))
                 t.append(run_once(["/bin/true"], benign, env))
+            base_cell = (statistics.median(bl) if bl else ("> %.0f s" % HOOK_TIMEOUT_S)) if base else None
             rows.append((name, statistics.median(h), sorted(h)[int(len(h) * 0.9) - 1],
-                         statistics.median(b), statistics.median(t), decision(hostile)))
+                         statistics.median(b), statistics.median(t), decision(hostile), base_cell))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%-30s %10s %10s %8s %12s %10s %8s" % ("case", "median ms", "p90 ms", "x true", "benign ms", "true ms", "answer"))
+    print("%-30s %10s %10s %8s %12s %10s %8s%s" % ("case", "median ms", "p90 ms", "x true", "benign ms", "true ms", "answer",
+                                                   " %12s" % "baseline ms" if base else ""))
     worst = 0.0
-    for name, med, p90, ben, tru, dec in rows:
-        worst = max(worst, med)
-        print("%-30s %10.2f %10.2f %8.1f %12.2f %10.2f %8s" % (name, med, p90, med / tru, ben, tru, dec))
-    print("worst median %.2f ms (target <= %.0f ms): %s" % (worst, TARGET_MS, "ok" if worst <= TARGET_MS else "OVER"))
+    for name, med, p90, ben, tru, dec, bcell in rows:
+        worst = max(worst, med, ben)
+        extra = ""
+        if base:
+            extra = " %12s" % (("%.2f" % bcell) if isinstance(bcell, float) else bcell)
+        print("%-30s %10.2f %10.2f %8.1f %12.2f %10.2f %8s%s" % (name, med, p90, med / tru, ben, tru, dec, extra))
+    print("worst median (hostile or benign call) %.2f ms (target <= %.0f ms): %s" % (worst, TARGET_MS, "ok" if worst <= TARGET_MS else "OVER"))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod context;
 pub mod degraded;
+pub mod due;
 pub mod emoji;
 pub mod episodic;
 pub mod error;

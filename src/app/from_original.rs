@@ -15,7 +15,6 @@
 use super::import_rules::{self, Skipped};
 use crate::config::{Config, schema};
 use crate::error::{CmError, Result};
-use crate::memory::bullet::Bullet;
 use crate::memory::formats::{self, Format};
 use crate::memory::original_doc::Unmapped;
 use crate::reflect::diary::{DiaryEntry, RelatedSession, Status};
@@ -180,8 +179,8 @@ pub fn import(store: &Store, found: &Found, cfg: &Config, dry_run: bool) -> Resu
     let skipped_ids: Vec<&str> = skipped.iter().map(|s| s.id.as_str()).collect();
     let feedback_events = bullets
         .iter()
-        .filter(|b| !skipped_ids.contains(&b.id.as_str()))
-        .map(|b| b.feedback_events.len())
+        .filter(|r| !skipped_ids.contains(&r.bullet.id.as_str()))
+        .map(|r| r.bullet.feedback_events.len())
         .sum();
     let (entries, mut diary_unmapped) = diary_entries(&found.diary);
     let diary = save_diary(store, &entries, dry_run)?;
@@ -213,7 +212,12 @@ pub fn import(store: &Store, found: &Found, cfg: &Config, dry_run: bool) -> Resu
     })
 }
 
-type ReadRules = (Vec<Bullet>, usize, Vec<Unmapped>, Vec<String>);
+type ReadRules = (
+    Vec<import_rules::Imported>,
+    usize,
+    Vec<Unmapped>,
+    Vec<String>,
+);
 
 fn read_rules(path: &Path, text: &str, cfg: &Config) -> Result<ReadRules> {
     let name = path.display().to_string();
@@ -221,8 +225,7 @@ fn read_rules(path: &Path, text: &str, cfg: &Config) -> Result<ReadRules> {
         CmError::usage("INVALID_IMPORT", format!("{name}: {msg}"))
             .hint("nothing was imported; fix the file (or move it aside) and retry")
     })?;
-    let mut bullets = doc.bullets;
-    let warnings = import_rules::clean(&name, &mut bullets, cfg)?;
+    let (bullets, warnings) = import_rules::clean(&name, doc.bullets, cfg)?;
     Ok((bullets, doc.deprecated_patterns, doc.unmapped, warnings))
 }
 

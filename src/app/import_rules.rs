@@ -21,12 +21,20 @@ pub struct Skipped {
 
 /// Make a file's bullets fit to store: text on one line and redacted, a category, an id and
 /// dates where the file had none, maturity as the feedback stands. A bullet without text
-/// refuses the whole file (`name` says which). Returns warnings (categories not built in).
-pub fn clean(name: &str, bullets: &mut [Bullet], cfg: &Config) -> Result<Vec<String>> {
+/// refuses the whole file (`name` says which). Returns the rules, each with its text as the
+/// file gave it (for the safety check), and warnings (categories not built in).
+pub fn clean(
+    name: &str,
+    bullets: Vec<Bullet>,
+    cfg: &Config,
+) -> Result<(Vec<Imported>, Vec<String>)> {
     let now_t = clock::now();
     let now = clock::to_rfc3339(now_t);
     let mut warnings = Vec::new();
-    for (i, b) in bullets.iter_mut().enumerate() {
+    let mut rules = Vec::with_capacity(bullets.len());
+    for (i, mut bullet) in bullets.into_iter().enumerate() {
+        let given = bullet.content.clone();
+        let b = &mut bullet;
         b.content = b.content.split_whitespace().collect::<Vec<_>>().join(" ");
         if b.content.is_empty() {
             return Err(CmError::usage(
@@ -59,8 +67,9 @@ pub fn clean(name: &str, bullets: &mut [Bullet], cfg: &Config) -> Result<Vec<Str
                 b.id, b.category
             ));
         }
+        rules.push(Imported { bullet, given });
     }
-    Ok(warnings)
+    Ok((rules, warnings))
 }
 
 /// Every rule of the personal store (what `--replace` would remove).
@@ -68,10 +77,18 @@ pub fn personal_rules(store: &Store) -> Result<Vec<Bullet>> {
     rows::load_all(store)
 }
 
-/// What importing `bullets` would do, writing nothing: how many it adds and which it skips.
+/// A file's rule as the import stores it (`bullet`: one line, redacted) and as the file gave it
+/// (`given`: what the safety check reads, as `cm playbook add` does, so a role marker at the
+/// start of a line is seen).
+pub struct Imported {
+    pub bullet: Bullet,
+    pub given: String,
+}
+
+/// What importing `rules` would do, writing nothing: how many it adds and which it skips.
 /// With `replace` the store's rules do not count (they are about to be removed).
-pub fn preview(store: &Store, bullets: &[Bullet], replace: bool) -> Result<(usize, Vec<Skipped>)> {
-    let (add, skipped) = decide(store, bullets, replace)?;
+pub fn preview(store: &Store, rules: &[Imported], replace: bool) -> Result<(usize, Vec<Skipped>)> {
+    let (add, skipped) = decide(store, rules, replace)?;
     Ok((add.len(), skipped))
 }
 
@@ -80,7 +97,7 @@ pub fn preview(store: &Store, bullets: &[Bullet], replace: bool) -> Result<(usiz
 /// the rules are stored).
 pub fn import(
     store: &Store,
-    bullets: &[Bullet],
+    rules: &[Imported],
     replacing: Option<&[Bullet]>,
 ) -> Result<(usize, Vec<Skipped>)> {
     let (added, skipped) = store.write(|tx| {
@@ -90,8 +107,12 @@ pub fn import(
             }
             rows::delete_all(tx)?;
         }
-        let (add, skipped) = decide(tx, bullets, false)?;
-        for b in bullets.iter().filter(|b| add.contains(&b.id.as_str())) {
+        let (add, skipped) = decide(tx, rules, false)?;
+        for b in rules
+            .iter()
+            .map(|r| &r.bullet)
+            .filter(|b| add.contains(&b.id.as_str()))
+        {
             rows::insert(tx, b)?;
             rows::record_revision(tx, &b.id, "import", None, &[])?;
         }
@@ -112,15 +133,18 @@ pub fn import(
 /// store's rules do not count.
 fn decide<'b>(
     conn: &rusqlite::Connection,
-    bullets: &'b [Bullet],
+    rules: &'b [Imported],
     ignore_store: bool,
 ) -> Result<(Vec<&'b str>, Vec<Skipped>)> {
     let mut add: Vec<&str> = Vec::new();
     let mut texts: Vec<(String, &str)> = Vec::new();
     let mut skipped = Vec::new();
-    for b in bullets {
+    for r in rules {
+        let b = &r.bullet;
         let lower = b.content.to_lowercase();
-        let reason = if let Some(why) = crate::memory::safety::refusal(&b.content) {
+        let why = crate::memory::safety::refusal(&r.given)
+            .or_else(|| crate::memory::safety::refusal(&b.content));
+        let reason = if let Some(why) = why {
             Some(match why.severity {
                 crate::memory::safety::Severity::Refused => format!("refused: {}", why.reason),
                 crate::memory::safety::Severity::Risky => format!("risky: {}", why.reason),

@@ -151,8 +151,7 @@ pub fn rerank(
             let rel = hit.score.max(0.0) / (hit.score.max(0.0) + 5.0);
             let rec = arousal::recency(age, BASE_HALF_LIFE_DAYS, a).max(RECENCY_FLOOR);
             let rank = (0.7 * rel + 0.3 * a) * rec;
-            hit.snippet = super::sanitize::clean(&hit.snippet);
-            hit.title = hit.title.map(|t| super::sanitize::clean(&t));
+            super::sanitize::hit(&mut hit);
             Snippet {
                 hit,
                 arousal: a,

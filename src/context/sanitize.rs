@@ -34,6 +34,20 @@ pub fn strip_instructions(text: &str) -> String {
         .join(" ")
 }
 
+/// A session title as any surface shows it to an agent (`cm history sessions`/`show`/`search`,
+/// MCP `memory_search`, session start, the diary): [`clean`]. A title is whatever the
+/// transcript's first message or its client said, so it is as untrusted as the transcript.
+pub fn title(title: Option<String>) -> Option<String> {
+    title.map(|t| clean(&t))
+}
+
+/// A search hit as shown to an agent: its title and snippet [`clean`]ed, as the context's
+/// history is.
+pub fn hit(hit: &mut crate::episodic::model::Hit) {
+    hit.snippet = clean(&hit.snippet);
+    hit.title = title(hit.title.take());
+}
+
 /// What is shown in place of a withheld item.
 pub fn withheld(why: &str) -> String {
     format!("[withheld: {why}]")

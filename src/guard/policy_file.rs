@@ -57,8 +57,12 @@ pub fn load(cwd: &Path) -> (Policy, Sources) {
     let mut sources = Sources::default();
     let now = crate::clock::now_rfc3339();
     let traumas = load_traumas(cwd, &mut sources);
-    // The hook skips an invalid pattern silently (it has no one to tell); here it is reported.
+    // The hook skips an invalid pattern silently (it has no one to tell); here it is reported
+    // (until a server request's deadline: the repository decides how many there are).
     for t in &traumas {
+        if crate::due::passed() {
+            break;
+        }
         if let Err(e) = super::policy::compile(&t.pattern) {
             sources.warnings.push(format!(
                 "trauma {} has an invalid pattern {:?} and is ignored: {e}",
@@ -67,6 +71,7 @@ pub fn load(cwd: &Path) -> (Policy, Sources) {
         }
     }
     policy.set_traumas(traumas, &now);
+    policy.trauma_deadline = crate::due::at();
     apply_config(&mut policy, cwd, &mut sources);
     (policy, sources)
 }

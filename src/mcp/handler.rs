@@ -102,6 +102,8 @@ impl CmServer {
                 .expect("the semaphore stays open");
             tokio::task::spawn_blocking(move || {
                 let _held = (permit, worker);
+                // Loops a repository or request sizes stop here too (`crate::due`).
+                let _due = crate::due::until(due);
                 // Last line of defence: whatever a call read (a session's title, a snippet, a
                 // diary entry) leaves with no secret in any field.
                 let out = work(&roots, due).map(|mut v| {

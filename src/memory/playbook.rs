@@ -87,7 +87,8 @@ impl<'a> Playbook<'a> {
                     eprintln!("cm: warning: {}; its rules are left out", e.message);
                 }
                 loaded.map(|rules| {
-                    let mut rules = repo_file::untrusted(rules, "cm: warning", None);
+                    // Unbounded for the command line; a server request stops at its deadline.
+                    let mut rules = repo_file::untrusted(rules, "cm: warning", crate::due::at());
                     match repo_feedback::for_repo(&self.store.conn, &repo_file::feedback_key(path))
                     {
                         Ok(feedback) => repo_file::with_feedback(&mut rules, &feedback),

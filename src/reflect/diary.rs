@@ -266,7 +266,8 @@ pub fn write(
     }
     let mut accomplishments: Vec<String> = Vec::new();
     if let Some(title) = about.title.filter(|s| !s.trim().is_empty()) {
-        accomplishments.push(fixes::clip(title.trim(), 200));
+        // The diary is shown to agents (`cm diary show`, MCP `cm://diary/...`).
+        accomplishments.push(fixes::clip(&crate::context::sanitize::clean(title), 200));
     }
     if !files.is_empty() {
         let shown: Vec<&str> = files.iter().take(5).map(String::as_str).collect();

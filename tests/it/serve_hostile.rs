@@ -208,3 +208,59 @@ fn the_data_directory_is_never_read_as_a_transcript() {
     let (_, v) = server.call(&id, "memory_search", json!({"query": "0123456789abcdef"}));
     assert!(!v.to_string().contains("0123456789abcdef0123"), "{v}");
 }
+
+/// CPU time (user + system, in clock ticks) the process `pid` has used.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name (which is in parentheses): state is field 3; utime and
+    // stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+/// A workspace playbook that takes seconds to check (a thousand rules full of commands, each
+/// judged by the guard) once kept the worker checking it long after the client was answered
+/// `TIMEOUT`: with one worker, every later request timed out too. The work now stops at the
+/// request's deadline: the process goes quiet and the next request is served.
+#[test]
+fn work_stops_at_the_request_timeout() {
+    let env = Env::builder().workdir("shop").build();
+    env.git_repo();
+    env.stdout_of(&["init"]);
+    let cmds: Vec<String> = (0..20)
+        .map(|i| format!("`bash -c 'eval \"echo $(echo $(echo x{i}))\"'`"))
+        .collect();
+    let mut yaml = String::from("schemaVersion: 2\nbullets:\n");
+    let mut i = 0;
+    while yaml.len() < 1 << 20 {
+        let content = format!("Upload service tests: run {}", cmds.join(" "));
+        yaml.push_str(&format!(
+            "- id: b-{i}\n  content: {}\n  category: testing\n",
+            serde_json::to_string(&content).unwrap()
+        ));
+        i += 1;
+    }
+    std::fs::create_dir_all(env.cwd.join(".cass")).unwrap();
+    std::fs::write(env.cwd.join(".cass/playbook.yaml"), yaml).unwrap();
+    let server = Server::start(&env, &["--request-timeout", "1", "--workers", "1"]);
+    let id = server.initialize();
+    let (_, v) = server.call(&id, "cm_context", json!({"task": "upload service tests"}));
+    assert_eq!(v["error"]["data"]["code"], "TIMEOUT", "{v}");
+    // The one worker comes free (what the playbook's parse took before the deadline is not
+    // interruptible, so allow it a few tries).
+    let served = (0..8).any(|_| {
+        let (status, v) = server.call(&id, "guard_check", json!({"command": "ls -la"}));
+        status == 200 && v["result"].is_object()
+    });
+    assert!(
+        served,
+        "the worker is still busy with the timed-out request"
+    );
+    // And the process is quiet: no thread goes on checking rules.
+    let pid = server.child.id();
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(2));
+    let used = cpu_ticks(pid) - before;
+    assert!(used < 50, "{used} ticks of CPU in 2 s of idling");
+}

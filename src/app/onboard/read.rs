@@ -108,7 +108,7 @@ pub fn read(store: &Store, cwd: &Path, key: &str, template: bool) -> Result<Read
         path: s.source_path,
         agent: s.agent,
         session_id: s.session_id,
-        title: s.title,
+        title: crate::context::sanitize::title(s.title),
         workspace: s.workspace,
         git_branch: s.git_branch,
         started_at: s.started_at,

@@ -18,8 +18,11 @@ pub fn sessions(args: &SessionsArgs, ctx: &Ctx) -> Result<Report> {
         limit: args.limit,
     };
     let rows: Vec<Value> = sessions::list(store, &filter)?
-        .iter()
-        .map(|r| serde_json::to_value(r).unwrap_or_default())
+        .into_iter()
+        .map(|mut r| {
+            r.title = crate::context::sanitize::title(r.title);
+            serde_json::to_value(r).unwrap_or_default()
+        })
         .collect();
     let s = |v: &Value| v.as_str().unwrap_or("").to_string();
     let human_rows: Vec<Vec<String>> = rows
@@ -70,7 +73,8 @@ pub fn show(args: &ShowArgs, ctx: &Ctx) -> Result<Report> {
         )
     })?;
     let session = json!({
-        "agent": session.agent, "sessionId": session.session_id, "title": session.title,
+        "agent": session.agent, "sessionId": session.session_id,
+        "title": crate::context::sanitize::title(session.title),
         "workspace": session.workspace, "gitBranch": session.git_branch,
         "startedAt": session.started_at, "endedAt": session.ended_at,
         "messageCount": session.message_count, "parentSessionId": session.parent_session_id,

@@ -75,6 +75,10 @@ pub fn run(args: &SearchArgs, ctx: &Ctx) -> Result<Report> {
     }
     // The engine always looks for at least one hit; `--limit 0` asks for none.
     hits.truncate(args.limit);
+    // Titles and snippets reach agents (this command, MCP `memory_search`) as the context's do.
+    for h in &mut hits {
+        crate::context::sanitize::hit(h);
+    }
     let human = human(&q, &hits, &degraded, args.limit);
     let quiet = hits
         .iter()

@@ -24,7 +24,7 @@ pub(super) fn import(args: &ImportArgs, ctx: &Ctx) -> Result<Report> {
     let (bullets, warnings, unmapped) = parse_rules(&name, &text, ctx)?;
     let patterns = bullets
         .iter()
-        .filter(|b| b.tags.iter().any(|t| t == DEPRECATED_PATTERN_TAG))
+        .filter(|r| r.bullet.tags.iter().any(|t| t == DEPRECATED_PATTERN_TAG))
         .count();
     let store = ctx.store()?;
     let existing: Vec<Bullet> = if args.replace {
@@ -121,16 +121,15 @@ pub(crate) fn parse_rules(
     name: &str,
     text: &str,
     ctx: &Ctx,
-) -> Result<(Vec<Bullet>, Vec<String>, Vec<Unmapped>)> {
+) -> Result<(Vec<import_rules::Imported>, Vec<String>, Vec<Unmapped>)> {
     let format = Format::detect(name, text);
     let doc = formats::parse_document(text, format).map_err(|msg| {
         CmError::usage("INVALID_INPUT", format!("{name}: {msg}"))
             .hint("nothing was imported; fix the file and retry")
     })?;
-    let mut bullets = doc.bullets;
     let cfg = ctx.config()?;
-    let warnings = import_rules::clean(name, &mut bullets, cfg)?;
-    Ok((bullets, warnings, doc.unmapped))
+    let (rules, warnings) = import_rules::clean(name, doc.bullets, cfg)?;
+    Ok((rules, warnings, doc.unmapped))
 }
 
 /// The personal rules as a JSON export in `<data dir>/backups/`, before a replace removes them.
