@@ -153,6 +153,21 @@ fn clean(s: &Sentence, referent: Referent) -> String {
     }
     text.retain(|c| (c as u32) < 0x1F000);
     let lower = text.to_lowercase();
+    // "that should've been `uv run x`": the right way, as a directive.
+    for lead in [
+        "that should've been ",
+        "that should have been ",
+        "it should've been ",
+        "it should have been ",
+        "it should be ",
+        "that should be ",
+    ] {
+        if lower.starts_with(lead) && text[lead.len()..].starts_with('`') {
+            text = format!("Use {}", &text[lead.len()..]);
+            break;
+        }
+    }
+    let lower = text.to_lowercase();
     for (habit, lead) in HABITS {
         if lower.starts_with(habit) {
             text = format!("{lead}{}", &text[habit.len()..]);

@@ -107,6 +107,44 @@ fn replaces(s: &Sentence, before: Option<&ToolRun>) -> bool {
                 .any(|v| lower.starts_with(&format!("{v} "))))
 }
 
+/// The words that name what the agent ran (`cargo`, `nextest`; `kubectl`, `apply`), wrappers
+/// and flags left out.
+fn call_words(before: Option<&ToolRun>) -> Vec<String> {
+    let Some(command) = before.and_then(|r| r.command.as_deref()) else {
+        return Vec::new();
+    };
+    super::gist::base(command)
+        .split_whitespace()
+        .map(|w| w.rsplit('/').next().unwrap_or(w).to_lowercase())
+        .filter(|w| w.len() >= 2 && !super::phrasing::is_common(w))
+        .collect()
+}
+
+/// A sentence that turns against what the agent just ran: it names the call's program in a
+/// prohibition or a contrast ("don't build with npm run build", "tests are vitest here, not
+/// jest", "never rails db:migrate directly"), or replaces it with a quoted command ("that
+/// should've been `uv run script.py`", "use `make test`, it starts the db").
+fn turns_against(s: &Sentence, call: &[String]) -> bool {
+    if call.is_empty() || s.chatter || s.local {
+        return false;
+    }
+    let lower = s.text.to_lowercase();
+    let names = call.iter().any(|w| speech::has_word(&lower, w));
+    let contrast = s.prohibition
+        || [
+            "not", "never", "instead", "rather", "wrong", "don't", "stop", "no",
+        ]
+        .iter()
+        .any(|w| speech::has_word(&lower, w))
+        || lower.contains("??");
+    let quoted_replacement = s.text.contains('`')
+        && (lower.starts_with("use ")
+            || lower.contains("should've been")
+            || lower.contains("should have been")
+            || lower.contains("should be"));
+    (names && contrast) || quoted_replacement
+}
+
 /// The sentences of one message that carry its lesson, and whether it objects.
 fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, bool, bool) {
     let read: Vec<Sentence> = speech::sentences(text)
@@ -114,7 +152,10 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
         .map(|s| speech::read(s))
         .filter(|s| !s.text.is_empty())
         .collect();
-    let replaced = read.iter().any(|s| replaces(s, before));
+    let call = call_words(before);
+    let replaced = read
+        .iter()
+        .any(|s| replaces(s, before) || turns_against(s, &call));
     let objection = refused(before) || replaced || read.iter().any(|s| s.objection);
     // A message that opens by pointing inside this conversation ("no, the other file") is
     // about finding the place, not a rule.
@@ -125,7 +166,11 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
     let teaches = |s: &Sentence| {
         !s.local
             && !s.chatter
-            && (s.general || s.why.is_some() || (objection && s.prohibition) || replaces(s, before))
+            && (s.general
+                || s.why.is_some()
+                || (objection && s.prohibition)
+                || replaces(s, before)
+                || turns_against(s, &call))
     };
     if opens_local || !read.iter().any(teaches) {
         return (Vec::new(), objection, false);
@@ -181,24 +226,41 @@ fn instead_of(rule: String, command: &str) -> String {
 /// A terse correction ("no. yarn.", "nope, ruff!") after the agent ran `command`: one name
 /// (a tool, not a word of talk) that is not the program the agent ran.
 fn terse(text: &str, command: &str) -> Option<String> {
-    let sentences = speech::sentences(text);
+    // "always." or "every time." after the name only says it holds from now on.
+    let sentences: Vec<String> = speech::sentences(text)
+        .into_iter()
+        .filter(|s| {
+            let l = s.to_lowercase();
+            let l = l.trim_end_matches(['.', '!', ' ']);
+            !["always", "every time", "always please", "please"].contains(&l)
+        })
+        .collect();
     let [one] = sentences.as_slice() else {
         return None;
     };
     let s = speech::read(one);
     let name = s.text.trim_end_matches(['.', '!', '?', ' ']);
-    let tool = name.len() >= 2
-        && !name.contains(' ')
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let tool = !words.is_empty()
+        && words.len() <= 2
+        && name.len() >= 2
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./@".contains(c))
-        && name.chars().any(|c| c.is_ascii_alphabetic())
-        && !super::phrasing::is_common(&name.to_lowercase())
+            .all(|c| c.is_ascii_alphanumeric() || "-_./@ ".contains(c))
+        && words[0].chars().any(|c| c.is_ascii_alphabetic())
+        && !words
+            .iter()
+            .any(|w| super::phrasing::is_common(&w.to_lowercase()))
         && !s.chatter;
     let base = super::gist::base(command);
     let program = base.split_whitespace().next().unwrap_or("");
-    (tool && program.len() >= 2 && !program.eq_ignore_ascii_case(name))
-        .then(|| format!("Use {name} instead of `{base}`."))
+    let shown = if words.len() > 1 {
+        format!("`{name}`")
+    } else {
+        name.to_string()
+    };
+    (tool && program.len() >= 2 && !program.eq_ignore_ascii_case(words.first()?))
+        .then(|| format!("Use {shown} instead of `{base}`."))
 }
 
 /// Every lesson the user stated in the session, and every objection (for the diary).
@@ -263,13 +325,15 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                 .unwrap_or_else(|| f.to_string())
         });
         let command = before.and_then(|r| r.command.as_deref());
-        let Some(mut rule) = rule_text::compose(
+        let composed = rule_text::compose(
             &kept,
             rule_text::Referent {
                 file: referent.as_deref(),
                 command,
             },
-        ) else {
+        );
+        let terse_rule = || command.filter(|_| objection).and_then(|c| terse(&text, c));
+        let Some(mut rule) = composed.or_else(terse_rule) else {
             continue;
         };
         if objection && let Some(c) = command {
@@ -549,6 +613,152 @@ mod phrasing_tests {
             "nice, all the tests pass",
         ] {
             assert_eq!(said(&[line]), Vec::<String>::new(), "{line}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod after_a_call_tests {
+    use super::*;
+
+    fn after(command: &str, said: &str) -> (Vec<String>, usize) {
+        let t = Transcript {
+            steps: vec![
+                Step::Tool(ToolRun::shell(1, command, "ok", false)),
+                Step::User {
+                    line: 2,
+                    text: said.to_string(),
+                },
+            ],
+        };
+        let (s, o) = read(&t, None);
+        (s.into_iter().map(|x| x.rule).collect(), o.len())
+    }
+
+    /// Corrections of the call the agent just made, in wordings of many kinds: each is kept
+    /// for the diary and gives one rule naming the right way.
+    #[test]
+    fn corrections_of_the_last_call_give_a_rule() {
+        let missed: Vec<_> = [
+            (
+                "pip install requests",
+                "we don't pip here, it's poetry add",
+                "poetry",
+            ),
+            (
+                "pip install requests",
+                "no!! poetry add. always.",
+                "poetry add",
+            ),
+            (
+                "npm run build",
+                "dont build with npm run build, use `turbo build` from the root pls",
+                "turbo build",
+            ),
+            (
+                "git push origin main",
+                "whoa, never push straight to main. open a PR",
+                "main",
+            ),
+            (
+                "cargo test",
+                "pls use cargo nextest for tests, not cargo test",
+                "nextest",
+            ),
+            (
+                "python3 script.py",
+                "hmm that should've been `uv run script.py`",
+                "uv run",
+            ),
+            (
+                "kubectl apply -f d.yaml",
+                "nope, everything in k8s is applied by argo, don't kubectl apply by hand",
+                "argo",
+            ),
+            ("npx jest", "tests are vitest here, not jest", "vitest"),
+            (
+                "pytest",
+                "use `make test`, it spins up the db first",
+                "make test",
+            ),
+            (
+                "rails db:migrate",
+                "in this app migrations run via bin/migrate, never rails db:migrate directly",
+                "bin/migrate",
+            ),
+            (
+                "yarn add lodash",
+                "please don't add lodash, we use native array methods",
+                "lodash",
+            ),
+            (
+                "helm upgrade api ./chart",
+                "helm upgrades go through the release pipeline, don't run them by hand",
+                "release pipeline",
+            ),
+            (
+                "go build ./...",
+                "that's the wrong go version, use `mise exec -- go build`",
+                "mise exec",
+            ),
+            (
+                "cat .env",
+                "don't print .env files, they have real creds",
+                ".env",
+            ),
+            (
+                "docker compose up",
+                "it's podman on this box, podman compose up",
+                "podman",
+            ),
+        ]
+        .map(|(cmd, said, word)| (said, word, after(cmd, said)))
+        .into_iter()
+        .filter(|(said, word, (rules, objections))| {
+            rules.len() != 1
+                || !rules[0].contains(word)
+                || *objections == 0 && !said.contains("box")
+        })
+        .collect();
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// Talk after a call that is no rule: moods, one-off choices, spots in the code, questions.
+    #[test]
+    fn talk_after_a_call_gives_no_rule() {
+        for said in [
+            "lol ok",
+            "you're on fire today",
+            "just ship it",
+            "hmm not sure, try again",
+            "do the other one",
+            "ok but rename it to fetchAll for now",
+            "use the faster one",
+            "skip the tests this time, I'm in a hurry",
+            "never mind, it works now",
+            "always fun debugging css",
+            "don't worry about the warnings",
+            "keep going",
+            "can you explain what this does?",
+            "is this thread-safe?",
+            "use a map here",
+            "put it in utils.ts",
+            "the tests never pass on the first try lol",
+            "why is this so slow?",
+            "why did it fail?",
+            "no idea why that happened",
+            "don't bother with docs",
+            "I never liked this module",
+            "make it shorter",
+            "use 3 retries",
+            "we should probably refactor this someday",
+            "that's fine",
+            "add a comment there",
+            "ugh, flaky again",
+            "rename it",
+            "use the env var I pasted above",
+        ] {
+            assert_eq!(after("npm test", said).0, Vec::<String>::new(), "{said}");
         }
     }
 }

@@ -44,6 +44,8 @@ const OPENERS: &[(&str, bool)] = &[
     ("stop", true),
     ("ugh", true),
     ("hold on", true),
+    ("whoa", true),
+    ("woah", true),
     ("actually", true),
     ("careful", true),
     ("wrong", true),
@@ -255,6 +257,9 @@ const CHATTER: &[&str] = &[
     "no problem",
     "all good",
     "love it",
+    "fun",
+    "annoying",
+    "painful",
 ];
 
 /// Phrases that say a statement holds beyond this session.
@@ -277,6 +282,10 @@ const GENERAL: &[&str] = &[
     "in this workspace",
     "in this monorepo",
     "in this team",
+    "on this box",
+    "on this machine",
+    "on these machines",
+    "on this host",
     "in new code",
     "any new",
     "every new",
@@ -588,6 +597,10 @@ fn strip_preamble(s: &str) -> (&str, bool) {
         return (s, false);
     }
     let h = head.to_lowercase();
+    // "always via fvm: fvm flutter test": the head is the rule, the rest its example.
+    if h.starts_with("always ") || h.starts_with("never ") {
+        return (s, false);
+    }
     let marks = [
         "thing",
         "rule",
@@ -737,6 +750,11 @@ fn habit_adverb(lower: &str) -> bool {
     })
 }
 
+fn directive_first(lower: &str) -> bool {
+    let first = lower.split_whitespace().next().unwrap_or("");
+    VERBS.contains(&first.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+}
+
 /// Read one sentence.
 pub fn read(sentence: &str) -> Sentence {
     let sentence = corrected(sentence);
@@ -825,6 +843,13 @@ pub fn read(sentence: &str) -> Sentence {
     let here = here
         || (has_word(&lower, "here")
             && ["use", "run", "don't", "dont", "never", "always"].contains(&first));
+    // "use a map here", "add a comment here": a spot in the code, not this place's habit.
+    let spot = directive_first(&lower)
+        && lower
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|w| ["a", "an", "some", "one"].contains(&w));
+    let here = here && !spot;
     let general = !about_me
         && !dangling
         && (preamble_general
