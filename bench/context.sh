@@ -37,10 +37,21 @@ fi
 cd "$WORK/app"
 # Warm up: build the term index once (what the first `cm context` after a bulk import pays).
 "$CM" context "warm up" --json >/dev/null
+# The workspace where the most rules were learned (their sessions' cwd), if any: session start
+# there injects its house rules, the worst case for that hook.
+HOUSE_WS=$(python3 -c '
+import sqlite3, sys
+try:
+    c = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+    row = c.execute("SELECT value, count(*) FROM rule_places WHERE kind = ? GROUP BY value ORDER BY 2 DESC LIMIT 1", ("workspace",)).fetchone()
+    print(row[0] if row else "")
+except Exception:
+    print("")
+' "$CASS_MEMORY_HOME/cm.db")
 echo "rules: $("$CM" stats --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["data"]; print(d.get("total", d.get("count", "?")))' 2>/dev/null || echo '?')"
-python3 - "$CM" "$RUNS" "$WORK/app" <<'PY'
+python3 - "$CM" "$RUNS" "$WORK/app" "$HOUSE_WS" <<'PY'
 import json, statistics, subprocess, sys, time
-cm, runs, ws = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+cm, runs, ws, house = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 start = json.dumps({"session_id": "b", "transcript_path": "/t.jsonl", "cwd": ws, "hook_event_name": "SessionStart", "source": "startup"})
 gated = json.dumps({"session_id": "b", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": "ok thanks, continue"})
 passing = json.dumps({"session_id": "b", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": "the auth token refresh hits a timeout in the http client"})
@@ -54,6 +65,15 @@ cases = [
     ("hook prompt (gated)", [cm, "hook", "prompt"], gated),
     ("hook prompt (retrieves)", [cm, "hook", "prompt"], passing),
 ]
+if house:
+    # A workspace with rules of its own: house rules at session start, and its rules' places.
+    cases += [
+        ("hook session-start (house rules)", [cm, "hook", "session-start"],
+         json.dumps({"session_id": "b", "transcript_path": "/t.jsonl", "cwd": house, "hook_event_name": "SessionStart", "source": "startup"})),
+        ("cm context --json (that workspace)", [cm, "context", "auth token refresh timeout in the http client", "--json", "--workspace", house], None),
+        ("hook prompt (that workspace, short)", [cm, "hook", "prompt"],
+         json.dumps({"session_id": "b", "cwd": house, "hook_event_name": "UserPromptSubmit", "prompt": "install axios"})),
+    ]
 # Interleaved rounds (every case once per round) after three warm-up rounds, so load changes on
 # the machine hit every case alike.
 times = {name: [] for name, _, _ in cases}

@@ -3,8 +3,9 @@
 //!
 //! The query gate runs first, before anything is opened: acknowledgements, greetings and slash
 //! commands exit at once with no output. A prompt that passes is matched against the playbook
-//! and the session index; a record is injected only if it is similar enough (relevance >=
-//! [`MIN_RELEVANCE`]) and worth following: a rule that is not net harmful (the rule that matches
+//! and the session index; a record is injected only if it is similar enough (a rule's relevance
+//! weighed by its place, [`local_relevance`], or a moment's relevance, >= [`MIN_RELEVANCE`]) and
+//! worth following: a rule that is not net harmful (the rule that matches
 //! is what the agent needs most, new or proven), a pitfall; a past session moment with arousal >=
 //! [`MIN_AROUSAL`]. The playbook items come first, most relevant first, then the moments; at most
 //! [`MAX_ITEMS`] of each and [`BUDGET`] characters; nothing otherwise.
@@ -35,6 +36,14 @@ pub const MIN_RELEVANCE: f64 = 0.35;
 pub const MIN_AROUSAL: f64 = 0.5;
 pub const MAX_ITEMS: usize = 3;
 
+/// A rule's relevance where the prompt is sent: weighed by its place, so a rule of this
+/// repository or learned here (place 1.5, [`crate::context::place`]) needs less of the prompt's
+/// words than one learned elsewhere, and comes before it at equal relevance. A short prompt
+/// ("install axios") names little, and what this workspace taught is what it most likely means.
+fn local_relevance(r: &crate::context::rank::RankedBullet) -> f64 {
+    r.relevance_score * r.signals.place.max(0.0)
+}
+
 /// The flashback for a prompt: the protocol JSON to print (`None`: nothing to say) and what the
 /// deadline cut.
 pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
@@ -63,7 +72,9 @@ pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
         concepts: true,
         task: &task,
         limit: MAX_ITEMS,
-        min_relevance: MIN_RELEVANCE,
+        // Place-weighed below ([`local_relevance`]): a rule of this workspace may qualify at
+        // less than the plain minimum.
+        min_relevance: MIN_RELEVANCE / crate::context::place::HERE,
         history: MAX_ITEMS,
         days: None,
         history_workspace: None,
@@ -79,7 +90,8 @@ pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
     let answer = engine::answer(Some(&store.conn), repo, &engine_req)?;
     let cut = answer.cut.clone();
     let mut lines = vec!["Related past records (cm):".to_string()];
-    // Rules the agent should follow (not net harmful) and pitfalls, by relevance.
+    // Rules the agent should follow (not net harmful) and pitfalls, similar enough where the
+    // prompt is sent, most relevant there first.
     let mut playbook: Vec<(&str, &crate::context::rank::RankedBullet)> = answer
         .ranked
         .rules
@@ -87,10 +99,11 @@ pub fn flashback(req: &PromptRequest) -> Result<HookAnswer> {
         .filter(|r| r.effective_score >= 0.0)
         .map(|r| ("rule", r))
         .chain(answer.ranked.anti_patterns.iter().map(|r| ("pitfall", r)))
+        .filter(|(_, r)| local_relevance(r) >= MIN_RELEVANCE)
         .collect();
     playbook.sort_by(|a, b| {
-        b.1.relevance_score
-            .total_cmp(&a.1.relevance_score)
+        local_relevance(b.1)
+            .total_cmp(&local_relevance(a.1))
             .then_with(|| a.1.id.cmp(&b.1.id))
     });
     for (kind, r) in playbook.into_iter().take(MAX_ITEMS) {
