@@ -25,6 +25,7 @@ pub fn expand(
         .collect();
     let sh = |s: &str, out: &mut Vec<Segment>| shell_string(s, depth, st, out);
     match program {
+        "ansible" => a.code.iter().for_each(|c| sh(c, out)),
         "su" | "runuser" | "sg" | "script" | "nix-shell" => {
             if !a.code.is_empty() {
                 a.code.iter().for_each(|c| sh(c, out));

@@ -160,7 +160,7 @@ static TABLE: &[Interpreter] = &[
     // (for other modules it is `key=value` arguments, harmless read as a command line).
     i(
         &["ansible"],
-        Takes::Joined,
+        Takes::Special,
         "a",
         &["--args"],
         "imeflMtTBPuc",

@@ -36,7 +36,9 @@ pub static PACK: Pack = Pack {
             programs: &["rm"],
             needles: &[],
             regex: r"^rm\s(?:.*\s)?@R@(?:\s|$)",
-            unless: Some(r"\s'?/+(?:private/+)?var/+(?:tmp|folders)(?:/|\s|$)"),
+            unless: Some(
+                r"\s'?/+(?:private/+)?var/+(?:tmp|folders|cache|lib/+apt/+lists)(?:/|\s|$)",
+            ),
             and: Some(
                 r"\s'?/+(?:etc|usr|var|boot|opt|srv|root|bin|sbin|lib|lib32|lib64|libx32|snap|Library|System|Applications|private/+etc|private/+var)/+[^\s/]",
             ),

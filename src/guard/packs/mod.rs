@@ -21,6 +21,7 @@ mod dns;
 mod filesystem;
 mod git;
 mod messaging;
+mod opaque;
 mod platform;
 mod registry;
 mod remote;
@@ -108,6 +109,7 @@ pub static PACKS: &[&Pack] = &[
     &containers::PACK,
     &cloud::PACK,
     &system::PACK,
+    &opaque::PACK,
     &backup::PACK,
     &secrets::PACK,
     &messaging::PACK,
