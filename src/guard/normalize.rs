@@ -527,7 +527,7 @@ mod tests {
         );
         assert_eq!(
             shell_texts("find . -name '*.pyc' | xargs rm"),
-            vec!["find . -name '*.pyc'", "rm"]
+            vec!["find . -name *.pyc", "rm"]
         );
     }
 
