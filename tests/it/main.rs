@@ -22,6 +22,7 @@ mod guard;
 mod guard_evasion;
 mod guard_hostile;
 mod guard_install;
+mod guard_packs;
 mod guard_trust;
 mod install;
 mod json_shapes;
