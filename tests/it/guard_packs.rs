@@ -252,6 +252,9 @@ fn opaque_and_hidden_families_are_caught() {
             "git.exe reset --hard",
             "ssh deploy@web01 'rm -rf /var/www/app/shared'",
             "ansible all -m shell -a 'rm -rf /opt/app/releases/*'",
+            "deno eval \"Deno.removeSync(Deno.env.get('HOME'), {recursive: true})\"",
+            "vim -c '!rm -rf ~'",
+            "tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec='rm -rf ~'",
         ],
     );
     expect(

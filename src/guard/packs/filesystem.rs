@@ -14,7 +14,7 @@ pub static PACK: Pack = Pack {
     default_on: true,
     keywords: &[
         "rm", "find", "mv", "chmod", "chown", "chgrp", "rsync", "/etc/", "/.ssh", "rimraf",
-        "remove_",
+        "remove",
     ],
     rules: &[
         Rule {
@@ -242,7 +242,7 @@ pub static PACK: Pack = Pack {
             severity: Critical,
             on: On::Lang(Node),
             programs: &[],
-            needles: &["rm", "rimraf"],
+            needles: &["rm", "rimraf", "remove"],
             regex: r"\b(?:rmSync|rmdirSync|rm|rmdir|rimraf|rimrafSync|rimraf\.sync)\(\s*@LITDANGER@",
             unless: None,
             and: None,
@@ -254,8 +254,8 @@ pub static PACK: Pack = Pack {
             severity: Critical,
             on: On::Lang(Node),
             programs: &[],
-            needles: &["rm", "rimraf"],
-            regex: r"\b(?:rmSync|rmdirSync|rm|rmdir|rimraf|rimrafSync|rimraf\.sync)\(\s*(?:@JSHOME@)",
+            needles: &["rm", "rimraf", "remove"],
+            regex: r"\b(?:rmSync|rmdirSync|rm|rmdir|rimraf|rimrafSync|rimraf\.sync|removeSync|remove)\(\s*(?:@JSHOME@)",
             unless: None,
             and: None,
             why: "recursive delete of the root, the home directory, a system or parent directory from JavaScript",
