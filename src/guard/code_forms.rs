@@ -25,6 +25,33 @@ pub fn expand(
         .collect();
     let sh = |s: &str, out: &mut Vec<Segment>| shell_string(s, depth, st, out);
     match program {
+        "ansible" => a.code.iter().for_each(|c| sh(c, out)),
+        "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" => {
+            // `-c '!rm -rf ~'`, `+'!cmd'`, `--cmd ':!cmd'`: an Ex `!` runs a shell command.
+            let plus = words.iter().filter_map(|w| w.strip_prefix('+'));
+            for ex in a.code.iter().copied().chain(plus) {
+                let ex = ex.trim_start_matches([':', ' ']);
+                if let Some(cmd) = ex.strip_prefix('!') {
+                    sh(cmd, out);
+                } else if let Some(cmd) = ex.strip_prefix("call system(") {
+                    sh(cmd.trim_end_matches(')').trim_matches(['\'', '"']), out);
+                }
+            }
+        }
+        "tar" | "gtar" | "bsdtar" => {
+            for (k, w) in words.iter().enumerate() {
+                let cmd = w
+                    .strip_prefix("--checkpoint-action=exec=")
+                    .or_else(|| w.strip_prefix("--to-command="))
+                    .or_else(|| w.strip_prefix("--use-compress-program="))
+                    .or_else(|| w.strip_prefix("--info-script="))
+                    .or_else(|| w.strip_prefix("--new-volume-script="))
+                    .or_else(|| (*w == "-I").then(|| words.get(k + 1).copied()).flatten());
+                if let Some(cmd) = cmd {
+                    sh(cmd, out);
+                }
+            }
+        }
         "su" | "runuser" | "sg" | "script" | "nix-shell" => {
             if !a.code.is_empty() {
                 a.code.iter().for_each(|c| sh(c, out));

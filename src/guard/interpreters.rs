@@ -160,7 +160,7 @@ static TABLE: &[Interpreter] = &[
     // (for other modules it is `key=value` arguments, harmless read as a command line).
     i(
         &["ansible"],
-        Takes::Joined,
+        Takes::Special,
         "a",
         &["--args"],
         "imeflMtTBPuc",
@@ -188,6 +188,17 @@ static TABLE: &[Interpreter] = &[
         "BbcDEeFIiJLlmOopQRSWw",
         &[],
     ),
+    // Editors run `!cmd` Ex commands given with -c/--cmd/+cmd; tar runs checkpoint actions,
+    // `--to-command` and compress programs.
+    i(
+        &["vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff"],
+        Takes::Special,
+        "c",
+        &["--cmd"],
+        "STuUiWwsq",
+        &[],
+    ),
+    i(&["tar", "gtar", "bsdtar"], Takes::Special, "", &[], "", &[]),
     i(
         &["find", "parallel", "sem", "git", "sed", "gsed", "entr"],
         Takes::Special,

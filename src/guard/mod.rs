@@ -26,6 +26,7 @@ pub mod limits;
 pub mod literals;
 pub mod matcher;
 pub mod normalize;
+pub mod opaque;
 pub mod packs;
 pub mod pattern_size;
 pub mod policy;
@@ -174,7 +175,15 @@ pub fn evaluate_at(command: &str, policy: &Policy, ctx: &expand::Context) -> Dec
     let (mut hits, late) = policy.trauma_hits_in_time(&traumas, segments);
     // A computed command word hides its keyword from the scan (`a=r; b=m; $a$b`): every
     // enabled pack then looks at what the line was read as.
-    let packs = if scan.computed { mask.any() } else { packs };
+    // What the line turned out to run (decoded payloads, joined string literals) may name
+    // programs the raw line did not spell: each segment's text is scanned too.
+    let packs = if scan.computed {
+        mask.any()
+    } else {
+        segments.iter().fold(packs, |m, seg| {
+            m | (quick::builtin().scan(&seg.text).packs & mask.any())
+        })
+    };
     let computed = &analysis.notes.computed;
     let rule_hits = |first_only: bool| {
         let mut found = matcher::pack_hits(segments, mask.only(packs), true, first_only);

@@ -12,6 +12,7 @@
 
 use super::expand::{self, Context, State};
 use super::limits::{Limit, Notes};
+use super::opaque;
 use super::shell::{self, Command, Word};
 use super::wrappers;
 
@@ -85,10 +86,18 @@ fn walk_shell(src: &str, depth: usize, st: &mut State, out: &mut Vec<Segment>) {
     });
     let parsed = shell::parse(src);
     let mut produced: Option<String> = None;
+    // The previous pipeline stage: its program, and whether it decoded something the guard
+    // could not (its output is code nobody can read here).
+    let mut before: Option<String> = None;
+    let mut undecoded = false;
     for cmd in &parsed.commands {
         let expanded = expand::expand_command(&cmd.words, st);
         let producer = if cmd.piped { produced.take() } else { None };
+        let from = if cmd.piped { before.take() } else { None };
+        let from_undecoded = cmd.piped && undecoded;
         produced = None;
+        before = None;
+        undecoded = false;
         let mut seen: Vec<&Vec<Word>> = Vec::new();
         for world in &expanded.worlds {
             if seen.contains(&world) || !room(depth, st, out) {
@@ -100,8 +109,36 @@ fn walk_shell(src: &str, depth: usize, st: &mut State, out: &mut Vec<Segment>) {
                 stdin_text: cmd.stdin_text.clone(),
                 piped: cmd.piped,
             };
+            let run = wrappers::strip(&one.words).words;
+            if cmd.piped && producer.is_none() && opaque::runs_stdin(&run) {
+                let kind = if from_undecoded {
+                    Some("decoded-to-shell")
+                } else if from.as_deref().is_some_and(opaque::is_downloader) {
+                    Some("download-to-shell")
+                } else {
+                    None
+                };
+                if let Some(kind) = kind {
+                    out.push(opaque::mark(kind, src));
+                }
+            }
+            opaque_arguments(&run, src, depth, st, out);
+            if before.is_none() {
+                before = run.first().map(|w| base_name(&w.text).to_string());
+            }
             if produced.is_none() {
-                produced = produced_text(&one);
+                let input = producer
+                    .clone()
+                    .or_else(|| (!one.stdin_text.is_empty()).then(|| one.stdin_text.join("\n")));
+                match input.as_deref().map(|i| opaque::decode(&run, i)) {
+                    Some(Some(decoded)) => {
+                        undecoded |= decoded.is_none();
+                        produced = decoded;
+                    }
+                    // A decoder with no visible input (`base64 -d blob`, `curl .. | base64 -d`).
+                    None if opaque::decode(&run, "").is_some() => undecoded = true,
+                    _ => produced = produced_text(&one),
+                }
             }
             walk_command(&one, producer.clone(), depth, st, out);
         }
@@ -110,6 +147,47 @@ fn walk_shell(src: &str, depth: usize, st: &mut State, out: &mut Vec<Segment>) {
         let mut inner = st.clone();
         walk_shell(sub, depth + 1, &mut inner, out);
     }
+}
+
+/// `eval`, `source` or a shell given the output of another command as its code (`eval "$(tool
+/// init)"`, `bash <(curl URL)`, `bash -c "$(curl URL)"`): output that can be worked out (a
+/// decoded literal) is read as code; any other is judged by what produces it ([`opaque`]).
+fn opaque_arguments(words: &[Word], src: &str, depth: usize, st: &State, out: &mut Vec<Segment>) {
+    let Some(first) = words.first() else { return };
+    if !opaque::evaluates_arguments(base_name(&first.text)) {
+        return;
+    }
+    for w in words[1..].iter().filter(|w| !w.op && w.file.is_none()) {
+        let Some(inner) = opaque::substituted(w) else {
+            continue;
+        };
+        if let Some(code) = static_output(inner) {
+            shell_string(&code, depth + 1, st, out);
+        } else if let Some(kind) = opaque::kind_of_output(inner) {
+            out.push(opaque::mark(kind, src));
+        }
+    }
+}
+
+/// The output of a pipeline whose first stage writes plain text and whose later stages decode
+/// it (`echo cm0g... | base64 -d`), when it can be worked out.
+fn static_output(src: &str) -> Option<String> {
+    let parsed = shell::parse(src);
+    let mut text: Option<String> = None;
+    for (i, cmd) in parsed.commands.iter().enumerate() {
+        if i > 0 && !cmd.piped {
+            return None;
+        }
+        let run = wrappers::strip(&cmd.words).words;
+        text = match text {
+            None if i == 0 => produced_text(cmd),
+            Some(input) => opaque::decode(&run, &input)??.into(),
+            None => return None,
+        };
+        text.as_ref()?;
+    }
+    // Plain `echo` output is already known to the expansion; only decoded text is new here.
+    (parsed.commands.len() > 1).then_some(text).flatten()
 }
 
 /// What a pipeline stage writes that is plainly visible: `echo`/`printf` arguments, or a
@@ -132,8 +210,40 @@ fn produced_text(cmd: &Command) -> Option<String> {
             Some(args.join(" "))
         }
         "cat" if !cmd.stdin_text.is_empty() => Some(cmd.stdin_text.join("\n")),
+        "find" => find_prints(&words[1..]),
         _ => None,
     }
+}
+
+/// What `find` prints when no test selects among the files (`find ~ -mindepth 1 -print0`):
+/// everything under its start paths, which stand for it (`... | xargs rm -rf` deletes them).
+fn find_prints(args: &[Word]) -> Option<String> {
+    let args: Vec<&str> = args
+        .iter()
+        .filter(|w| !w.op)
+        .map(|w| w.text.as_str())
+        .collect();
+    let mut starts: Vec<&str> = Vec::new();
+    let mut k = 0;
+    while k < args.len() {
+        let a = args[k];
+        match a {
+            "-H" | "-L" | "-P" if starts.is_empty() => {}
+            "-mindepth" | "-maxdepth" => k += 1,
+            "-print"
+            | "-print0"
+            | "-depth"
+            | "-xdev"
+            | "-mount"
+            | "-follow"
+            | "-noleaf"
+            | "-ignore_readdir_race" => {}
+            _ if a.starts_with('-') || a == "(" || a == "!" => return None,
+            _ => starts.push(a),
+        }
+        k += 1;
+    }
+    (!starts.is_empty()).then(|| starts.join(" "))
 }
 
 fn walk_command(
@@ -410,9 +520,14 @@ mod tests {
             vec!["rm -rf /"]
         );
         assert_eq!(shell_texts("time command \\rm -rf ~"), vec!["rm -rf ~"]);
+        // `find` with no test prints everything under its start path, which xargs deletes.
         assert_eq!(
             shell_texts("find . | xargs -0 rm -rf"),
-            vec!["find .", "rm -rf"]
+            vec!["find .", "rm -rf", "rm -rf ."]
+        );
+        assert_eq!(
+            shell_texts("find . -name '*.pyc' | xargs rm"),
+            vec!["find . -name *.pyc", "rm"]
         );
     }
 

@@ -289,7 +289,8 @@ pub fn add_allow(mut entry: AllowEntry, project: bool, cwd: &Path) -> Result<Pat
 }
 
 /// Turn built-in packs on (`enable`) or off in the global config: a pack is added to one of
-/// `enabledPacks`/`disabledPacks` and taken out of the other. `*` stands for every pack.
+/// `enabledPacks`/`disabledPacks` and taken out of the other. `*` stands for every pack (enabling
+/// it empties `disabledPacks`).
 pub fn set_packs(names: &[String], enable: bool) -> Result<PathBuf> {
     edit_global_guard(|guard| {
         let (add, remove) = if enable {
@@ -298,6 +299,10 @@ pub fn set_packs(names: &[String], enable: bool) -> Result<PathBuf> {
             ("disabledPacks", "enabledPacks")
         };
         for name in names {
+            if enable && name == "*" {
+                // Every pack on: nothing stays disabled.
+                list_in(guard, remove)?.clear();
+            }
             list_in(guard, remove)?.retain(|v| v.as_str() != Some(name.as_str()));
             let list = list_in(guard, add)?;
             if !list.iter().any(|v| v.as_str() == Some(name.as_str())) {

@@ -24,6 +24,7 @@ mod guard;
 mod guard_evasion;
 mod guard_hostile;
 mod guard_install;
+mod guard_packs;
 mod guard_trust;
 mod hooks_hygiene;
 mod house;

@@ -76,6 +76,18 @@ pub static PACK: Pack = Pack {
             instead: "remove this project's containers by name, or `docker compose down` in the project",
         },
         Rule {
+            id: "container-rm-host-mount",
+            severity: Critical,
+            on: SH,
+            programs: &["docker", "podman"],
+            needles: &["rm"],
+            regex: r"^(?:docker|podman|nerdctl)\s(?:.*\s)?(?:run|create|exec)\s(?:.*\s)?(?:-v|--volume|--mount)[=\s]'?(?:type=bind,\s*)?(?:(?:src|source)=)?(?:/+|~/*|/+(?:home|root|etc|usr|var|srv|opt|Users)(?:/[^:,\s']*)?|/+home/+[^/:,\s']+)[:,]",
+            unless: None,
+            and: Some(r"\srm\s+(?:.*\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s"),
+            why: "the container gets the host's root, home or a system directory mounted and deletes recursively inside it: the host's files go",
+            instead: "mount only the project directory (`-v \"$PWD\":/src`), and delete inside it",
+        },
+        Rule {
             id: "compose-down-volumes",
             severity: Critical,
             on: SH,

@@ -147,7 +147,7 @@ pub static PACK: Pack = Pack {
         },
         shell(
             "redis-delete-keys",
-            Critical,
+            High,
             &["redis-cli"],
             &[],
             r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:del|unlink|xtrim|xdel|getdel)\s+\S",

@@ -14,7 +14,7 @@ pub static PACK: Pack = Pack {
     default_on: true,
     keywords: &[
         "rm", "find", "mv", "chmod", "chown", "chgrp", "rsync", "/etc/", "/.ssh", "rimraf",
-        "remove_",
+        "remove",
     ],
     rules: &[
         Rule {
@@ -36,7 +36,9 @@ pub static PACK: Pack = Pack {
             programs: &["rm"],
             needles: &[],
             regex: r"^rm\s(?:.*\s)?@R@(?:\s|$)",
-            unless: Some(r"\s'?/+(?:private/+)?var/+(?:tmp|folders)(?:/|\s|$)"),
+            unless: Some(
+                r"\s'?/+(?:private/+)?var/+(?:tmp|folders|cache|lib/+apt/+lists)(?:/|\s|$)",
+            ),
             and: Some(
                 r"\s'?/+(?:etc|usr|var|boot|opt|srv|root|bin|sbin|lib|lib32|lib64|libx32|snap|Library|System|Applications|private/+etc|private/+var)/+[^\s/]",
             ),
@@ -240,7 +242,7 @@ pub static PACK: Pack = Pack {
             severity: Critical,
             on: On::Lang(Node),
             programs: &[],
-            needles: &["rm", "rimraf"],
+            needles: &["rm", "rimraf", "remove"],
             regex: r"\b(?:rmSync|rmdirSync|rm|rmdir|rimraf|rimrafSync|rimraf\.sync)\(\s*@LITDANGER@",
             unless: None,
             and: None,
@@ -252,8 +254,8 @@ pub static PACK: Pack = Pack {
             severity: Critical,
             on: On::Lang(Node),
             programs: &[],
-            needles: &["rm", "rimraf"],
-            regex: r"\b(?:rmSync|rmdirSync|rm|rmdir|rimraf|rimrafSync|rimraf\.sync)\(\s*(?:@JSHOME@)",
+            needles: &["rm", "rimraf", "remove"],
+            regex: r"\b(?:rmSync|rmdirSync|rm|rmdir|rimraf|rimrafSync|rimraf\.sync|removeSync|remove)\(\s*(?:@JSHOME@)",
             unless: None,
             and: None,
             why: "recursive delete of the root, the home directory, a system or parent directory from JavaScript",

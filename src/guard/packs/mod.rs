@@ -21,6 +21,7 @@ mod dns;
 mod filesystem;
 mod git;
 mod messaging;
+mod opaque;
 mod platform;
 mod registry;
 mod remote;
@@ -108,6 +109,7 @@ pub static PACKS: &[&Pack] = &[
     &containers::PACK,
     &cloud::PACK,
     &system::PACK,
+    &opaque::PACK,
     &backup::PACK,
     &secrets::PACK,
     &messaging::PACK,
@@ -213,7 +215,10 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
         "@PYHOME@",
         r"os\.path\.expanduser\(|os\.environ|os\.getenv\(|Path\.home\(",
     ),
-    ("@JSHOME@", r"os\.homedir\(|homedir\(\)|process\.env\.HOME"),
+    (
+        "@JSHOME@",
+        r"os\.homedir\(|homedir\(\)|process\.env\.HOME|Deno\.env\.get\(.HOME|Deno\.homeDir\(",
+    ),
     ("@RBHOME@", r"Dir\.home|ENV\[|File\.expand_path\("),
     ("@PLHOME@", r"\$ENV\{HOME\}"),
 ];
@@ -248,9 +253,61 @@ pub fn program_matches(rule: &Rule, program: &str) -> bool {
         })
 }
 
+/// The table of every pack and rule that docs/guard.md carries between its `packs:begin` and
+/// `packs:end` markers (a test keeps the two equal; `UPDATE_DOCS=1` rewrites the doc's copy).
+#[cfg(test)]
+pub fn doc_table() -> String {
+    let mut s = String::from(
+        "| pack | ships | rule | severity | answer | why |\n|---|---|---|---|---|---|\n",
+    );
+    for pack in PACKS {
+        for r in pack.rules {
+            let critical = matches!(r.severity, Severity::Critical | Severity::Fatal);
+            let ships = match (pack.default_on, critical) {
+                (true, _) => "on",
+                (false, true) => "on (critical)",
+                (false, false) => "off",
+            };
+            let (severity, answer) = if critical {
+                ("critical", "deny")
+            } else {
+                ("high", "ask")
+            };
+            s.push_str(&format!(
+                "| {} | {ships} | `{}` | {severity} | {answer} | {} |\n",
+                pack.name,
+                r.id,
+                r.why.replace('|', "\\|")
+            ));
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_doc_lists_every_pack_and_rule() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guard.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let (begin, end) = ("<!-- packs:begin -->\n", "<!-- packs:end -->");
+        let start = doc
+            .find(begin)
+            .expect("docs/guard.md has a packs:begin marker")
+            + begin.len();
+        let stop = doc.find(end).expect("docs/guard.md has a packs:end marker");
+        let want = doc_table();
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(path, format!("{}{want}{}", &doc[..start], &doc[stop..])).unwrap();
+            return;
+        }
+        assert!(
+            doc[start..stop] == want,
+            "docs/guard.md's rule table is out of date: run `UPDATE_DOCS=1 cargo test --lib the_doc_lists_every_pack_and_rule`"
+        );
+    }
 
     #[test]
     fn every_rule_compiles_and_ids_are_unique() {
