@@ -185,7 +185,17 @@ fn clean(s: &Sentence, referent: Referent) -> String {
             text.replace_range(at..at + filler.len(), "");
         }
     }
-    let text = text.trim().trim_end_matches(['.', '!', '?', ',', ';', ' ']);
+    // "--profiles-dir ." ends with its argument, not a full stop.
+    let text = text.trim();
+    let mut words = text.rsplitn(3, ' ');
+    if let (Some("."), Some(flag)) = (words.next(), words.next())
+        && flag.starts_with('-')
+        && !flag.contains('`')
+    {
+        let head = &text[..text.len() - flag.len() - 2];
+        return format!("{head}`{flag} .`");
+    }
+    let text = text.trim_end_matches(['.', '!', '?', ',', ';', ' ']);
     // "MARLIN_DB=:memory:" keeps its colon; "remember:" does not.
     let last = text.rsplit(' ').next().unwrap_or("");
     if last.contains('=') {
@@ -402,6 +412,18 @@ mod tests {
             )
             .as_deref(),
             Some("app/javascript/api_client/models is generated.")
+        );
+    }
+
+    #[test]
+    fn a_lone_dot_argument_is_kept() {
+        assert_eq!(
+            compose(
+                &[read("profiles are in the repo, always --profiles-dir .")],
+                Referent::default()
+            )
+            .as_deref(),
+            Some("Profiles are in the repo, always `--profiles-dir .`.")
         );
     }
 

@@ -145,6 +145,18 @@ fn turns_against(s: &Sentence, call: &[String]) -> bool {
     (names && contrast) || quoted_replacement
 }
 
+/// A follow-up instruction for the task at hand ("add one for voyage_id", "add AUTH_RATE_LIMIT
+/// there and import config", "add a scenario and run it"): it points back at this session's
+/// work, so it is not part of a rule.
+fn this_task(s: &Sentence) -> bool {
+    let lower = s.text.to_lowercase();
+    s.directive
+        && !s.text.contains('`')
+        && ["it", "there", "one", "them", "this", "that", "these"]
+            .iter()
+            .any(|w| speech::has_word(&lower, w))
+}
+
 /// The sentences of one message that carry its lesson, and whether it objects.
 fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, bool, bool) {
     let read: Vec<Sentence> = speech::sentences(text)
@@ -182,7 +194,11 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
             continue;
         }
         let follows = !kept.is_empty();
-        if teaches(&s) || (follows && (s.directive || objection || rule_text::is_reason(&s.text))) {
+        if teaches(&s)
+            || (follows
+                && !this_task(&s)
+                && (s.directive || objection || rule_text::is_reason(&s.text)))
+        {
             kept.push(s);
         }
     }
