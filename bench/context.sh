@@ -5,7 +5,8 @@
 # DATA_DIR: a pre-built cm data directory (e.g. with 250,000 indexed messages, as left by
 # `bench/episodic.py --keep DIR` in DIR/data-cold-0); it is topped up to 5,000 generated rules when
 # it holds fewer. Without it a temp directory gets the 5,000 rules alone. Env: RUNS (default 40), CM (default
-# target/release/cm, built if missing), CITE=1 (the rules are added ten at a time, each batch citing
+# target/release/cm, built if missing), BASELINE (another binary timed in the same rounds on the
+# same store, e.g. main's build), CITE=1 (the rules are added ten at a time, each batch citing
 # one indexed session, so every rule has an evidence vocabulary and a place: bench/cite_sessions.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,9 +50,9 @@ except Exception:
     print("")
 ' "$CASS_MEMORY_HOME/cm.db")
 echo "rules: $("$CM" stats --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["data"]; print(d.get("total", d.get("count", "?")))' 2>/dev/null || echo '?')"
-python3 - "$CM" "$RUNS" "$WORK/app" "$HOUSE_WS" <<'PY'
+python3 - "$CM" "$RUNS" "$WORK/app" "$HOUSE_WS" "${BASELINE:-}" <<'PY'
 import json, statistics, subprocess, sys, time
-cm, runs, ws, house = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+cm, runs, ws, house, baseline = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 start = json.dumps({"session_id": "b", "transcript_path": "/t.jsonl", "cwd": ws, "hook_event_name": "SessionStart", "source": "startup"})
 gated = json.dumps({"session_id": "b", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": "ok thanks, continue"})
 passing = json.dumps({"session_id": "b", "cwd": ws, "hook_event_name": "UserPromptSubmit", "prompt": "the auth token refresh hits a timeout in the http client"})
@@ -74,6 +75,10 @@ if house:
         ("hook prompt (that workspace, short)", [cm, "hook", "prompt"],
          json.dumps({"session_id": "b", "cwd": house, "hook_event_name": "UserPromptSubmit", "prompt": "install axios"})),
     ]
+# With BASELINE=BIN every cm case runs under that binary too, in the same rounds (same store).
+if baseline:
+    cases += [("baseline: " + name, [baseline] + argv[1:], stdin) for name, argv, stdin in cases
+              if argv[0] == cm]
 # Interleaved rounds (every case once per round) after three warm-up rounds, so load changes on
 # the machine hit every case alike.
 times = {name: [] for name, _, _ in cases}
@@ -90,6 +95,12 @@ ver = res["cm --version"]
 print(f"{'case':34} {'median ms':>10} {'min ms':>8} {'x /bin/true':>12} {'x cm --version':>15}")
 for name, m in res.items():
     print(f"{name:34} {m:10.2f} {low[name]:8.2f} {m / base:12.1f} {m / ver:15.1f}")
+if baseline:
+    print(f"\n{'case':34} {'this ms':>10} {'baseline ms':>12} {'ratio':>7}")
+    for name, m in res.items():
+        if "baseline: " + name in res:
+            b = res["baseline: " + name]
+            print(f"{name:34} {m:10.2f} {b:12.2f} {m / b:7.2f}")
 with open("/proc/loadavg") as f:
     print("load average during the run:", " ".join(f.read().split()[:3]))
 PY

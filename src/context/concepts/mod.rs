@@ -23,7 +23,8 @@
 //! same contrast as the task's own words ([`super::contrast`]). It joins the noisy-or of
 //! relevance beside the association layer.
 //!
-//! Cost: the postings of at most [`MAX_WORDS`] concept words, text and evidence; the table of
+//! Cost: the postings of at most [`MAX_WORDS`] concept words, text and evidence, a word held by
+//! more than a tenth of the rules left out as the evidence field leaves it out; the table of
 //! stems is built once per process from the lexicon (a few hundred words).
 
 pub mod lexicon;
@@ -31,7 +32,7 @@ pub mod lexicon;
 use super::associate::Associated;
 use super::bm25;
 use super::contrast::Contrast;
-use super::evidence::score::Lookup;
+use super::evidence::score::{COMMON_MIN, COMMON_SHARE, Lookup};
 use super::index::Corpus;
 use super::stem::stem;
 use crate::error::Result;
@@ -45,7 +46,7 @@ pub const SINGLE_TERM: f64 = 0.5;
 /// Strength of a word that only leans towards a concern.
 pub const WEAK: f64 = 0.5;
 /// Concept words looked up per task, at most (the strongest first).
-pub const MAX_WORDS: usize = 48;
+pub const MAX_WORDS: usize = 16;
 
 /// The `context` config section: `concepts` turns the lexicon off (`cm context` only; hooks
 /// read no config and always use it).
@@ -167,7 +168,13 @@ pub fn widen(
     }
     let words = words_to_read(&expanded);
     let mut held: HashMap<String, Held> = HashMap::new();
+    // A concept word in a large share of the rules' texts says little and would cost a read of
+    // thousands of postings (as for the evidence field, [`COMMON_SHARE`]).
+    let common = ((COMMON_SHARE * corpus.stats.docs) as usize).max(COMMON_MIN) as f64;
     for w in &words {
+        if corpus.df(w)? > common {
+            continue;
+        }
         let (scored, _) = corpus.score_weighted(&[(w.as_str(), 1.0)], false, false)?;
         let idf = bm25::idf(scored.len() as f64, corpus.stats.docs.max(1.0));
         for s in scored {
