@@ -139,7 +139,7 @@ fn base64(input: &str) -> Option<String> {
 
 fn hex(input: &str) -> Option<String> {
     let digits: Vec<u8> = input.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     let val = |c: u8| (c as char).to_digit(16);

@@ -60,7 +60,7 @@ pub static PACK: Pack = Pack {
             Critical,
             &["gh"],
             &[],
-            r"^gh\s(?:.*\s)?(?:run\s+delete|cache\s+delete\s(?:.*\s)?--all|api\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE\s(?:.*\s)?\S*actions/(?:secrets|variables|runs|artifacts|caches|runners))(?:\s|$)|^gh\s(?:.*\s)?api\s(?:.*\s)?\S*actions/(?:secrets|variables|runs|artifacts|caches|runners)\S*\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE(?:\s|$)",
+            r"^gh\s(?:.*\s)?(?:run\s+delete|cache\s+delete\s(?:.*\s)?--all|api\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE\s(?:.*\s)?\S*actions/(?:secrets|variables|runs|artifacts|caches|runners)\S*)(?:\s|$)|^gh\s(?:.*\s)?api\s(?:.*\s)?\S*actions/(?:secrets|variables|runs|artifacts|caches|runners)\S*\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE(?:\s|$)",
             "deletes workflow runs with their logs and artifacts, every cache, secrets or runners",
             "list them first, and keep what the team may need",
         ),

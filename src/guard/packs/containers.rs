@@ -11,7 +11,7 @@ pub static PACK: Pack = Pack {
     name: "containers",
     description: "kubectl delete namespace/--all, docker system/volume prune, volume rm, rm -f of all containers",
     default_on: true,
-    keywords: &["oc", "kubectl", "docker", "podman"],
+    keywords: &["oc", "kubectl", "docker", "podman", "helm"],
     rules: &[
         Rule {
             id: "kubectl-delete-namespace",
@@ -86,6 +86,18 @@ pub static PACK: Pack = Pack {
             and: Some(r"\srm\s+(?:.*\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s"),
             why: "the container gets the host's root, home or a system directory mounted and deletes recursively inside it: the host's files go",
             instead: "mount only the project directory (`-v \"$PWD\":/src`), and delete inside it",
+        },
+        Rule {
+            id: "helm-uninstall",
+            severity: High,
+            on: SH,
+            programs: &["helm"],
+            needles: &[],
+            regex: r"^helm\s(?:.*\s)?(?:uninstall|delete|del|un)\s",
+            unless: Some(r"\s--dry-run(?:[\s=]|$)"),
+            and: None,
+            why: "uninstalls a Helm release: every Kubernetes resource it made is deleted",
+            instead: "`helm get manifest RELEASE` to see what goes, `--dry-run` first",
         },
         Rule {
             id: "compose-down-volumes",

@@ -47,11 +47,20 @@ pub static PACK: Pack = Pack {
         },
         shell(
             "release-delete",
+            Critical,
+            &[],
+            &["delete"],
+            r"^(?:gh\s(?:.*\s)?(?:release\s+(?:delete|delete-asset))|glab\s(?:.*\s)?release\s+delete)(?:\s|$)",
+            "deletes a release and the files attached to it: downloads and install scripts pointing at it break",
+            "edit it or mark it as a pre-release instead, or let a human delete",
+        ),
+        shell(
+            "forge-settings-delete",
             High,
             &[],
             &["delete"],
-            r"^(?:gh\s(?:.*\s)?(?:release\s+(?:delete|delete-asset)|label\s+delete|ssh-key\s+delete|gpg-key\s+delete|repo\s+deploy-key\s+delete|cache\s+delete)|glab\s(?:.*\s)?(?:release\s+delete|label\s+delete|deploy-key\s+delete)|(?:gh|glab)\s(?:.*\s)?api\s(?:.*\s)?(?:-X\s*'?DELETE|--method[=\s]'?DELETE)\s(?:.*\s)?\S*(?:releases|git/refs|hooks|branches/\S+/protection|environments|collaborators|deployments)\S*)(?:\s|$)",
-            "deletes a release, label, key, webhook, branch protection or environment on the forge",
+            r"^(?:gh\s(?:.*\s)?(?:label\s+delete|ssh-key\s+delete|gpg-key\s+delete|repo\s+deploy-key\s+delete|cache\s+delete)|glab\s(?:.*\s)?(?:label\s+delete|deploy-key\s+delete)|(?:gh|glab)\s(?:.*\s)?api\s(?:.*\s)?(?:-X\s*'?DELETE|--method[=\s]'?DELETE)\s(?:.*\s)?\S*(?:releases|git/refs|hooks|branches/\S+/protection|environments|collaborators|deployments)\S*)(?:\s|$)",
+            "deletes a label, key, webhook, branch protection or environment on the forge",
             "check what depends on it first",
         ),
         shell(

@@ -95,7 +95,7 @@ pub static PACK: Pack = Pack {
         ),
         shell(
             "k8s-secret-delete",
-            High,
+            Critical,
             &["kubectl", "oc"],
             &["secret"],
             r"^(?:kubectl|oc)\s(?:.*\s)?delete\s(?:.*\s)?(?:secrets?|sealedsecrets?|externalsecrets?)(?:[\s/,.]|$)",
