@@ -25,6 +25,7 @@ mod mcp;
 mod onboard;
 mod outcome;
 mod playbook;
+mod positive;
 mod privacy;
 mod project;
 mod quickstart;

@@ -53,3 +53,4 @@ mod store_faults;
 mod store_files;
 mod store_history;
 mod workspaces;
+mod zero_counts;
