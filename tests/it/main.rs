@@ -43,6 +43,7 @@ mod ranking;
 mod reflect;
 mod reflect_fixtures;
 mod reflect_input;
+mod repo_config_yaml;
 mod rule_health;
 mod rule_signals;
 mod secrets;
