@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(required = true, num_args = 1..)]
     pub task: Vec<String>,
     /// Rules (and, separately, pitfalls) to return at most [default: 10].
-    #[arg(long)]
+    #[arg(long, value_parser = super::positive::count)]
     pub limit: Option<usize>,
     /// Minimum relevance (0-1) for a rule to be considered [default: config minRelevanceScore].
     #[arg(long)]
@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     pub history: Option<usize>,
     /// Only history from the last N days.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub days: Option<u32>,
     /// The workspace the task is about [default: the current repository].
     #[arg(long)]

@@ -27,6 +27,7 @@ mod mcp;
 mod onboard;
 mod outcome;
 mod playbook;
+mod positive;
 mod privacy;
 mod project;
 mod quickstart;

@@ -25,7 +25,7 @@ pub struct Args {
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
     /// Rules to return at most.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = super::positive::count)]
     pub limit: usize,
     /// Minimum similarity (0-1).
     #[arg(long, default_value_t = 0.1)]

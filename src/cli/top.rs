@@ -18,13 +18,13 @@ use serde_json::{Value, json};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// How many rules to show.
-    #[arg(default_value_t = 10)]
+    #[arg(default_value_t = 10, value_parser = super::positive::count)]
     pub n: usize,
     /// Only rules of this category.
     #[arg(long)]
     pub category: Option<String>,
     /// Same as N (wins over it when both are given).
-    #[arg(long)]
+    #[arg(long, value_parser = super::positive::count)]
     pub limit: Option<usize>,
     /// Show how each score was reached (decayed weights, ratio, every event).
     #[arg(long)]
@@ -70,8 +70,6 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
                 "No live rule ({stored} rule(s) in the playbook, all deprecated or pitfalls)."
             ),
         }
-    } else if rows.is_empty() {
-        format!("(0 of {total} live rule(s) shown: N is 0)")
     } else {
         table(&view::TABLE_HEADERS, &rows)
     };

@@ -143,9 +143,7 @@ pub fn load_quiet(cwd: &Path) -> Result<Loaded> {
         merge::deep_merge(&mut merged, global);
     }
 
-    let repo_path = paths::repo_cass_dir(cwd)
-        .map(|d| d.join(paths::CONFIG_FILE))
-        .filter(|p| p.is_file());
+    let repo_path = repo_config(cwd, &mut warnings);
     if let Some(path) = &repo_path
         && let Some(mut repo) = read_json_file(path)?
     {
@@ -174,7 +172,30 @@ pub fn load_quiet(cwd: &Path) -> Result<Loaded> {
     })
 }
 
-/// Read a JSON config file. Missing is `None`; unreadable or malformed is an error naming the
+/// The repository's config file: `.cass/config.json`, else `.cass/config.yaml` (or `.yml`),
+/// which the original tool's users may have. With both, the YAML one is named as ignored.
+fn repo_config(cwd: &Path, warnings: &mut Vec<String>) -> Option<std::path::PathBuf> {
+    let dir = paths::repo_cass_dir(cwd)?;
+    let json = dir.join(paths::CONFIG_FILE);
+    let yaml = ["config.yaml", "config.yml"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file());
+    match (json.is_file(), yaml) {
+        (true, Some(y)) => {
+            warnings.push(format!(
+                "{}: ignored, {} is the repository's config (merge the two into it)",
+                y.display(),
+                json.display()
+            ));
+            Some(json)
+        }
+        (true, None) => Some(json),
+        (false, y) => y,
+    }
+}
+
+/// Read a JSON config file (YAML when its name ends in `.yaml` or `.yml`). Missing is `None`; unreadable or malformed is an error naming the
 /// file and, for syntax errors, the line and column.
 pub fn read_json_file(path: &Path) -> Result<Option<Value>> {
     // Only a regular file, and not a huge one: a repository's `.cass/config.json` may be a FIFO
@@ -203,6 +224,10 @@ pub fn read_json_file(path: &Path) -> Result<Option<Value>> {
     if text.trim().is_empty() {
         return Ok(None);
     }
+    let is_yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    if is_yaml {
+        return read_yaml(path, &text);
+    }
     let value: Value = serde_json::from_str(&text).map_err(|e| {
         CmError::config(
             "CONFIG_INVALID",
@@ -223,6 +248,32 @@ pub fn read_json_file(path: &Path) -> Result<Option<Value>> {
         .hint("wrap the settings in { ... }"));
     }
     Ok(Some(value))
+}
+
+fn read_yaml(path: &Path, text: &str) -> Result<Option<Value>> {
+    let value: Value = serde_norway::from_str(text).map_err(|e| {
+        let at = e
+            .location()
+            .map(|l| format!(" at line {}, column {}", l.line(), l.column()))
+            .unwrap_or_default();
+        CmError::config(
+            "CONFIG_INVALID",
+            format!("malformed config file {}{at}: {e}", path.display()),
+        )
+        .hint("fix the YAML by hand; cm never rewrites a config file it cannot parse")
+    })?;
+    match value {
+        Value::Null => Ok(None),
+        Value::Object(_) => Ok(Some(value)),
+        _ => Err(CmError::config(
+            "CONFIG_INVALID",
+            format!(
+                "config file {} must hold a mapping of settings",
+                path.display()
+            ),
+        )
+        .hint("write the settings as `key: value` lines")),
+    }
 }
 
 /// Check one file against the schema (types, ranges: an error naming the file and the key's

@@ -1,5 +1,5 @@
 //! Messages that once said the opposite of what happened, and the command reference's flags
-//! that were missing: `cm top 0`, `cm top --debug`, `cm context --max-chars 10`,
+//! that were missing: `cm top N` (what it left out), `cm top --debug`, `cm context --max-chars 10`,
 //! `cm context --depth`/`--verbose`, `cm guard allow` with a mistyped rule id.
 
 use crate::harness::{Env, repo_path};
@@ -12,13 +12,13 @@ fn top_says_what_it_left_out_and_debug_shows_how_scores_are_made() {
     let a = env.add("Always refresh auth tokens before they expire");
     env.add("Run cargo fmt before every commit");
     env.cm(&["mark", &a, "--helpful"]).run().ok();
-    let zero = env.cm(&["top", "0"]).run().ok().stdout;
-    assert!(!zero.contains("No rules yet"), "{zero}");
-    assert!(zero.contains("0 of 2 live rule(s) shown"), "{zero}");
-    let d = env.cm(&["top", "0"]).json().run().ok().data();
+    let one = env.cm(&["top", "1"]).run().ok().stdout;
+    assert!(!one.contains("No rules yet"), "{one}");
+    assert_eq!(one.lines().count(), 2, "a header and one rule: {one}");
+    let d = env.cm(&["top", "1"]).json().run().ok().data();
     assert_eq!(
         (d["count"].as_u64(), d["total"].as_u64()),
-        (Some(0), Some(2))
+        (Some(1), Some(2))
     );
     let git = env.cm(&["top", "--category", "git"]).run().ok().stdout;
     assert!(git.contains("No live rule in category git"), "{git}");
