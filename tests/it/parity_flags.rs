@@ -225,3 +225,26 @@ fn cass_memory_no_emoji_and_verbose_are_honoured() {
         .ok();
     assert!(loud.stderr.contains("cm context: depth"), "{}", loud.stderr);
 }
+
+#[test]
+fn outcome_apply_takes_one_session_or_a_few_at_a_time() {
+    let env = Env::new();
+    let id = env.add("Check the lock file into git");
+    for s in ["/s/a.jsonl", "/s/b.jsonl", "/s/b.jsonl"] {
+        env.cm(&["outcome", "success", &id, "--session", s])
+            .run()
+            .ok();
+    }
+    let d = env.data_of(&["outcome-apply", "--session", "/s/a.jsonl"]);
+    assert_eq!(d["count"], 1, "{d}");
+    let d = env.data_of(&["outcome-apply", "--limit", "1"]);
+    assert_eq!(d["count"], 1, "{d}");
+    let d = env.data_of(&["outcome-apply"]);
+    assert_eq!(d["count"], 1, "{d}");
+    let got = env.data_of(&["playbook", "get", &id]);
+    assert_eq!(got["bullet"]["helpfulCount"], 3, "{got}");
+    env.cm(&["outcome-apply", "--limit", "0"])
+        .json()
+        .run()
+        .error_code("INVALID_ARGUMENT");
+}
