@@ -248,3 +248,26 @@ fn outcome_apply_takes_one_session_or_a_few_at_a_time() {
         .run()
         .error_code("INVALID_ARGUMENT");
 }
+
+#[test]
+fn undo_feedback_reverts_only_feedback() {
+    let env = Env::new();
+    let id = env.add("Squash fixup commits before merging");
+    env.cm(&["mark", &id, "--helpful"]).run().ok();
+    env.cm(&["playbook", "pin", &id]).run().ok();
+    // The newest change is the pin: refused, and nothing is undone.
+    let e = env
+        .cm(&["undo", &id, "--feedback"])
+        .json()
+        .run()
+        .error_code("NOT_FEEDBACK");
+    assert!(e["message"].as_str().unwrap().contains("pin"), "{e}");
+    assert_eq!(
+        env.data_of(&["playbook", "get", &id])["bullet"]["pinned"],
+        true
+    );
+    env.data_of(&["undo", &id]);
+    let d = env.data_of(&["undo", &id, "--feedback"]);
+    assert_eq!(d["undone"], "mark", "{d}");
+    assert_eq!(d["bullet"]["helpfulCount"], 0, "{d}");
+}
