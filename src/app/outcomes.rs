@@ -36,9 +36,20 @@ pub fn apply_pending(
     playbook: &Playbook,
     scoring: &Scoring,
     now: impl Fn() -> String,
+    which: &Which,
 ) -> Result<Applying> {
     let mut out = Applying::default();
-    for o in &outcomes::pending(store)? {
+    let pending: Vec<Outcome> = outcomes::pending(store)?
+        .into_iter()
+        .filter(|o| {
+            which
+                .session
+                .as_ref()
+                .is_none_or(|s| o.session_path.as_ref() == Some(s))
+        })
+        .take(which.limit.unwrap_or(usize::MAX))
+        .collect();
+    for o in &pending {
         let now = now();
         let done = store.write(|tx| {
             if !outcomes::claim(tx, &o.id, &now)? {
@@ -69,6 +80,13 @@ pub fn apply_pending(
         });
     }
     Ok(out)
+}
+
+/// Which pending outcomes to apply: only those of one session, at most `limit` (oldest first).
+#[derive(Debug, Default)]
+pub struct Which {
+    pub session: Option<String>,
+    pub limit: Option<usize>,
 }
 
 /// Record an outcome for later application.

@@ -29,7 +29,14 @@ pub struct Args {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct ApplyArgs {}
+pub struct ApplyArgs {
+    /// Only the outcomes recorded for this session (its log file, as `outcome --session` took).
+    #[arg(long)]
+    session: Option<String>,
+    /// Apply at most N outcomes (the oldest first); the rest wait for the next run.
+    #[arg(long)]
+    limit: Option<usize>,
+}
 
 #[derive(clap::Args, Debug)]
 pub struct ClearArgs {}
@@ -81,11 +88,24 @@ pub fn record(args: &Args, ctx: &Ctx) -> Result<Report> {
         .quiet(o.id.clone()))
 }
 
-pub fn apply(_args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
+pub fn apply(args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
+    if args.limit == Some(0) {
+        return Err(
+            CmError::usage("INVALID_ARGUMENT", "--limit 0 applies nothing")
+                .hint("give --limit 1 or more, or leave it out to apply every pending outcome"),
+        );
+    }
     let cfg = ctx.config()?;
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
-    let done = outcomes::apply_pending(store, &playbook, &cfg.scoring, clock::now_rfc3339)?;
+    let which = outcomes::Which {
+        session: args
+            .session
+            .as_deref()
+            .map(|s| crate::paths::session_ref(s, &ctx.cwd)),
+        limit: args.limit,
+    };
+    let done = outcomes::apply_pending(store, &playbook, &cfg.scoring, clock::now_rfc3339, &which)?;
     let applied: Vec<_> = done
         .applied
         .iter()

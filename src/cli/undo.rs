@@ -11,13 +11,22 @@ use serde_json::json;
 pub struct Args {
     /// The rule's id (or an unambiguous prefix of it).
     pub id: String,
+    /// Only a feedback change (a mark, an outcome, inline feedback): refuse when the newest
+    /// change is a curation (remove, forget, pin, ...).
+    #[arg(long)]
+    pub feedback: bool,
 }
+
+/// The actions that record feedback on a rule.
+const FEEDBACK_ACTIONS: &[&str] = &["mark", "outcome", "reflect", "audit"];
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
     let now = crate::clock::now();
-    let u = Playbook::open(store, &ctx.cwd).undo(&args.id)?;
+    let u = Playbook::open(store, &ctx.cwd).undo_if(&args.id, |action| {
+        !args.feedback || FEEDBACK_ACTIONS.contains(&action)
+    })?;
     let mut human = format!("Undid \"{}\" on {}", u.action, u.id);
     match &u.bullet {
         Some(b) => human.push_str(&format!(

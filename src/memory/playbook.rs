@@ -447,6 +447,12 @@ impl<'a> Playbook<'a> {
     /// now (`None` when the change created it), the ids of bullets the change had created (now
     /// removed again) and where the bullet lives.
     pub fn undo(&self, id: &str) -> Result<Undone> {
+        self.undo_if(id, |_| true)
+    }
+
+    /// [`Playbook::undo`], only when the newest change's action passes `accept`; otherwise
+    /// `NOT_FEEDBACK` and nothing changes (the popped revision rolls back with the transaction).
+    pub fn undo_if(&self, id: &str, accept: impl Fn(&str) -> bool) -> Result<Undone> {
         // A live rule may be named by a prefix; a hard-deleted one only by its full id.
         let (id, exists) = match self.resolve(id) {
             Ok((full, _)) => (full, true),
@@ -467,6 +473,14 @@ impl<'a> Playbook<'a> {
                     not_found(&id)
                 }
             })?;
+            let action = rev.action.trim_start_matches(REPO_PREFIX);
+            if !accept(action) {
+                return Err(CmError::usage(
+                    "NOT_FEEDBACK",
+                    format!("the newest change to {id} is \"{action}\", not feedback"),
+                )
+                .hint("`cm undo ID` without --feedback undoes it; `cm why ID` shows the history"));
+            }
             // Repository changes are recorded with a prefix, so a hard-removed repo rule goes
             // back into the repository file, not the personal store.
             if rev.action.starts_with(REPO_PREFIX) {

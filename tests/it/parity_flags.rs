@@ -225,3 +225,49 @@ fn cass_memory_no_emoji_and_verbose_are_honoured() {
         .ok();
     assert!(loud.stderr.contains("cm context: depth"), "{}", loud.stderr);
 }
+
+#[test]
+fn outcome_apply_takes_one_session_or_a_few_at_a_time() {
+    let env = Env::new();
+    let id = env.add("Check the lock file into git");
+    for s in ["/s/a.jsonl", "/s/b.jsonl", "/s/b.jsonl"] {
+        env.cm(&["outcome", "success", &id, "--session", s])
+            .run()
+            .ok();
+    }
+    let d = env.data_of(&["outcome-apply", "--session", "/s/a.jsonl"]);
+    assert_eq!(d["count"], 1, "{d}");
+    let d = env.data_of(&["outcome-apply", "--limit", "1"]);
+    assert_eq!(d["count"], 1, "{d}");
+    let d = env.data_of(&["outcome-apply"]);
+    assert_eq!(d["count"], 1, "{d}");
+    let got = env.data_of(&["playbook", "get", &id]);
+    assert_eq!(got["bullet"]["helpfulCount"], 3, "{got}");
+    env.cm(&["outcome-apply", "--limit", "0"])
+        .json()
+        .run()
+        .error_code("INVALID_ARGUMENT");
+}
+
+#[test]
+fn undo_feedback_reverts_only_feedback() {
+    let env = Env::new();
+    let id = env.add("Squash fixup commits before merging");
+    env.cm(&["mark", &id, "--helpful"]).run().ok();
+    env.cm(&["playbook", "pin", &id]).run().ok();
+    // The newest change is the pin: refused, and nothing is undone.
+    let e = env
+        .cm(&["undo", &id, "--feedback"])
+        .json()
+        .run()
+        .error_code("NOT_FEEDBACK");
+    assert!(e["message"].as_str().unwrap().contains("pin"), "{e}");
+    assert_eq!(
+        env.data_of(&["playbook", "get", &id])["bullet"]["pinned"],
+        true
+    );
+    env.data_of(&["undo", &id]);
+    let d = env.data_of(&["undo", &id, "--feedback"]);
+    assert_eq!(d["undone"], "mark", "{d}");
+    assert_eq!(d["bullet"]["helpfulCount"], 0, "{d}");
+}
