@@ -16,11 +16,13 @@ use serde_json::json;
 pub enum Action {
     /// Turn packs on (every rule): NAME... or `all`.
     Enable {
+        /// The packs to turn on (`cm guard packs` lists them), or `all`.
         #[arg(required = true)]
         names: Vec<String>,
     },
     /// Turn packs off (no rule at all, critical ones included): NAME... or `all`.
     Disable {
+        /// The packs to turn off, or `all`.
         #[arg(required = true)]
         names: Vec<String>,
     },

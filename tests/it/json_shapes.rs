@@ -483,6 +483,12 @@ fn every_command_has_its_json_shape_documented() {
         &["guard", "allow", "git:reset-hard"],
         None,
     );
+    w.record("guard packs", &["guard", "packs"], None);
+    w.record(
+        "guard packs enable backup",
+        &["guard", "packs", "enable", "backup"],
+        None,
+    );
     w.record("guard --install", &["guard", "--install"], None);
     w.record("guard --status", &["guard", "--status"], None);
     w.record("guard --uninstall", &["guard", "--uninstall"], None);

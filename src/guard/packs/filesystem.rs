@@ -95,7 +95,7 @@ pub static PACK: Pack = Pack {
         },
         Rule {
             id: "rm-cwd-all",
-            severity: High,
+            severity: Critical,
             on: SH,
             programs: &["rm"],
             needles: &[],
@@ -107,7 +107,7 @@ pub static PACK: Pack = Pack {
         },
         Rule {
             id: "rm-empty-var-root",
-            severity: High,
+            severity: Critical,
             on: SH,
             programs: &["rm"],
             needles: &[],
@@ -143,7 +143,7 @@ pub static PACK: Pack = Pack {
         },
         Rule {
             id: "find-delete-all",
-            severity: High,
+            severity: Critical,
             on: SH,
             programs: &["find"],
             needles: &["-delete"],
@@ -347,7 +347,7 @@ pub static PACK: Pack = Pack {
         },
         Rule {
             id: "rm-home-top",
-            severity: High,
+            severity: Critical,
             on: SH,
             programs: &["rm"],
             needles: &[],
