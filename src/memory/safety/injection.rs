@@ -74,7 +74,7 @@ static PATTERNS: Lazy<Vec<(Regex, &'static str)>> = Lazy::new(|| {
             "it tries to give the model a new role",
         ),
         (
-            r"\b(?:new|updated|real|actual|true|hidden|secret|revised|overriding|additional|special)\s+(?:system\s+)?(?:prompt|instructions?|directives?|orders|persona)\s*:|\bsystem\s*(?:prompt|override|message|instructions?|note|update|directive)\s*:|\b(?:begin|start|end)\s+(?:of\s+)?(?:the\s+)?(?:system|admin|developer)\s+(?:prompt|instructions?|message|override)\b|\bend\s+of\s+(?:the\s+)?(?:system\s+)?(?:prompt|instructions)\b|\badmin(?:istrator)?\s+override\b".into(),
+            r"\b(?:new|updated|real|actual|true|hidden|secret|revised|overriding|additional|special)\s+(?:system\s+)?(?:prompt|instructions?|directives?|orders|persona)\s*:|\bsystem\s*(?:prompt|override|message|instructions?|note|update|directive)\s*:|\b(?:begin|start|end)\s+(?:of\s+)?(?:the\s+)?(?:system|admin|developer)\s+(?:prompt|instructions?|message|override)\b|\bend\s+of\s+(?:the\s+)?(?:system\s+)?(?:prompt|instructions)\b|\badmin(?:istrator)?\s+override\s*(?::|mode\b|(?:is\s+)?(?:enabled|activated|granted|engaged)\b)".into(),
             "it claims to be a new system prompt",
         ),
         (
