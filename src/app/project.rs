@@ -68,6 +68,8 @@ pub struct Counts {
     pub anti_patterns: usize,
     /// Left out: deprecated or retired.
     pub deprecated: usize,
+    /// Left out: live but net harmful (effective score below 0), which `cm context` only warns of.
+    pub net_harmful: usize,
     /// Left out: scoped to another workspace, a task, or a stack this repository does not use.
     pub out_of_scope: usize,
     /// Left out by `--mature-only` or `--per-category`.
@@ -96,15 +98,16 @@ pub fn rules(store: &Store, cfg: &Config, req: &Request) -> Result<Answer> {
             counts.out_of_scope += 1;
             continue;
         };
+        let score = round3(effective_score(&b, &cfg.scoring, now));
+        if score < 0.0 && !b.is_anti_pattern() {
+            counts.net_harmful += 1;
+            continue;
+        }
         if req.mature_only && b.maturity < Maturity::Established {
             counts.filtered += 1;
             continue;
         }
-        picked.push(rule(
-            &b,
-            source,
-            round3(effective_score(&b, &cfg.scoring, now)),
-        ));
+        picked.push(rule(&b, source, score));
     }
     picked.sort_by(|a, b| {
         (a.source, a.anti_pattern)

@@ -50,6 +50,8 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         .filter(|e| e.bullet.is_live() && !e.bullet.is_anti_pattern())
         .filter(|e| category.as_ref().is_none_or(|c| &e.bullet.category == c))
         .map(|e| (effective_score(&e.bullet, &cfg.scoring, now), e))
+        // Net harmful rules are what `cm context` only warns of: never "most effective".
+        .filter(|(score, _)| *score >= 0.0)
         .collect();
     entries.sort_by(|a, b| {
         b.0.total_cmp(&a.0)

@@ -35,6 +35,7 @@ mod llm_usage;
 mod mcp;
 mod mcp_kept;
 mod messages;
+mod net_harmful_hidden;
 mod onboard;
 mod original;
 mod paraphrase_fixtures;
