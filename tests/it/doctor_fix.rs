@@ -1,17 +1,8 @@
 //! `cm doctor --fix`: the safe repairs, run from a copy of the binary in a throwaway home so the
 //! links it creates land beside the copy, never beside the build's binary.
 
-use crate::harness::{CM, Env, copy_tree, fixture_path};
+use crate::harness::{Env, copy_tree, fixture_path};
 use serde_json::{Value, json};
-use std::path::PathBuf;
-
-fn copy_of_cm(env: &Env) -> PathBuf {
-    let dir = env.root.join("install/bin");
-    std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join("cm");
-    std::fs::copy(CM, &exe).unwrap();
-    exe
-}
 
 /// Each repair's check and its `field` (`action`: what it does; `outcome`: how it went).
 fn pairs(d: &Value, field: &str) -> Vec<(String, String)> {
@@ -43,7 +34,7 @@ fn repairs(d: &Value) -> Vec<(String, String)> {
 #[test]
 fn doctor_fix_repairs_what_it_can_undo_and_a_dry_run_changes_nothing() {
     let env = Env::new();
-    let exe = copy_of_cm(&env);
+    let exe = env.copy_of_cm();
     let cm = exe.to_str().unwrap();
     // A moved install: Claude Code's settings still name a hook that is gone.
     let settings = env.home.join(".claude/settings.json");
@@ -138,7 +129,7 @@ fn doctor_fix_repairs_what_it_can_undo_and_a_dry_run_changes_nothing() {
 #[test]
 fn a_dry_run_lists_exactly_what_fix_does_when_links_mend_the_hooks() {
     let env = Env::new();
-    let exe = copy_of_cm(&env);
+    let exe = env.copy_of_cm();
     let cm = exe.to_str().unwrap();
     env.run_program(cm, &["init"]).run().ok();
     let settings = env.home.join(".claude/settings.json");

@@ -96,8 +96,23 @@ struct World {
 impl World {
     /// Run `cm ARGS --json` (stdin optional), record its shape under `label`, return the data.
     fn record(&mut self, label: &str, args: &[&str], stdin: Option<&str>) -> Value {
+        self.record_as(crate::harness::CM.as_ref(), label, args, stdin)
+    }
+
+    /// [`World::record`] run as `program` (a copy of cm, where what lies beside the binary shows).
+    fn record_as(
+        &mut self,
+        program: &std::path::Path,
+        label: &str,
+        args: &[&str],
+        stdin: Option<&str>,
+    ) -> Value {
         // A plain PATH, so what this machine has installed (`cass`, ...) does not change a shape.
-        let mut run = self.env.cm(args).now(NOW).env("PATH", "/usr/bin:/bin");
+        let mut run = self
+            .env
+            .run_program(program, args)
+            .now(NOW)
+            .env("PATH", "/usr/bin:/bin");
         if let Some(s) = stdin {
             run = run.stdin(s.to_string());
         }
@@ -354,7 +369,10 @@ fn every_command_has_its_json_shape_documented() {
     w.record("why ID", &["why", &a], None);
     w.record("stats --trace-decay", &["stats", "--trace-decay"], None);
     w.record("playbook stats", &["playbook", "stats"], None);
-    w.record("doctor", &["doctor"], None);
+    // From a copy of cm with no hook links beside it, so `fixable` lists them on every machine
+    // (beside the build's binary, links may or may not exist).
+    let exe = w.env.copy_of_cm();
+    w.record_as(&exe, "doctor", &["doctor"], None);
     w.record(
         "import --from-original (no original store)",
         &["import", "--from-original"],

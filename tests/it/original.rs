@@ -346,8 +346,10 @@ fn doctor_fix_imports_the_original_store_and_its_dry_run_says_so() {
     let env = Env::new();
     plant_original(&env);
     env.cm(&["init"]).now(NOW).run().ok();
+    // From a copy: `--fix` also links the hooks beside the binary it runs as.
+    let exe = env.copy_of_cm();
     let dry = env
-        .cm(&["doctor", "--fix", "--dry-run"])
+        .run_program(&exe, &["doctor", "--fix", "--dry-run"])
         .json()
         .now(NOW)
         .run()
@@ -362,10 +364,20 @@ fn doctor_fix_imports_the_original_store_and_its_dry_run_says_so() {
     };
     assert_eq!(repair(&dry).expect("listed")["outcome"], "would", "{dry}");
     assert_eq!(count_all(&env), 0);
-    let fixed = env.cm(&["doctor", "--fix"]).json().now(NOW).run().json();
+    let fixed = env
+        .run_program(&exe, &["doctor", "--fix"])
+        .json()
+        .now(NOW)
+        .run()
+        .json();
     assert_eq!(repair(&fixed).expect("done")["outcome"], "done", "{fixed}");
     assert_eq!(count_all(&env), 8);
-    let again = env.cm(&["doctor", "--fix"]).json().now(NOW).run().json();
+    let again = env
+        .run_program(&exe, &["doctor", "--fix"])
+        .json()
+        .now(NOW)
+        .run()
+        .json();
     assert!(repair(&again).is_none(), "{again}");
 }
 

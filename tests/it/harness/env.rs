@@ -113,6 +113,19 @@ impl Env {
         self
     }
 
+    /// A copy of cm under this environment's root, for commands that write beside their own
+    /// binary (`doctor --fix` links the hooks there): never beside the build's binary, which every
+    /// other test shares.
+    pub fn copy_of_cm(&self) -> PathBuf {
+        let dir = self.root.join("install/bin");
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("cm");
+        if !exe.exists() {
+            std::fs::copy(CM, &exe).unwrap();
+        }
+        exe
+    }
+
     /// `cm ARGS` in this environment.
     pub fn cm(&self, args: &[&str]) -> Run {
         self.run_program(CM, args)
