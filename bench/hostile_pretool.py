@@ -16,7 +16,9 @@ With BASELINE=PATH/TO/other/cm (e.g. main's release build), that binary runs in 
 longer than the agents' 5 s hook timeout is run once and shown as "> 5 s" (the agent would have
 run the command unchecked).
 
-Usage: [BASELINE=...] bench/hostile_pretool.py PATH/TO/cm [RUNS]   (default 15 runs per case; linked as cm-pretool)
+CASES="a|b" runs only the cases whose name contains one of the given parts.
+
+Usage: [BASELINE=...] [CASES=...] bench/hostile_pretool.py PATH/TO/cm [RUNS]   (default 15 runs per case; linked as cm-pretool)
 """
 import json
 import os
@@ -143,7 +145,10 @@ def main():
         base = os.path.join(tmp, "base", "cm-pretool")
     rows = []
     try:
+        only = os.environ.get("CASES")
         for name, files, _ in cases("/placeholder"):
+            if only and not any(o in name for o in only.split("|")):
+                continue
             case_dir = tempfile.mkdtemp(dir=tmp)
             home = os.path.join(case_dir, "home")
             project = os.path.join(case_dir, "project")

@@ -44,15 +44,24 @@ pub fn git_root(start: &Path) -> Option<PathBuf> {
 }
 
 /// Longest path the kernel resolves: a longer directory cannot exist.
-const PATH_MAX: usize = 4096;
+pub const PATH_MAX: usize = 4096;
 
-/// `start` and its parents that could exist. A hook's `cwd` comes from the payload, and walking
-/// a 400 KB one level by level would copy it once per level (quadratic): levels longer than
-/// [`PATH_MAX`] are skipped without being joined or looked up.
+/// `start` and its parents that could exist. A hook's `cwd` comes from the payload: a 400 KB
+/// one walked level by level costs the square of its length (each level is found from the one
+/// below), so the walk starts at the longest parent no longer than [`PATH_MAX`], cut from the
+/// bytes at once.
 fn ancestors(start: &Path) -> impl Iterator<Item = &Path> {
-    start
-        .ancestors()
-        .filter(|dir| dir.as_os_str().len() <= PATH_MAX)
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = start.as_os_str().as_bytes();
+    let fits = if bytes.len() <= PATH_MAX {
+        Some(start)
+    } else {
+        bytes[..=PATH_MAX]
+            .iter()
+            .rposition(|&b| b == b'/')
+            .map(|i| Path::new(std::ffi::OsStr::from_bytes(&bytes[..i.max(1)])))
+    };
+    fits.into_iter().flat_map(Path::ancestors)
 }
 
 /// The `.cass` directory that applies to `start`: the nearest `.cass/` between `start` and the
@@ -112,4 +121,21 @@ pub fn expand_tilde(p: &str) -> PathBuf {
         return home_dir().join(rest);
     }
     PathBuf::from(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ancestors_of_an_overlong_path_start_below_path_max() {
+        let long = PathBuf::from(format!("/{}", "a/".repeat(200_000)));
+        let first = ancestors(&long).next().unwrap();
+        assert!(first.as_os_str().len() <= PATH_MAX);
+        assert!(long.starts_with(first));
+        assert_eq!(ancestors(&long).count(), PATH_MAX / 2 + 1);
+        let short = Path::new("/x/y");
+        let all: Vec<&Path> = ancestors(short).collect();
+        assert_eq!(all, [Path::new("/x/y"), Path::new("/x"), Path::new("/")]);
+    }
 }

@@ -12,7 +12,12 @@
 //! link followed, the rest appended). Globs under `~/` are tried with the home directory as
 //! given and as resolved. Either form matching protects the file.
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use crate::paths::PATH_MAX;
+use globset::{GlobBuilder, GlobMatcher};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// The first glob of `globs` protecting `file` (relative to `cwd` when not absolute).
@@ -20,63 +25,175 @@ pub fn matching_glob(file: &str, cwd: &Path, home: &Path, globs: &[String]) -> O
     if globs.is_empty() || file.is_empty() {
         return None;
     }
-    Protected::new(globs, home).matching(file, cwd)
+    match Protected::new(globs, home).matching(file, cwd)? {
+        Found::Glob(g) => Some(g),
+        Found::Unchecked { .. } => None,
+    }
 }
 
-/// Every protected glob compiled into one set, built once per hook call: 25,000 globs from a
-/// repository's config cost one build, not one per glob and per path.
+/// Globs with a wildcard the guard looks at per call; past them a write no earlier glob
+/// protects is refused ([`Found::Unchecked`]). Each one that could match the written path costs
+/// a regex compile (about 0.1 ms): 25,000 of them from a cloned repository took 5.8 s, past the
+/// agents' hook timeout. Literal paths (no wildcard) have no such bound: they cost a hash each.
+pub const MAX_WILDCARD_GLOBS: usize = 128;
+
+/// What protects a written path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    /// This glob of the list.
+    Glob(String),
+    /// No glob the guard looked at, but the list holds `wildcards` globs with a wildcard, more
+    /// than [`MAX_WILDCARD_GLOBS`] (or one longer than [`PATH_MAX`]): the rest were not checked.
+    Unchecked { wildcards: usize },
+}
+
+/// A glob with a wildcard, ready to be compiled when a path could match it.
+struct Wild {
+    /// Index in the list.
+    glob: usize,
+    /// The glob as matched (`~/` expanded, `**/` in front of a relative one).
+    pattern: String,
+    /// Literal runs every path it matches contains (outside classes and alternatives).
+    runs: Vec<Vec<u8>>,
+}
+
+/// Every protected glob, read once per hook call and looked up per written path. Literal
+/// paths go in a hash map keyed by their normalised bytes (25,000 of them from a repository's
+/// config cost a few milliseconds); a glob with a wildcard is compiled only once a written path
+/// holds all its literal runs, and only the first [`MAX_WILDCARD_GLOBS`] are looked at.
 pub struct Protected<'g> {
     globs: &'g [String],
     homes: Vec<PathBuf>,
-    set: GlobSet,
-    /// Set index -> glob index.
-    owner: Vec<usize>,
-    /// Globs without a wildcard, expanded, looked up by each ancestor (a directory protects
-    /// what is inside it) and each tail (`.env` protects every `.env`) of a path: no glob
-    /// compiled, however many there are.
-    literals: std::collections::HashMap<PathBuf, usize>,
+    /// Globs without a wildcard, expanded and normalised, looked up by each ancestor (a
+    /// directory protects what is inside it) and each tail (`.env` protects every `.env`) of a
+    /// path: no glob compiled, however many there are.
+    literals: HashMap<Cow<'g, [u8]>, usize>,
     /// The most components a literal has (only that many trailing components can match one).
     literal_depth: usize,
+    wild: Vec<Wild>,
+    /// Globs with a wildcard in the list, and how many of them are not in `wild`.
+    wild_total: usize,
+    skipped: usize,
+    /// Compiled on first use: `wild` index -> matcher (`None`: not a valid glob).
+    compiled: RefCell<HashMap<usize, Option<GlobMatcher>>>,
 }
 
-/// Longest path the kernel resolves.
-const PATH_MAX: usize = 4096;
-
 fn is_literal(glob: &str) -> bool {
-    !glob.contains(['*', '?', '[', ']', '{', '}', '\\'])
+    !glob
+        .bytes()
+        .any(|b| matches!(b, b'*' | b'?' | b'[' | b']' | b'{' | b'}' | b'\\'))
+}
+
+/// Does a literal path need [`normalise`] to compare as bytes with normalised paths (an empty,
+/// `.` or `..` component, or a trailing `/`)? One pass over the bytes.
+fn needs_normalising(p: &str) -> bool {
+    p.split('/')
+        .enumerate()
+        .any(|(i, c)| matches!(c, "." | "..") || (c.is_empty() && i > 0))
+}
+
+/// The literal runs of a glob outside `[...]` and `{...}`: every path it matches holds each.
+/// Where the glob is hard to read (a class opening with `]`), none: the glob is then compiled
+/// whenever it is looked at.
+fn literal_runs(glob: &str) -> Vec<Vec<u8>> {
+    if ["[]", "[!]", "[^]"].iter().any(|c| glob.contains(c)) {
+        return Vec::new();
+    }
+    let mut runs = Vec::new();
+    let mut run = Vec::new();
+    let (mut brackets, mut braces) = (false, 0usize);
+    let b = glob.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let literal = match b[i] {
+            b'[' if !brackets => {
+                brackets = true;
+                false
+            }
+            b']' if brackets => {
+                brackets = false;
+                false
+            }
+            b'{' if !brackets => {
+                braces += 1;
+                false
+            }
+            b'}' if !brackets && braces > 0 => {
+                braces -= 1;
+                false
+            }
+            b'\\' => {
+                i += 1;
+                false
+            }
+            b'*' | b'?' => false,
+            // `**/` matches no directory too: its `/` is not required.
+            b'/' if i >= 2 && &b[i - 2..i] == b"**" => false,
+            _ => !brackets && braces == 0,
+        };
+        if literal {
+            run.push(b[i]);
+        } else if !run.is_empty() {
+            runs.push(std::mem::take(&mut run));
+        }
+        i += 1;
+    }
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    runs
 }
 
 impl<'g> Protected<'g> {
     pub fn new(globs: &'g [String], home: &Path) -> Protected<'g> {
         let mut homes = vec![home.to_path_buf()];
         homes.extend(std::fs::canonicalize(home).ok().filter(|h| h != home));
-        let mut builder = GlobSetBuilder::new();
-        let mut owner = Vec::new();
-        let mut literals = std::collections::HashMap::new();
+        let mut literals: HashMap<Cow<'g, [u8]>, usize> = HashMap::new();
+        let mut literal_depth = 0;
+        let mut wild = Vec::new();
+        let (mut wild_total, mut skipped) = (0, 0);
         for (i, g) in globs.iter().enumerate() {
-            for h in &homes {
-                let expanded = match g.strip_prefix("~/") {
-                    Some(rest) => h.join(rest).to_string_lossy().into_owned(),
-                    None => g.clone(),
-                };
-                if is_literal(&expanded) {
-                    let dir = expanded.strip_suffix('/').unwrap_or(&expanded);
-                    if !dir.is_empty() {
-                        literals.entry(normalise(Path::new(dir))).or_insert(i);
-                    }
-                    if !g.starts_with("~/") {
-                        break;
-                    }
+            if !is_literal(g) {
+                wild_total += 1;
+                if wild_total > MAX_WILDCARD_GLOBS || g.len() > PATH_MAX {
+                    // Counted, not kept: a path no kept glob protects is refused.
+                    skipped += 1;
                     continue;
                 }
-                for candidate in [expanded.clone(), format!("**/{expanded}")] {
-                    if candidate.starts_with("**//") {
-                        continue;
+            }
+            for h in &homes {
+                let expanded: Cow<'g, str> = match g.strip_prefix("~/") {
+                    Some(rest) => Cow::Owned(h.join(rest).to_string_lossy().into_owned()),
+                    None => Cow::Borrowed(g.as_str()),
+                };
+                if is_literal(&expanded) {
+                    let key: Cow<'g, [u8]> = if needs_normalising(&expanded) {
+                        let dir = expanded.strip_suffix('/').unwrap_or(&expanded);
+                        let n = normalise(Path::new(dir));
+                        Cow::Owned(n.as_os_str().as_bytes().to_vec())
+                    } else {
+                        match expanded {
+                            Cow::Borrowed(b) => Cow::Borrowed(b.as_bytes()),
+                            Cow::Owned(o) => Cow::Owned(o.into_bytes()),
+                        }
+                    };
+                    if !key.is_empty() {
+                        let depth = key.split(|&b| b == b'/').filter(|c| !c.is_empty()).count()
+                            + usize::from(key.first() == Some(&b'/'));
+                        literal_depth = literal_depth.max(depth);
+                        literals.entry(key).or_insert(i);
                     }
-                    if let Ok(glob) = GlobBuilder::new(&candidate).literal_separator(true).build() {
-                        builder.add(glob);
-                        owner.push(i);
-                    }
+                } else {
+                    let pattern = if expanded.starts_with('/') || expanded.starts_with("**") {
+                        expanded.into_owned()
+                    } else {
+                        format!("**/{expanded}")
+                    };
+                    wild.push(Wild {
+                        glob: i,
+                        runs: literal_runs(&pattern),
+                        pattern,
+                    });
                 }
                 if !g.starts_with("~/") {
                     break;
@@ -86,19 +203,18 @@ impl<'g> Protected<'g> {
         Protected {
             globs,
             homes,
-            set: builder.build().unwrap_or_else(|_| GlobSet::empty()),
-            owner,
-            literal_depth: literals
-                .keys()
-                .map(|k| k.components().count())
-                .max()
-                .unwrap_or(0),
             literals,
+            literal_depth,
+            wild,
+            wild_total,
+            skipped,
+            compiled: RefCell::new(HashMap::new()),
         }
     }
 
-    /// The first glob protecting `file` (relative to `cwd` when not absolute).
-    pub fn matching(&self, file: &str, cwd: &Path) -> Option<String> {
+    /// What protects `file` (relative to `cwd` when not absolute): the first glob of the list
+    /// that matches it, else [`Found::Unchecked`] when globs were left unchecked.
+    pub fn matching(&self, file: &str, cwd: &Path) -> Option<Found> {
         if file.is_empty() || self.globs.is_empty() {
             return None;
         }
@@ -115,12 +231,9 @@ impl<'g> Protected<'g> {
             .flat_map(|p| cwds.iter().filter_map(|c| p.strip_prefix(c).ok()))
             .map(Path::to_path_buf)
             .collect();
+        let forms: Vec<&Path> = paths.iter().chain(&rels).map(PathBuf::as_path).collect();
         let mut best: Option<usize> = None;
-        for p in paths.iter().chain(&rels) {
-            for m in self.set.matches(p) {
-                let g = self.owner[m];
-                best = Some(best.map_or(g, |b| b.min(g)));
-            }
+        for p in &forms {
             if p.as_os_str().len() > PATH_MAX {
                 // No file has such a path (the kernel refuses it); looking it up level by
                 // level would cost the square of its length.
@@ -130,12 +243,47 @@ impl<'g> Protected<'g> {
             let tails = (n.saturating_sub(self.literal_depth)..n)
                 .map(|k| p.components().skip(k).collect::<PathBuf>());
             for q in p.ancestors().map(Path::to_path_buf).chain(tails) {
-                if let Some(&g) = self.literals.get(&q) {
+                if let Some(&g) = self.literals.get(q.as_os_str().as_bytes()) {
                     best = Some(best.map_or(g, |b| b.min(g)));
                 }
             }
         }
-        best.map(|g| self.globs[g].clone())
+        let mut compiled = self.compiled.borrow_mut();
+        for (k, w) in self.wild.iter().enumerate() {
+            if best.is_some_and(|b| b <= w.glob) {
+                break;
+            }
+            let holds_runs = |p: &&Path| {
+                let bytes = p.as_os_str().as_bytes();
+                w.runs
+                    .iter()
+                    .all(|r| memchr::memmem::find(bytes, r).is_some())
+            };
+            if !forms.iter().any(holds_runs) {
+                continue;
+            }
+            let matcher = compiled.entry(k).or_insert_with(|| {
+                GlobBuilder::new(&w.pattern)
+                    .literal_separator(true)
+                    .build()
+                    .ok()
+                    .map(|g| g.compile_matcher())
+            });
+            if matcher
+                .as_ref()
+                .is_some_and(|m| forms.iter().any(|p| m.is_match(p)))
+            {
+                best = Some(w.glob);
+                break;
+            }
+        }
+        match best {
+            Some(g) => Some(Found::Glob(self.globs[g].clone())),
+            None if self.skipped > 0 => Some(Found::Unchecked {
+                wildcards: self.wild_total,
+            }),
+            None => None,
+        }
     }
 }
 
@@ -188,9 +336,16 @@ pub fn resolve(path: &Path) -> Option<PathBuf> {
             Err(_) => break,
         }
     }
+    // The longest existing prefix, found by dropping one component at a time (never copying
+    // the path once per level: a long path would cost the square of its length); prefixes
+    // longer than the kernel resolves are dropped without a lookup.
     let parts: Vec<Component> = current.components().collect();
+    let mut prefix = current.clone();
     for keep in (1..parts.len()).rev() {
-        let prefix: PathBuf = parts[..keep].iter().collect();
+        prefix.pop();
+        if prefix.as_os_str().len() > PATH_MAX {
+            continue;
+        }
         if let Ok(base) = std::fs::canonicalize(&prefix) {
             let rest: PathBuf = parts[keep..].iter().collect();
             return Some(normalise(&base.join(rest)));
@@ -268,5 +423,90 @@ mod tests {
         let via_alias = root.join("alias/notes").display().to_string();
         assert!(matching_glob(&via_alias, &root, home, &globs).is_some());
         assert_eq!(matching_glob("README.md", &app, home, &globs), None);
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+
+    #[test]
+    fn literal_runs_are_only_what_every_match_holds() {
+        let runs = |g: &str| -> Vec<String> {
+            literal_runs(g)
+                .into_iter()
+                .map(|r| String::from_utf8(r).unwrap())
+                .collect()
+        };
+        assert_eq!(runs("**/*.pem"), [".pem"]);
+        assert_eq!(runs("**/secrets/**"), ["secrets/"]);
+        assert_eq!(runs("/w/{a,b}/x?.txt"), ["/w/", "/x", ".txt"]);
+        assert_eq!(runs("**/[ab]c\\*d"), ["c", "d"]);
+        assert!(runs("**/[]x]y").is_empty());
+    }
+
+    #[test]
+    fn only_paths_that_need_it_are_normalised() {
+        for p in ["a//b", "a/", "./x", "x/./y", "../x", "x/..", "/"] {
+            assert!(needs_normalising(p), "{p}");
+        }
+        for p in ["/etc/hosts", ".env", "a/b.c", "..x/y."] {
+            assert!(!needs_normalising(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn wildcard_globs_match_at_any_depth_and_past_the_bound_refuse() {
+        let cwd = Path::new("/w/app");
+        let home = Path::new("/home/u");
+        let mut globs: Vec<String> = (0..MAX_WILDCARD_GLOBS)
+            .map(|i| format!("dir{i}/*.txt"))
+            .collect();
+        globs.push("*.pem".into());
+        globs.push("**/keys/**".into());
+        let set = Protected::new(&globs, home);
+        assert_eq!(
+            set.matching("dir7/a.txt", cwd),
+            Some(Found::Glob("dir7/*.txt".into()))
+        );
+        assert_eq!(
+            set.matching("/w/app/x/dir3/b.txt", cwd),
+            Some(Found::Glob("dir3/*.txt".into()))
+        );
+        // Past the bound: not checked, so refused rather than allowed.
+        for f in ["a.pem", "src/main.rs", "keys/k"] {
+            assert_eq!(
+                set.matching(f, cwd),
+                Some(Found::Unchecked {
+                    wildcards: MAX_WILDCARD_GLOBS + 2
+                }),
+                "{f}"
+            );
+        }
+        let few = vec!["*.pem".to_string(), "**/keys/**".into(), ".env".into()];
+        let set = Protected::new(&few, home);
+        assert_eq!(
+            set.matching("a.pem", cwd),
+            Some(Found::Glob("*.pem".into()))
+        );
+        assert_eq!(
+            set.matching("x/keys/k", cwd),
+            Some(Found::Glob("**/keys/**".into()))
+        );
+        assert_eq!(set.matching("src/main.rs", cwd), None);
+        assert_eq!(set.matching("a.pem.bak", cwd), None);
+    }
+
+    #[test]
+    fn many_literal_paths_are_looked_up_not_compiled() {
+        let globs: Vec<String> = (0..25_000).map(|i| format!("dir{i}/file{i}.txt")).collect();
+        let set = Protected::new(&globs, Path::new("/home/u"));
+        let cwd = Path::new("/w/app");
+        assert_eq!(set.matching("src/main.rs", cwd), None);
+        assert_eq!(
+            set.matching("dir24999/file24999.txt", cwd),
+            Some(Found::Glob("dir24999/file24999.txt".into()))
+        );
+        assert!(set.compiled.borrow().is_empty());
     }
 }

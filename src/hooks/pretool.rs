@@ -66,6 +66,11 @@ pub fn run(_args: &[String]) -> i32 {
         .map(PathBuf::from)
         .unwrap_or_else(crate::paths::cwd);
     let asked = fields.asked(agent);
+    if !(asked.commands.is_empty() && asked.paths.is_empty())
+        && let Some(r) = own::overlong(&cwd, &asked.paths)
+    {
+        return refuse(agent, &r);
+    }
     if !asked.commands.is_empty()
         && let Some(code) = shell(agent, &asked.commands, &cwd)
     {
@@ -190,22 +195,49 @@ fn write(agent: Option<Agent>, paths: &[&str], cwd: &Path) -> Option<i32> {
     let home = crate::paths::home_dir();
     let protected = guard::protected::Protected::new(&policy.protected_paths, &home);
     let user = paths.iter().find_map(|path| {
-        let glob = protected.matching(path, cwd)?;
-        Some(deny(
-            agent,
-            &protected_reason(path, &glob),
-            &format!("cm guard blocked a write to {path} (protected: {glob})"),
-        ))
+        let found = protected.matching(path, cwd)?;
+        Some(refuse(agent, &protected_refusal(path, &found, &sources)))
     });
     // The user's own protection answers first; then the guard's files and start-up files.
     user.or_else(|| own::paths(agent, paths, cwd).map(|r| refuse(agent, &r)))
 }
 
 /// Why a write to a path under `guard.protectedPaths` is blocked.
-fn protected_reason(path: &str, glob: &str) -> String {
-    format!(
-        "cm guard blocked writing to `{path}`: the user protects `{glob}` (guard.protectedPaths). Why: they do not want agents to change it. Instead: tell the user what change you need there and let them make it. For the user: remove the glob from \"guard.protectedPaths\" in your cm config to lift this."
-    )
+fn protected_refusal(
+    path: &str,
+    found: &guard::protected::Found,
+    sources: &policy_file::Sources,
+) -> own::Refusal {
+    use guard::protected::{Found, MAX_WILDCARD_GLOBS};
+    let (reason, user) = match found {
+        Found::Glob(glob) => (
+            format!(
+                "cm guard blocked writing to `{path}`: the user protects `{glob}` (guard.protectedPaths). Why: they do not want agents to change it. Instead: tell the user what change you need there and let them make it. For the user: remove the glob from \"guard.protectedPaths\" in your cm config to lift this."
+            ),
+            format!("cm guard blocked a write to {path} (protected: {glob})"),
+        ),
+        Found::Unchecked { wildcards } => {
+            let files: Vec<String> = sources
+                .config_files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect();
+            (
+                format!(
+                    "cm guard blocked writing to `{path}`: guard.protectedPaths (in {}) holds {wildcards} globs with wildcards, more than the {MAX_WILDCARD_GLOBS} the guard checks on each call, so it cannot tell whether this path is protected. Instead: tell the user. For the user: keep at most {MAX_WILDCARD_GLOBS} wildcard globs there (`dir/**` covers a whole directory; plain paths have no limit).",
+                    files.join(" and ")
+                ),
+                format!(
+                    "cm guard blocked a write to {path}: too many protectedPaths globs to check ({wildcards})"
+                ),
+            )
+        }
+    };
+    own::Refusal {
+        reason,
+        user,
+        ask: false,
+    }
 }
 
 /// Ask the user where the agent can and the refusal wants it; deny otherwise.

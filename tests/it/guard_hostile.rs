@@ -253,6 +253,96 @@ mod protected_paths {
         }
         assert_eq!(env.pretool(&claude_write("src/lib.rs", &cwd)).stdout, "");
     }
+
+    fn repository_protects(env: &Env, globs: &[String]) {
+        let config = serde_json::json!({"guard": {"protectedPaths": globs}});
+        env.write("project/.cass/config.json", &config.to_string());
+    }
+
+    #[test]
+    fn a_repository_with_thousands_of_globs_cannot_time_the_guard_out() {
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
+        // 25,000 plain paths: looked up, never compiled; each still protects its file.
+        let literal: Vec<String> = (0..25_000).map(|i| format!("dir{i}/f{i}.txt")).collect();
+        repository_protects(&env, &literal);
+        assert_eq!(
+            env.pretool_within(&claude_write("src/main.rs", &cwd), 10)
+                .stdout,
+            ""
+        );
+        let out = env.pretool_within(&claude_write("dir24999/f24999.txt", &cwd), 10);
+        assert!(denies(&out) && out.stdout.contains("`dir24999/f24999.txt`"));
+        // 25,000 wildcard globs took seconds to compile, past the agent's hook timeout (the
+        // write then went through): past the bound the guard refuses, naming the file.
+        let wild: Vec<String> = (0..25_000).map(|i| format!("dir{i}/*.txt")).collect();
+        repository_protects(&env, &wild);
+        for payload in [
+            claude_write("src/main.rs", &cwd),
+            claude_bash("echo x > src/main.rs", &cwd),
+        ] {
+            let out = env.pretool_within(&payload, 10);
+            assert!(
+                denies(&out)
+                    && out.stdout.contains("25000 globs with wildcards")
+                    && out.stdout.contains(".cass/config.json"),
+                "{}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        // Within the bound, a wildcard glob protects what it names and nothing else.
+        let few: Vec<String> = (0..100).map(|i| format!("dir{i}/*.txt")).collect();
+        repository_protects(&env, &few);
+        let out = env.pretool_within(&claude_write("a/dir99/x.txt", &cwd), 10);
+        assert!(denies(&out) && out.stdout.contains("`dir99/*.txt`"));
+        assert_eq!(
+            env.pretool_within(&claude_write("src/main.rs", &cwd), 10)
+                .stdout,
+            ""
+        );
+    }
+
+    #[test]
+    fn a_path_longer_than_the_kernel_resolves_is_refused_at_once() {
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
+        // A 400 KB working directory: walking it took seconds per call (past the agent's hook
+        // timeout, so `echo x > foo` ran unchecked).
+        let deep = std::path::PathBuf::from(format!("/{}", "a/".repeat(200_000)));
+        for payload in [
+            claude_bash("rm -rf ~", &deep),
+            claude_bash("echo x > foo", &deep),
+            claude_bash("ls", &deep),
+            claude_write("foo", &deep),
+        ] {
+            let out = env.pretool_within(&payload, 10);
+            assert!(
+                denies(&out)
+                    && out
+                        .stdout
+                        .contains("working directory (cwd) is 400001 bytes"),
+                "{}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        let long = format!("{}x", "a/".repeat(200_000));
+        for payload in [
+            claude_write(&long, &cwd),
+            claude_bash(&format!("echo x > {long}"), &cwd),
+        ] {
+            let out = env.pretool_within(&payload, 10);
+            assert!(
+                denies(&out) && out.stdout.contains("the path it writes is 400001 bytes"),
+                "{}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        // Under the bound, as before.
+        assert_eq!(env.pretool(&claude_bash("ls", &cwd)).stdout, "");
+    }
 }
 
 mod global_config {

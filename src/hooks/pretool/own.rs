@@ -48,6 +48,27 @@ pub fn asks(agent: Option<Agent>) -> bool {
     matches!(agent, Some(Agent::Claude | Agent::Gemini | Agent::Cursor))
 }
 
+/// A working directory or a written path longer than PATH_MAX: no process works in such a
+/// directory or opens such a path by its name (the kernel refuses it), so a payload naming one
+/// is not what an agent sends, and the guard cannot look up the repository's protection there.
+/// Refused, naming the bound, before anything else walks it.
+pub fn overlong(cwd: &Path, paths: &[&str]) -> Option<Refusal> {
+    let max = crate::paths::PATH_MAX;
+    let (what, len) = if cwd.as_os_str().len() > max {
+        ("its working directory (cwd)", cwd.as_os_str().len())
+    } else {
+        let p = paths.iter().find(|p| p.len() > max)?;
+        ("the path it writes", p.len())
+    };
+    Some(Refusal {
+        reason: format!(
+            "cm guard blocked this tool call: {what} is {len} bytes long, more than the {max} bytes the kernel resolves, so the guard cannot tell which files or repository it concerns. Instead: use a shorter path, relative to a working directory that exists."
+        ),
+        user: format!("cm guard blocked a tool call naming a path of {len} bytes"),
+        ask: false,
+    })
+}
+
 /// Check every command; the first objection.
 pub fn commands(agent: Option<Agent>, commands: &[&str], cwd: &Path) -> Option<Refusal> {
     let mut places: Option<Places> = None;
@@ -91,6 +112,9 @@ pub fn commands(agent: Option<Agent>, commands: &[&str], cwd: &Path) -> Option<R
     }
     let places = places.unwrap_or_else(Places::from_env);
     let paths: Vec<&str> = written.iter().map(String::as_str).collect();
+    if let Some(r) = overlong(cwd, &paths) {
+        return Some(r);
+    }
     paths_of(agent, &paths, cwd, &places, true)
 }
 
@@ -116,12 +140,8 @@ fn paths_of(
         super::warn(&sources);
         let set = protected::Protected::new(&policy.protected_paths, home);
         let user = paths.iter().find_map(|path| {
-            let glob = set.matching(path, cwd)?;
-            Some(Refusal {
-                reason: super::protected_reason(path, &glob),
-                user: format!("cm guard blocked a write to {path} (protected: {glob})"),
-                ask: false,
-            })
+            let found = set.matching(path, cwd)?;
+            Some(super::protected_refusal(path, &found, &sources))
         });
         if user.is_some() {
             return user;
