@@ -34,6 +34,7 @@ mod learning;
 mod llm_usage;
 mod mcp;
 mod mcp_kept;
+mod mcp_parse_error;
 mod messages;
 mod net_harmful_hidden;
 mod onboard;
