@@ -1,79 +1,51 @@
 //! `cm mcp` over a real stdio pipe: a line that is not JSON gets JSON-RPC's parse error
 //! (-32700, id null) and the server goes on answering (issue 26 item 13).
 
-use crate::harness::{CM, Env};
+use crate::harness::Env;
+use crate::mcp_kept::StdioServer;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, Stdio};
-
-fn send(stdin: &mut ChildStdin, line: &str) {
-    stdin.write_all(line.as_bytes()).unwrap();
-    stdin.write_all(b"\n").unwrap();
-    stdin.flush().unwrap();
-}
 
 #[test]
 fn a_line_that_is_not_json_is_answered_with_a_parse_error_and_serving_goes_on() {
     let env = Env::new();
-    let mut child = env
-        .command(CM)
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start cm mcp");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut next = || -> Value {
-        let line = lines.next().expect("cm mcp closed stdout").unwrap();
-        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not one JSON line: {line}"))
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}});
-    send(&mut stdin, &init.to_string());
-    assert_eq!(next()["id"], 1);
-    send(
-        &mut stdin,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
-    send(&mut stdin, "this is not json");
-    send(&mut stdin, r#"{"jsonrpc":"2.0","id":2,"method":"pi"#);
-    send(
-        &mut stdin,
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
-    );
-    let mut parse_errors = 0;
-    loop {
-        let msg = next();
-        if msg["id"] == 3 {
-            assert!(
-                msg["result"]["tools"]
-                    .as_array()
-                    .is_some_and(|t| !t.is_empty()),
-                "{msg}"
-            );
-            break;
-        }
-        assert_eq!(msg["id"], Value::Null, "{msg}");
-        assert_eq!(msg["jsonrpc"], "2.0");
-        assert_eq!(msg["error"]["code"], -32700, "{msg}");
-        parse_errors += 1;
+    let mut mcp = StdioServer::start(&env);
+    mcp.send_line("this is not json");
+    mcp.send_line(r#"{"jsonrpc":"2.0","id":2,"method":"pi"#);
+    mcp.send_line(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+    mcp.send_line(r#"{"jsonrpc":"2.0","id":"ping","method":"ping"}"#);
+    let mut seen = Vec::new();
+    while seen
+        .iter()
+        .filter(|m: &&Value| m["id"] != Value::Null)
+        .count()
+        < 2
+    {
+        seen.push(mcp.read());
     }
-    // Both unparsable lines are answered, whatever the order against tools/list.
-    send(&mut stdin, r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
-    loop {
-        let msg = next();
-        if msg["id"] == 4 {
-            break;
-        }
-        assert_eq!(msg["error"]["code"], -32700, "{msg}");
-        parse_errors += 1;
+    // The parse errors come before, between or after the answers, as the lines were read.
+    let (rest, code) = mcp.close();
+    assert_eq!(code, Some(0));
+    seen.extend(rest);
+    let (errors, answers): (Vec<Value>, Vec<Value>) =
+        seen.into_iter().partition(|m| m["id"] == Value::Null);
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    let answer = |id: &str| answers.iter().find(|m| m["id"] == id).unwrap();
+    assert!(
+        answer("list")["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
+    assert_eq!(
+        answer("ping"),
+        &json!({"jsonrpc": "2.0", "id": "ping", "result": {}})
+    );
+    assert_eq!(
+        errors.len(),
+        2,
+        "one parse error per unparsable line: {errors:?}"
+    );
+    for e in &errors {
+        assert_eq!(e["jsonrpc"], "2.0");
+        assert_eq!(e["error"]["code"], -32700, "{e}");
     }
-    assert_eq!(parse_errors, 2);
-    drop(stdin);
-    assert!(lines.next().is_none(), "nothing more once stdin closes");
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
 }
