@@ -11,6 +11,7 @@ mod cli_contract;
 mod concurrency;
 mod connectors;
 mod context;
+mod context_first_hour;
 mod diary_quality;
 mod dispatch;
 mod docs_match;
