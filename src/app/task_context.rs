@@ -173,8 +173,18 @@ pub fn answer_with(
     let prepared = started.elapsed();
     let mut answer = engine::answer_beside(Some(&store.conn), beside, repo, &engine_req)?;
     answer.degraded.repo_playbook = playbook.repo_issue();
+    let hooks = std::cell::OnceCell::new();
+    let hooks_installed =
+        || *hooks.get_or_init(|| crate::install::post_session_installed(&req.cwd));
     answer.degraded.associations =
-        crate::context::associate::issue(Some(&store.conn), widen_history);
+        crate::context::associate::issue(Some(&store.conn), widen_history, hooks_installed);
+    if let Some(issue) = answer.degraded.history.as_mut() {
+        let stale = matches!(issue.code, "EMPTY_INDEX" | "STALE_INDEX");
+        if stale && issue.fix.contains("cm hooks install") && hooks_installed() {
+            // The hook is there: it indexes each session as it ends.
+            issue.fix = "the post-session hook indexes each session as it ends; `cm history index` brings in past sessions now".into();
+        }
+    }
     if let Some(o) = &sem {
         answer.degraded.semantic = o.issue.clone();
     }

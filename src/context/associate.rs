@@ -131,8 +131,15 @@ pub fn widen(
 pub const MIN_MESSAGES: u64 = 200;
 
 /// Why `cm context` could not widen the task through the association layer, if it could not:
-/// off by config, no store, not built yet, behind the index, or learned from too few messages.
-pub fn issue(conn: Option<&rusqlite::Connection>, enabled: bool) -> Option<Issue> {
+/// off by config, no store, no sessions indexed yet, not built yet, behind the index, or learned
+/// from too few messages. `hooks_installed` (asked only when it matters) says whether the
+/// post-session hook indexes each session as it ends: then a store that is merely young is
+/// nothing to fix, and no hint sends the user to install what is already there.
+pub fn issue(
+    conn: Option<&rusqlite::Connection>,
+    enabled: bool,
+    hooks_installed: impl FnOnce() -> bool,
+) -> Option<Issue> {
     if !enabled {
         return Some(Issue::new(
             "ASSOCIATIONS_OFF",
@@ -157,6 +164,25 @@ pub fn issue(conn: Option<&rusqlite::Connection>, enabled: bool) -> Option<Issue
             ));
         }
     };
+    let nothing_indexed = || {
+        !crate::episodic::sessions::tables_present(conn)
+            || matches!(crate::episodic::sessions::last_indexed(conn), Ok(None))
+    };
+    if status.newest == 0 && nothing_indexed() {
+        return Some(if hooks_installed() {
+            Issue::new(
+                "ASSOCIATIONS_NO_SESSIONS",
+                "no sessions indexed yet: tasks are not widened with associated words until some are",
+                "nothing to install: the post-session hook indexes each session as it ends (`cm history index` brings in past sessions now)",
+            )
+        } else {
+            Issue::new(
+                "ASSOCIATIONS_NO_SESSIONS",
+                "no sessions indexed yet, and no post-session hook to index them: tasks are not widened with associated words",
+                "run `cm hooks install` (each session is then indexed as it ends) and `cm history index` for past sessions",
+            )
+        });
+    }
     if !status.built() {
         return Some(Issue::new(
             "ASSOCIATIONS_NOT_BUILT",
@@ -171,16 +197,18 @@ pub fn issue(conn: Option<&rusqlite::Connection>, enabled: bool) -> Option<Issue
             "run `cm history index`",
         ));
     }
-    (status.messages < MIN_MESSAGES).then(|| {
-        Issue::new(
-            "ASSOCIATIONS_SPARSE",
-            &format!(
-                "term associations are learned from only {} message(s): tasks are widened little until more sessions are indexed",
-                status.messages
-            ),
-            "index more sessions with `cm history index` (cm hooks install keeps it current)",
-        )
-    })
+    if status.messages >= MIN_MESSAGES || hooks_installed() {
+        // Young but growing by itself as sessions end: nothing is missing.
+        return None;
+    }
+    Some(Issue::new(
+        "ASSOCIATIONS_SPARSE",
+        &format!(
+            "term associations are learned from only {} message(s), and no post-session hook indexes new sessions: tasks are widened little",
+            status.messages
+        ),
+        "run `cm hooks install` (each session is then indexed and learned from as it ends); `cm history index` brings in past sessions",
+    ))
 }
 
 #[cfg(test)]

@@ -59,6 +59,30 @@ pub fn agent_present(agent: Agent, project_root: &Path) -> bool {
     dir_exists || program_found(agent.slug())
 }
 
+/// Whether some agent's settings (user or this repository's) run cm's post-session hook, the
+/// one that indexes each session as it ends. Read-only and cheap (a few small files, read as
+/// untrusted with a size cap, since a repository's are in its working tree); a file that
+/// cannot be read counts as no hook.
+pub fn post_session_installed(cwd: &Path) -> bool {
+    const CAP: u64 = 4 * 1024 * 1024;
+    let root = project_root(cwd);
+    AGENTS.into_iter().any(|agent| {
+        [Scope::User, Scope::Project].into_iter().any(|scope| {
+            let Some(path) = settings_path(agent, scope, &root) else {
+                return false;
+            };
+            let Ok(Some(text)) = crate::untrusted::read_text(&path, CAP) else {
+                return false;
+            };
+            serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
+                settings::find_handlers(&v)
+                    .iter()
+                    .any(|h| h.hook == HookKind::Postsession)
+            })
+        })
+    })
+}
+
 fn not_installable(agent: Agent) -> crate::error::CmError {
     crate::error::CmError::usage(
         "UNKNOWN_AGENT",

@@ -16,6 +16,7 @@ mod handler;
 mod http;
 mod pool;
 mod sessions;
+mod stdio_lines;
 pub mod token;
 mod tools;
 
@@ -66,21 +67,29 @@ fn server(settings: &Settings) -> Result<CmServer> {
     Ok(CmServer::new(Roots::new(&settings.roots)?, settings.limits))
 }
 
-/// Serve MCP on stdin/stdout until the client closes it.
+/// Serve MCP on stdin/stdout until the client closes it. Lines that are not JSON are
+/// answered with a parse error ([`stdio_lines`]).
 pub fn serve_stdio(settings: Settings) -> Result<()> {
     use rmcp::ServiceExt;
     let server = server(&settings)?;
     runtime(&settings.limits)?.block_on(async move {
         tokio::spawn(server.clone().trim_when_idle());
-        let running = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| CmError::internal(format!("the MCP session did not start: {e}")))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| CmError::internal(format!("the MCP session failed: {e}")))?;
-        Ok(())
+        let wired = stdio_lines::wire(tokio::io::stdin(), tokio::io::stdout());
+        let served = async {
+            let running = server
+                .serve((wired.server_in, wired.server_out))
+                .await
+                .map_err(|e| CmError::internal(format!("the MCP session did not start: {e}")))?;
+            running
+                .waiting()
+                .await
+                .map_err(|e| CmError::internal(format!("the MCP session failed: {e}")))?;
+            Ok(())
+        };
+        let result = served.await;
+        // The server's transport is gone: its pipe is closed, so the writer finishes.
+        let _ = wired.out.await;
+        result
     })
 }
 

@@ -9,7 +9,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 pub(crate) struct StdioServer {
     child: Child,
-    input: ChildStdin,
+    input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
     next: u64,
 }
@@ -24,7 +24,7 @@ impl StdioServer {
             .stderr(Stdio::null())
             .spawn()
             .expect("start cm mcp");
-        let input = child.stdin.take().unwrap();
+        let input = child.stdin.take();
         let output = BufReader::new(child.stdout.take().unwrap());
         let mut s = StdioServer {
             child,
@@ -42,8 +42,24 @@ impl StdioServer {
     }
 
     fn send(&mut self, msg: Value) {
-        writeln!(self.input, "{msg}").unwrap();
-        self.input.flush().unwrap();
+        self.send_line(&msg.to_string());
+    }
+
+    /// One line as it is, for a test of what the server does with bad input.
+    pub(crate) fn send_line(&mut self, line: &str) {
+        let input = self.input.as_mut().expect("stdin is open");
+        writeln!(input, "{line}").unwrap();
+        input.flush().unwrap();
+    }
+
+    /// The next message the server writes.
+    pub(crate) fn read(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(
+            self.output.read_line(&mut line).unwrap() > 0,
+            "cm mcp closed"
+        );
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not one JSON line: {line}"))
     }
 
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
@@ -51,16 +67,23 @@ impl StdioServer {
         let id = self.next;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
-            let mut line = String::new();
-            assert!(
-                self.output.read_line(&mut line).unwrap() > 0,
-                "cm mcp closed"
-            );
-            let msg: Value = serde_json::from_str(&line).unwrap();
+            let msg = self.read();
             if msg["id"] == id {
                 return msg;
             }
         }
+    }
+
+    /// Close stdin: what the server still wrote, and its exit code.
+    pub(crate) fn close(mut self) -> (Vec<Value>, Option<i32>) {
+        drop(self.input.take());
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut self.output, &mut rest);
+        let rest = rest
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON: {l}")))
+            .collect();
+        (rest, self.child.wait().unwrap().code())
     }
 
     /// `cm_context`'s first history snippet's arousal.

@@ -128,7 +128,7 @@ fn degraded_associations_says_why_the_task_was_not_widened() {
     env.add("Set the fetch size on export queries");
     let d = env.data_of(&["context", "the nightly export got slow", "--no-history"]);
     assert_eq!(
-        d["degraded"]["associations"]["code"], "ASSOCIATIONS_NOT_BUILT",
+        d["degraded"]["associations"]["code"], "ASSOCIATIONS_NO_SESSIONS",
         "{d:#}"
     );
     assert!(
