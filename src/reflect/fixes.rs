@@ -71,6 +71,10 @@ const TELLING: &[&str] = &[
     "panicked at",
     "Exception",
     "ERR!",
+    "SEVERE",
+    "FATAL",
+    "ERROR:",
+    "[ERROR]",
     "not found",
     "No such file",
 ];
@@ -238,6 +242,22 @@ fn diagnose(
     if output.contains("command not found") {
         return (None, true);
     }
+    // The agent changed what the error names (the file it points at, a name it quotes): that
+    // change is the fix, whatever else the passing command line ran first.
+    // A slip of the agent's own (it undoes what it wrote) or a typo fixed that way teaches
+    // nothing.
+    if between.iter().any(|r| r.is_edit() && answers(r, output)) {
+        let changes: Vec<(String, String)> = between
+            .iter()
+            .filter(|r| r.is_edit() && !tiny(r) && !own(r))
+            .map(|r| (r.file.clone().unwrap_or_default(), added_lines(r)))
+            .collect();
+        return if changes.is_empty() {
+            (None, true)
+        } else {
+            (Some(Fix::Edits(changes)), false)
+        };
+    }
     let failed = super::gist::doing(cmd);
     let passed = super::gist::doing(pass_cmd);
     let key = base(cmd);
@@ -330,6 +350,28 @@ fn diagnose(
     } else {
         (Some(Fix::Step { first: steps }), false)
     }
+}
+
+/// Whether an edit changes what a failure's output names: the edited file (by its name and
+/// extension), or a name the edit removed or added (`legacy_ami`, `regex_syntax`).
+fn answers(edit: &ToolRun, output: &str) -> bool {
+    let file = edit.file.as_deref().unwrap_or("");
+    let name = file.rsplit('/').next().unwrap_or(file);
+    if name.contains('.') && name.len() >= 4 && output.contains(name) {
+        return true;
+    }
+    let named = |text: &str| {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| {
+                w.len() >= 5
+                    && !w.ends_with("Error")
+                    && !w.ends_with("Exception")
+                    && (w.contains('_') || w.chars().skip(1).any(|c| c.is_uppercase()))
+                    && w.chars().any(|c| c.is_alphabetic())
+            })
+            .any(|w| output.contains(w))
+    };
+    named(&edit.removed) || named(&edit.added)
 }
 
 /// Steps that move the work around (git, copies) rather than set something up.
@@ -528,6 +570,72 @@ mod tests {
             "{:?}",
             failures(&t)
         );
+    }
+
+    /// The error points at what the agent then changed: that change fixed it, not the steps
+    /// the passing command line happened to run first.
+    #[test]
+    fn a_change_to_what_the_error_names_is_the_fix() {
+        let t = Transcript {
+            steps: vec![
+                cmd(
+                    1,
+                    "cargo build --release 2>&1 | tail -5",
+                    "error[E0433]: failed to resolve: use of undeclared crate `regex_syntax`\n  --> src/matcher.rs:13:35",
+                    true,
+                ),
+                edit(
+                    2,
+                    "/w/src/matcher.rs",
+                    "if p.iter().all(|p| regex_syntax::escape(p) == *p) {",
+                    "if p.iter().all(|p| regex::escape(p) == *p) {",
+                ),
+                cmd(
+                    3,
+                    "/usr/bin/time -v ./target/release/x --pattern-file big.txt; cargo build -q --release",
+                    "Elapsed 0:00.09",
+                    false,
+                ),
+            ],
+        };
+        let f = failures(&t);
+        assert!(matches!(f[0].fix, Some(Fix::Edits(_))), "{f:?}");
+        // The same when the change undoes the agent's own slip: nothing to learn at all.
+        let mut steps = t.steps.clone();
+        steps.insert(
+            0,
+            edit(
+                0,
+                "/w/src/matcher.rs",
+                "",
+                "if p.iter().all(|p| regex_syntax::escape(p) == *p) {",
+            ),
+        );
+        let f = failures(&Transcript { steps });
+        assert!(f[0].trivial && f[0].fix.is_none(), "{f:?}");
+        let t = Transcript {
+            steps: vec![
+                cmd(
+                    1,
+                    "tflint --recursive",
+                    "Warning: variable \"legacy_ami\" is declared but not used",
+                    true,
+                ),
+                edit(
+                    2,
+                    "/w/envs/dev/variables.tf",
+                    "variable \"legacy_ami\" {\n  type = string\n}",
+                    "",
+                ),
+                cmd(
+                    3,
+                    "terraform fmt -recursive && tflint --recursive",
+                    "",
+                    false,
+                ),
+            ],
+        };
+        assert!(matches!(failures(&t)[0].fix, Some(Fix::Edits(_))));
     }
 
     #[test]
