@@ -118,10 +118,11 @@ def triple_problems(project, t, texts):
 
 def problems(projects, sets, suite=SUITE):
     bad, seen_ids, seen_sessions, seen_names = [], {}, {}, {}
-    # The suite's own builder: it knows the suite's sets and how its session files are made.
-    spec = importlib.util.spec_from_file_location("paraphrase_build", os.path.join(suite, "build.py"))
+    # Every suite is built by the paraphrase suite's builder, told which sets to look at.
+    spec = importlib.util.spec_from_file_location("paraphrase_build", os.path.join(SUITE, "build.py"))
     builder = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(builder)
+    builder.SETS = tuple(sets)
     bad += ["%s: stale, run tests/fixtures/paraphrase/build.py" % p
             for p in builder.stale_files(suite)]
     for s in sets:
