@@ -348,6 +348,35 @@ mod protected_paths {
     }
 
     #[test]
+    fn a_patch_naming_tens_of_thousands_of_files_is_decided_at_once() {
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
+        env.write(
+            "data/config.json",
+            r#"{"guard": {"protectedPaths": [".env"]}}"#,
+        );
+        // Each file was compared with every one before it (the square of their number: 4.7 s
+        // for 20,000 files in a release build); bench/hostile_pretool.py times it.
+        let mut patch = String::from("*** Begin Patch\n");
+        for i in 0..20_000 {
+            patch.push_str(&format!("*** Add File: src/f{i}.txt\n+x\n"));
+        }
+        patch.push_str("*** Update File: .env\n@@\n-A\n+B\n*** End Patch\n");
+        let payload = serde_json::json!({
+            "session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse",
+            "turn_id": "t", "model": "gpt-5-codex", "tool_name": "apply_patch",
+            "tool_input": {"input": patch}, "tool_use_id": "c",
+        });
+        let out = env.pretool(&payload.to_string());
+        assert!(
+            denies(&out) && out.stdout.contains("`.env`"),
+            "{}{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+
+    #[test]
     fn a_path_longer_than_the_kernel_resolves_is_refused_at_once() {
         let env = Env::for_guard();
         let cwd = env.cwd.clone();
