@@ -50,6 +50,13 @@ def trauma(i, pattern):
                        "createdAt": "2026-04-01T00:00:00Z"})
 
 
+def duplicate_keys(cwd, n):
+    """A payload whose tool_input repeats `command` n times (every value is decided on)."""
+    body = ",".join('"command":%s' % json.dumps("ls %d" % i) for i in range(n))
+    return ('{"session_id":"abc123","cwd":%s,"hook_event_name":"PreToolUse","tool_name":"Bash",'
+            '"tool_input":{%s},"tool_use_id":"toolu_01ABC"}' % (json.dumps(cwd), body)).encode()
+
+
 def nested(cmd, n, wrap):
     for _ in range(n):
         cmd = wrap(cmd)
@@ -78,7 +85,18 @@ def cases(project):
          payload(project, command="npm test")),
         ("4 25,000 protectedPaths", {"config": {"guard": {"protectedPaths": ["dir%d/file%d.txt" % (i, i) for i in range(25000)]}}},
          payload(project, tool="Write", tool_input={"file_path": "src/main.rs", "content": "x"})),
+        ("4 25,000 wildcard protectedPaths", {"config": {"guard": {"protectedPaths": ["dir%d/*.txt" % i for i in range(25000)]}}},
+         payload(project, tool="Write", tool_input={"file_path": "src/main.rs", "content": "x"})),
+        ("4 300 traumas rm\\w{10}", {"traumas": [trauma(i, "rm\\w{%d}" % (10 + i % 3)) for i in range(300)]},
+         payload(project, command="rm -rf build")),
         ("4 400 KB cwd", None, payload("/" + "a/" * 200000, command="rm -rf ~")),
+        ("4 400 KB cwd, echo > foo", None, payload("/" + "a/" * 200000, command="echo x > foo")),
+        ("4 400 KB cwd, Write foo", None, payload("/" + "a/" * 200000, tool="Write", tool_input={"file_path": "foo", "content": "x"})),
+        ("4 400 KB Write path", None, payload(project, tool="Write", tool_input={"file_path": "a/" * 200000 + "x", "content": "x"})),
+        ("4 4 KB cwd, 2,040 levels", None, payload("/" + "a/" * 2040, command="echo x > foo")),
+        ("4 patch of 20,000 files", None, payload(project, tool="apply_patch", tool_input={
+            "input": "*** Begin Patch\n" + "".join("*** Add File: f%d\n+x\n" % i for i in range(20000)) + "*** End Patch\n"})),
+        ("4 20,000 duplicate command keys", None, duplicate_keys(project, 20000)),
         ("5 mcp__shell__run_command", None, payload(project, tool="mcp__shell__run_command", tool_input={"command": "rm -rf ~"})),
         ("5 Codex apply_patch", {"config": {"guard": {"protectedPaths": [".env"]}}},
          payload(project, tool="apply_patch", tool_input={"input": "*** Begin Patch\n*** Update File: .env\n@@\n-A\n+B\n*** End Patch\n"})),

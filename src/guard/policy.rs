@@ -83,6 +83,11 @@ impl PreparedTrauma {
             .as_ref()
     }
 
+    /// Whether its pattern was compiled on this call and failed (too large, or invalid).
+    pub fn failed_to_compile(&self) -> bool {
+        matches!(self.regex.get(), Some(None))
+    }
+
     /// A keyword-less trauma from a repository's file: checked only on commands the packs'
     /// quick reject let through, so a cloned repository cannot add a regex to every call.
     fn gated(&self) -> bool {

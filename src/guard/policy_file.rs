@@ -139,6 +139,17 @@ fn read_traumas(
     all
 }
 
+/// Remember, in the cached index of each traumas file that applies in `cwd`, the patterns that
+/// failed to compile on this call (see [`trauma_cache::remember_broken`]).
+pub fn remember_broken(cwd: &Path, patterns: &[&str]) {
+    let Some(dir) = trauma_cache::default_cache_dir() else {
+        return;
+    };
+    for (f, limits) in trauma_files(cwd) {
+        trauma_cache::remember_broken(&f, limits, &dir, patterns);
+    }
+}
+
 /// Read both `guard` sections into `policy`. A global file that cannot be read or parsed is
 /// replaced by the last section that parsed from it ([`config_cache`]), with a warning.
 pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {

@@ -68,6 +68,9 @@ pub struct Entry {
     pub len: u32,
     pub line: u32,
     pub healed: Healed,
+    /// Its pattern failed to compile on an earlier call (too large, or invalid): never a
+    /// candidate again while the file is unchanged ([`remember_broken`]).
+    pub broken: bool,
     /// `None`: no keyword, checked on every command.
     pub keywords: Option<Vec<String>>,
 }
@@ -92,6 +95,7 @@ pub struct Index {
     pub notes: Vec<String>,
     /// Whether the index came from the cache (for tests and `cm doctor`).
     pub cached: bool,
+    stamp: Stamp,
 }
 
 /// Open the traumas file at `path` and its index (from the cache in `cache_dir` when it is
@@ -117,6 +121,7 @@ pub fn open(
             entries,
             notes,
             cached: true,
+            stamp,
         }));
     }
     let mut bytes = Vec::new();
@@ -133,15 +138,54 @@ pub fn open(
         entries,
         notes,
         cached: false,
+        stamp,
     }))
+}
+
+/// Remember in the cached index of `path` that `patterns` failed to compile on this call, so
+/// later calls never compile them again (a pattern just under the size floor of
+/// [`super::pattern_size`] can still fail, after about 3 ms of compiling: 300 of them spent the
+/// whole trauma budget on every call). Best effort; only where an index is kept (`cache_dir`).
+pub fn remember_broken(path: &Path, limits: Limits, cache_dir: &Path, patterns: &[&str]) {
+    let Ok(Some(index)) = open(path, limits, Some(cache_dir)) else {
+        return;
+    };
+    let mut entries = index.entries.clone();
+    let mut notes = index.notes.clone();
+    let mut buf = Vec::new();
+    for e in entries.iter_mut().filter(|e| !e.broken) {
+        buf.resize(e.len as usize, 0);
+        if index.file.read_exact_at(&mut buf, e.offset).is_err() {
+            return;
+        }
+        let Ok(t) = serde_json::from_slice::<Trauma>(&buf) else {
+            continue;
+        };
+        if patterns.contains(&t.pattern.as_str()) {
+            e.broken = true;
+            notes.push(format!(
+                "{}:{}: trauma {} ignored: its pattern does not compile within {} (or is not a valid regex)",
+                path.display(),
+                e.line,
+                t.id,
+                untrusted::human_size(TRAUMA_SIZE_LIMIT as u64)
+            ));
+        }
+    }
+    if notes.len() > index.notes.len() {
+        crate::fsutil::write_cache(
+            &cache_path(cache_dir, path),
+            encode(path, index.stamp, limits, &entries, &notes).as_bytes(),
+        );
+    }
 }
 
 impl Index {
     /// Indexes of the traumas active at `now` that any of `commands` could match: a keyword of
-    /// theirs appears, or they have none.
+    /// theirs appears, or they have none. A pattern known not to compile is never one.
     pub fn candidates(&self, commands: &[&str], now: &str) -> Vec<usize> {
         let active: Vec<usize> = (0..self.entries.len())
-            .filter(|&i| self.entries[i].is_active(now))
+            .filter(|&i| !self.entries[i].broken && self.entries[i].is_active(now))
             .collect();
         let keyworded: Vec<usize> = active
             .iter()
@@ -266,6 +310,7 @@ fn build(path: &Path, bytes: &[u8], truncated: bool, limits: Limits) -> (Vec<Ent
             len: line.len() as u32,
             line: (n + 1) as u32,
             healed,
+            broken: false,
             keywords,
         });
     }

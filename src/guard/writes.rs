@@ -56,12 +56,9 @@ pub fn targets(segments: &[Segment]) -> Vec<String> {
             _ => {}
         }
     }
-    let mut seen = Vec::new();
-    out.retain(|p| {
-        let keep = !p.is_empty() && !is_stream(p) && !seen.contains(p);
-        seen.push(p.clone());
-        keep
-    });
+    // A hash set: a command can name tens of thousands of files.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| !p.is_empty() && !is_stream(p) && seen.insert(p.clone()));
     out
 }
 

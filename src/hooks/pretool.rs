@@ -120,11 +120,12 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
         policy.trauma_deadline = Some(started + trauma_budget());
     }
     let ctx = guard::expand::Context::from_env(Some(cwd));
-    let Some(first) = texts
+    let first = texts
         .iter()
         .map(|c| (*c, guard::evaluate_at(c, &policy, &ctx)))
-        .find(|(_, d)| d.is_deny())
-    else {
+        .find(|(_, d)| d.is_deny());
+    remember_broken(&policy, cwd);
+    let Some(first) = first else {
         warn(&sources);
         return None;
     };
@@ -157,6 +158,20 @@ fn shell(agent: Option<Agent>, commands: &[Cow<'_, str>], cwd: &Path) -> Option<
         ask: asked,
     };
     Some(refuse(agent, &refusal))
+}
+
+/// Trauma patterns that failed to compile on this call are never compiled again (until their
+/// file changes): each such compile costs milliseconds before it fails.
+fn remember_broken(policy: &guard::Policy, cwd: &Path) {
+    let broken: Vec<&str> = policy
+        .traumas()
+        .iter()
+        .filter(|t| t.failed_to_compile())
+        .map(|t| t.trauma.pattern.as_str())
+        .collect();
+    if !broken.is_empty() {
+        policy_file::remember_broken(cwd, &broken);
+    }
 }
 
 /// Time reading and matching trauma patterns may take per call (`CM_GUARD_BUDGET_MS`, default

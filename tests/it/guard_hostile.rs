@@ -217,6 +217,50 @@ mod repository_files {
         let warnings = v["data"]["warnings"].to_string();
         assert!(warnings.contains("t-0000012b ignored"), "{v}");
     }
+
+    /// A pattern just under the size floor (`rm\w{10}`) still fails to compile, after about
+    /// 3 ms of compiling: 300 of them spent the whole time budget on every call that named
+    /// `rm`. The first call that compiles one remembers the verdict in the index, so later
+    /// calls never compile it again, and say so.
+    #[test]
+    fn a_pattern_that_failed_to_compile_is_not_compiled_again() {
+        // Time enough for the first call to compile them all, however loaded the machine.
+        let env = Env::for_guard().with_env("CM_GUARD_BUDGET_MS", "600000");
+        std::fs::create_dir_all(&env.data).unwrap();
+        let cwd = env.cwd.clone();
+        let mut lines: Vec<String> = (0..20)
+            .map(|i| trauma_line(&format!("t-{i:08x}"), &format!(r"rm\w{{{}}}", 10 + i % 3)))
+            .collect();
+        lines.push(trauma_line("t-0000beef", r"\bseed-db\s+--reset\b"));
+        lines.push(trauma_line("t-0000bad0", r"rm (unclosed"));
+        env.write("project/.cass/traumas.jsonl", &(lines.join("\n") + "\n"));
+        let first = env.pretool_within(&claude_bash("rm -rf build", &cwd), 20);
+        assert!(
+            !first.stderr.contains("does not compile"),
+            "{}",
+            first.stderr
+        );
+        assert_eq!(first.stdout, "");
+        for cmd in ["rm -rf ~", "rm -rf build", "bin/seed-db --reset"] {
+            let out = env.pretool_within(&claude_bash(cmd, &cwd), 20);
+            assert!(
+                out.stderr
+                    .contains("t-00000000 ignored: its pattern does not compile")
+                    && out.stderr.contains("more like these"),
+                "{cmd}: {}",
+                out.stderr
+            );
+            let denied = out.stdout.contains("\"deny\"");
+            assert_eq!(denied, cmd != "rm -rf build", "{cmd}: {}", out.stdout);
+        }
+        let out = env.pretool(&claude_bash("bin/seed-db --reset", &cwd));
+        assert!(out.stdout.contains("t-0000beef"), "{}", out.stdout);
+        // A change to the file is a new index: compiled (and remembered) again.
+        lines.pop();
+        env.write("project/.cass/traumas.jsonl", &(lines.join("\n") + "\n"));
+        let out = env.pretool(&claude_bash("ls", &cwd));
+        assert!(!out.stderr.contains("does not compile"), "{}", out.stderr);
+    }
 }
 
 mod protected_paths {
@@ -300,6 +344,35 @@ mod protected_paths {
             env.pretool_within(&claude_write("src/main.rs", &cwd), 10)
                 .stdout,
             ""
+        );
+    }
+
+    #[test]
+    fn a_patch_naming_tens_of_thousands_of_files_is_decided_at_once() {
+        let env = Env::for_guard();
+        let cwd = env.cwd.clone();
+        env.write(
+            "data/config.json",
+            r#"{"guard": {"protectedPaths": [".env"]}}"#,
+        );
+        // Each file was compared with every one before it (the square of their number: 4.7 s
+        // for 20,000 files in a release build); bench/hostile_pretool.py times it.
+        let mut patch = String::from("*** Begin Patch\n");
+        for i in 0..20_000 {
+            patch.push_str(&format!("*** Add File: src/f{i}.txt\n+x\n"));
+        }
+        patch.push_str("*** Update File: .env\n@@\n-A\n+B\n*** End Patch\n");
+        let payload = serde_json::json!({
+            "session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse",
+            "turn_id": "t", "model": "gpt-5-codex", "tool_name": "apply_patch",
+            "tool_input": {"input": patch}, "tool_use_id": "c",
+        });
+        let out = env.pretool(&payload.to_string());
+        assert!(
+            denies(&out) && out.stdout.contains("`.env`"),
+            "{}{}",
+            out.stdout,
+            out.stderr
         );
     }
 

@@ -6,8 +6,9 @@ use super::{Entry, Healed, Limits};
 use crate::untrusted::Stamp;
 use std::path::Path;
 
-/// Version 2: patterns that cannot compile are left out (a version 1 index still lists them).
-const MAGIC: &str = "cm-trauma-index 2";
+/// Version 3: an entry says whether its pattern failed to compile on an earlier call (version 2
+/// left out patterns whose parse shows they cannot compile; version 1 listed them).
+const MAGIC: &str = "cm-trauma-index 3";
 
 fn header(path: &Path, stamp: Stamp, limits: Limits) -> String {
     format!(
@@ -38,7 +39,11 @@ pub fn encode(
             Healed::Forever => "*".to_string(),
             Healed::Until(u) => escape(u),
         };
-        s.push_str(&format!("E {} {} {} {healed}", e.offset, e.len, e.line));
+        let broken = if e.broken { "x" } else { "-" };
+        s.push_str(&format!(
+            "E {} {} {} {healed} {broken}",
+            e.offset, e.len, e.line
+        ));
         match &e.keywords {
             None => s.push_str(" ?"),
             Some(kws) => {
@@ -80,6 +85,11 @@ pub fn decode(
                     "*" => Healed::Forever,
                     u => Healed::Until(unescape(u)?),
                 };
+                let broken = match f.next()? {
+                    "x" => true,
+                    "-" => false,
+                    _ => return None,
+                };
                 let rest: Vec<&str> = f.collect();
                 let keywords = if rest == ["?"] {
                     None
@@ -95,6 +105,7 @@ pub fn decode(
                     len,
                     line: line_no,
                     healed,
+                    broken,
                     keywords,
                 });
             }

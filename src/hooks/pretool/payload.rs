@@ -105,12 +105,9 @@ impl<'a> Fields<'a> {
         if patch {
             // Every file of the patch is written; the patch itself is no command.
             for text in self.input_command.iter().chain(&self.input_patch) {
-                for p in patch_paths(text) {
-                    if !asked.paths.contains(&p) {
-                        asked.paths.push(p);
-                    }
-                }
+                asked.paths.extend(patch_paths(text));
             }
+            asked.paths = unique(std::mem::take(&mut asked.paths));
             return asked;
         }
         let (shell, write) = match agent {
@@ -135,33 +132,22 @@ impl<'a> Fields<'a> {
                 }
                 Some(_) => self.input_command.iter().collect(),
             };
-            for c in sources {
-                for variant in variants(c) {
-                    if !asked.commands.contains(&variant) {
-                        asked.commands.push(variant);
-                    }
-                }
-            }
+            asked.commands = unique(sources.into_iter().flat_map(|c| variants(c)).collect());
             asked.shell_without_command = asked.commands.is_empty() && agent.is_some();
             // `apply_patch <<'EOF' *** Begin Patch ...` run as a shell command.
             for c in self.command.iter().chain(&self.input_command) {
                 if !c.contains(PATCH_BEGIN) {
                     continue;
                 }
-                for p in patch_paths(c) {
-                    if !asked.paths.contains(&p) {
-                        asked.paths.push(p);
-                    }
-                }
+                asked.paths.extend(patch_paths(c));
             }
         }
         if write {
-            for p in &self.input_path {
-                if !asked.paths.contains(&p.as_ref()) {
-                    asked.paths.push(p.as_ref());
-                }
-            }
+            asked
+                .paths
+                .extend(self.input_path.iter().map(|p| p.as_ref()));
         }
+        asked.paths = unique(asked.paths);
         asked
     }
 
@@ -172,6 +158,13 @@ impl<'a> Fields<'a> {
             .or_else(|| self.workspace_roots.first())
             .map(|c| c.as_ref())
     }
+}
+
+/// `items` without repeats, in order (a hash set: a patch can name tens of thousands of files).
+fn unique<T: Eq + std::hash::Hash + Clone>(mut items: Vec<T>) -> Vec<T> {
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    items.retain(|i| seen.insert(i.clone()));
+    items
 }
 
 const PATCH_BEGIN: &str = "*** Begin Patch";
