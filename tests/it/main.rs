@@ -7,6 +7,7 @@ mod harness;
 mod agents;
 mod anti_patterns;
 mod assoc;
+mod audit_learned;
 mod cli_contract;
 mod concurrency;
 mod connectors;
