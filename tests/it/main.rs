@@ -27,6 +27,7 @@ mod guard_evasion;
 mod guard_hostile;
 mod guard_install;
 mod guard_packs;
+mod guard_repo_yaml;
 mod guard_trust;
 mod hooks_hygiene;
 mod house;
