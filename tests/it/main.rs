@@ -60,6 +60,7 @@ mod rule_signals;
 mod secrets;
 mod secrets_planted;
 mod serve_hostile;
+mod serve_verbose;
 mod shown_titles;
 mod starters;
 mod store_faults;
