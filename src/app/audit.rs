@@ -49,14 +49,51 @@ pub struct Audit {
     pub findings: Vec<Finding>,
 }
 
+/// A live rule a command can show broken, and where it holds.
+struct Checked {
+    id: String,
+    content: String,
+    check: checks::Check,
+    /// A workspace rule holds only there.
+    workspace: Option<String>,
+    /// The sessions it was learned from: what happened there is why the rule exists.
+    sources: Vec<String>,
+}
+
+impl Checked {
+    fn applies_to(&self, s: &Session) -> bool {
+        let in_scope = match (&self.workspace, &s.workspace) {
+            (None, _) => true,
+            (Some(k), Some(w)) => crate::workspace::contains(k, w),
+            (Some(_), None) => false,
+        };
+        let learned_here = self
+            .sources
+            .iter()
+            .any(|src| *src == s.session_id || s.source_path.as_deref() == Some(src.as_str()));
+        in_scope && !learned_here
+    }
+}
+
 /// Audit the sessions that ended since `since`.
 pub fn run(store: &Store, playbook: &Playbook, since: &str, limit: usize) -> Result<Audit> {
-    let rules: Vec<(String, String, checks::Check)> = playbook
+    let rules: Vec<Checked> = playbook
         .load_all()?
         .into_iter()
         .map(|e| e.bullet)
         .filter(|b| b.is_live() && !b.is_anti_pattern())
-        .filter_map(|b| checks::check_of(&b.content).map(|c| (b.id, b.content, c)))
+        .filter_map(|b| {
+            let check = checks::check_of(&b.content)?;
+            Some(Checked {
+                workspace: (b.scope == crate::memory::bullet::Scope::Workspace)
+                    .then(|| b.scope_key.clone())
+                    .flatten(),
+                sources: b.source_sessions,
+                id: b.id,
+                content: b.content,
+                check,
+            })
+        })
         .collect();
     let list: Vec<Session> = sessions::list(
         store,
@@ -73,12 +110,13 @@ pub fn run(store: &Store, playbook: &Playbook, since: &str, limit: usize) -> Res
         let t = Transcript::from_messages(&messages);
         let against_rules: Vec<Breach> = rules
             .iter()
-            .flat_map(|(id, content, check)| {
-                checks::breaches(&t, check)
+            .filter(|r| r.applies_to(s))
+            .flat_map(|r| {
+                checks::breaches(&t, &r.check)
                     .into_iter()
                     .map(move |(line, command)| Breach {
-                        rule: id.clone(),
-                        content: content.clone(),
+                        rule: r.id.clone(),
+                        content: r.content.clone(),
                         line,
                         command,
                     })

@@ -30,6 +30,10 @@ pub struct Args {
     /// Seconds an unused MCP session lives before it is closed and its memory freed.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub session_idle: u64,
+    /// Write a line on stderr per request: the method, the tool or resource, the status and
+    /// the time taken (never its arguments or the token).
+    #[arg(long)]
+    pub verbose: bool,
     #[command(flatten)]
     pub server: ServerArgs,
 }
@@ -45,6 +49,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             max: args.max_sessions as usize,
             idle: std::time::Duration::from_secs(args.session_idle),
         },
+        verbose: args.verbose,
     };
     if args.server.check {
         let ip = mcp::bind_address(&http.host)?;

@@ -1,5 +1,6 @@
 //! Reading the user's guard policy from disk: the `guard` section of the global
-//! `<data dir>/config.json` and of the project's `.cass/config.json`, and the trauma files
+//! `<data dir>/config.json` and of the project's `.cass/config.json` (else its `.cass/config.yaml`
+//! or `.yml`, parsed only when it exists), and the trauma files
 //! (`<data dir>/traumas.jsonl`, `<repo>/.cass/traumas.jsonl`). The guard's one I/O edge.
 //!
 //! The hook reads in two steps, so the common case stays cheap:
@@ -176,14 +177,20 @@ pub fn apply_config(policy: &mut Policy, cwd: &Path, sources: &mut Sources) {
         },
     }
     if let Some(dir) = project_dir(cwd) {
-        let path = dir.join(paths::CONFIG_FILE);
-        match read_section(&path) {
-            Section::Missing => {}
-            Section::Parsed(p, _) => {
-                sources.config_files.push(path);
-                merge(policy, p, cwd, true, sources);
+        // `.cass/config.json`, else `.cass/config.yaml` (or `.yml`), as the CLI reads them: the
+        // YAML ones are looked at only when there is no JSON one.
+        let names = [paths::CONFIG_FILE, "config.yaml", "config.yml"];
+        for path in names.iter().map(|n| dir.join(n)) {
+            match read_section(&path) {
+                Section::Missing if path.exists() => break,
+                Section::Missing => continue,
+                Section::Parsed(p, _) => {
+                    sources.config_files.push(path);
+                    merge(policy, p, cwd, true, sources);
+                }
+                Section::Broken(why) => sources.warnings.push(format!("{why}; ignoring it")),
             }
-            Section::Broken(why) => sources.warnings.push(format!("{why}; ignoring it")),
+            break;
         }
     }
 }
@@ -217,13 +224,29 @@ pub fn read_section(path: &Path) -> Section {
     if read.bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Section::Missing;
     }
-    match serde_json::from_slice::<Root>(&read.bytes) {
+    let is_yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    let parsed = if is_yaml {
+        parse_yaml(&read.bytes)
+    } else {
+        serde_json::from_slice::<Root>(&read.bytes).map_err(|e| e.to_string())
+    };
+    match parsed {
         Ok(root) => Section::Parsed(root.guard.unwrap_or_default(), read.stamp),
         Err(e) => Section::Broken(format!(
             "{} is not valid guard configuration ({e})",
             path.display()
         )),
     }
+}
+
+/// A repository's `.cass/config.yaml`: the same keys as the JSON file. A document with no
+/// settings (only comments) holds no guard section.
+fn parse_yaml(bytes: &[u8]) -> std::result::Result<Root, String> {
+    let value: serde_json::Value = serde_norway::from_slice(bytes).map_err(|e| e.to_string())?;
+    if value.is_null() {
+        return Ok(Root { guard: None });
+    }
+    serde_json::from_value(value).map_err(|e| e.to_string())
 }
 
 fn merge(

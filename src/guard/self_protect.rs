@@ -74,6 +74,14 @@ const SETTINGS: &[(&[&str], &str)] = &[
         &[".cass", "config.json"],
         "the repository's cm guard settings",
     ),
+    (
+        &[".cass", "config.yaml"],
+        "the repository's cm guard settings",
+    ),
+    (
+        &[".cass", "config.yml"],
+        "the repository's cm guard settings",
+    ),
     (&[".cass", "traumas.jsonl"], "the repository's cm traumas"),
 ];
 

@@ -20,6 +20,7 @@
 
 use super::errors;
 use super::handler::CmServer;
+use super::request_log::Seen;
 use super::sessions::{Bounds, Sessions};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
@@ -46,6 +47,8 @@ pub struct Gate {
     pub in_flight: Arc<Semaphore>,
     pub limit: usize,
     pub sessions: Arc<Sessions>,
+    /// `cm serve --verbose`: a line on stderr per request ([`super::request_log`]).
+    pub verbose: bool,
 }
 
 /// The session manager for a bound: a finished request's answer is kept for a client resuming
@@ -82,6 +85,24 @@ impl Gate {
         &self,
         req: Request<Incoming>,
         mcp: &StreamableHttpService<CmServer, LocalSessionManager>,
+    ) -> Result<Response<Body>, Infallible> {
+        if !self.verbose {
+            return self.answer(req, mcp, None).await;
+        }
+        let start = std::time::Instant::now();
+        let mut seen = Seen {
+            http: req.method().to_string(),
+            ..Seen::default()
+        };
+        let resp = self.answer(req, mcp, Some(&mut seen)).await?;
+        Ok(super::request_log::attach(resp, seen, start))
+    }
+
+    async fn answer(
+        &self,
+        req: Request<Incoming>,
+        mcp: &StreamableHttpService<CmServer, LocalSessionManager>,
+        seen: Option<&mut Seen>,
     ) -> Result<Response<Body>, Infallible> {
         if req.uri().path() != "/mcp" {
             drain(req).await;
@@ -131,6 +152,9 @@ impl Gate {
                 )));
             }
         };
+        if let Some(seen) = seen {
+            seen.read_body(&bytes);
+        }
         let post = parts.method == hyper::Method::POST;
         let _permit = if post {
             match self.in_flight.clone().try_acquire_owned() {

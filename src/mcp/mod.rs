@@ -15,6 +15,7 @@ pub mod errors;
 mod handler;
 mod http;
 mod pool;
+mod request_log;
 mod sessions;
 mod stdio_lines;
 pub mod token;
@@ -46,6 +47,8 @@ pub struct HttpSettings {
     pub max_body: usize,
     /// Sessions kept at most, and how long an unused one lives.
     pub sessions: sessions::Bounds,
+    /// A line on stderr per request.
+    pub verbose: bool,
 }
 
 /// Connections served at once; a connection past this is closed at once. Each slow one is
@@ -127,6 +130,7 @@ pub fn serve_http(settings: Settings, http: HttpSettings) -> Result<()> {
             in_flight: Arc::new(tokio::sync::Semaphore::new(limits.concurrency)),
             limit: limits.concurrency,
             sessions,
+            verbose: http.verbose,
         });
         let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         eprintln!("cm serve: MCP over HTTP at http://{bound}/mcp");

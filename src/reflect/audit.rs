@@ -1,14 +1,16 @@
 //! Which rules a session went against, read from what it ran. Only rules that name a command
 //! can be checked this way: "Never `X`" / "Don't run `X`" is broken by a command holding `X`;
 //! "Always run `X` before `Y`" (and "Run `X` before `Y`") by `Y` run with no `X` before it.
+//! Rules with no code span name their command in plain words ([`super::audit_plain`]).
 
+pub use super::audit_plain::Term;
 use super::transcript::Transcript;
 
 /// What a rule forbids or requires, when a command can show it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Check {
-    Forbids(String),
-    Before { first: String, then: String },
+    Forbids(Term),
+    Before { first: Term, then: Term },
 }
 
 /// The code spans of `text` (between backticks).
@@ -26,8 +28,11 @@ pub fn check_of(rule: &str) -> Option<Check> {
     let negative = ["never ", "don't ", "do not ", "avoid "]
         .iter()
         .any(|w| lower.starts_with(w));
+    if code.is_empty() {
+        return super::audit_plain::plain_check(rule);
+    }
     if negative {
-        return code.first().map(|c| Check::Forbids(c.to_string()));
+        return code.first().map(|c| Check::Forbids(Term::code(c)));
     }
     let ordered = lower.starts_with("always run ") || lower.starts_with("run ");
     if ordered
@@ -36,8 +41,8 @@ pub fn check_of(rule: &str) -> Option<Check> {
         && rule.find(code[0]) < rule.find(" before ")
     {
         return Some(Check::Before {
-            first: code[0].to_string(),
-            then: code[1].to_string(),
+            first: Term::code(code[0]),
+            then: Term::code(code[1]),
         });
     }
     None
@@ -53,14 +58,14 @@ pub fn breaches(t: &Transcript, check: &Check) -> Vec<(i64, String)> {
         };
         match check {
             Check::Forbids(x) => {
-                if cmd.contains(x.as_str()) {
+                if x.found_in(cmd) {
                     out.push((run.line, cmd.to_string()));
                 }
             }
             Check::Before { first, then } => {
-                if cmd.contains(first.as_str()) {
+                if first.found_in(cmd) {
                     ran_first = true;
-                } else if cmd.contains(then.as_str()) && !ran_first {
+                } else if then.found_in(cmd) && !ran_first {
                     out.push((run.line, cmd.to_string()));
                 }
             }

@@ -9,6 +9,7 @@
 //! applies them). Everything here is free of I/O except [`tables`].
 
 pub mod audit;
+mod audit_plain;
 pub mod delta;
 pub mod diary;
 pub mod distinctive;
