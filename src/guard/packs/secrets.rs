@@ -28,6 +28,9 @@ pub static PACK: Pack = Pack {
         "delete",
         "rm",
         "remove",
+        ".ssh/id_",
+        "keys.txt",
+        ".gnupg",
     ],
     rules: &[
         shell(
@@ -119,6 +122,33 @@ pub static PACK: Pack = Pack {
             r"^gpg2?\s(?:.*\s)?--delete-(?:secret-keys?|secret-and-public-keys?)(?:\s|$)",
             "deletes a private GnuPG key: what was encrypted to it can no longer be read",
             "export it first (`gpg --export-secret-keys --armor ID > backup.asc`), and let a human delete",
+        ),
+        shell(
+            "vault-operator-destroy",
+            Critical,
+            &["vault"],
+            &[],
+            r"^vault\s(?:.*\s)?operator\s+raft\s+(?:remove-peer|snapshot\s+restore\s(?:.*\s)?-force)(?:\s|$)",
+            "removes a server from Vault's storage cluster (or overwrites the cluster's data with a snapshot)",
+            "`vault operator raft list-peers` first, and let a human change the cluster",
+        ),
+        shell(
+            "vault-api-delete",
+            Critical,
+            &[],
+            &["delete"],
+            r"^(?:curl|curlie|http|https|xh|wget)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s).*/v1/(?:\S+/metadata/|\S+/destroy/|sys/(?:mounts|auth|policy|policies)/)|/v1/(?:\S+/metadata/|\S+/destroy/|sys/(?:mounts|auth|policy|policies)/)\S*\s.*(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE))",
+            "destroys Vault secrets (every version) or removes a secrets engine or auth method through the API",
+            "read it first (`vault kv metadata get`), and let a human delete",
+        ),
+        shell(
+            "key-file-delete",
+            Critical,
+            &[],
+            &[".ssh/id_", "keys.txt", ".gnupg"],
+            r"^(?:rm|shred|unlink|srm)\s(?:.*\s)?\S*(?:/\.ssh/id_[\w.-]+|/age/keys\.txt|/\.gnupg(?:/\S*)?)(?:\s|$)",
+            "deletes a private key (an ssh identity, the age key sops decrypts with, the GnuPG keyring): what it signs or decrypts is locked out for good",
+            "back the key up first, and let a human delete it",
         ),
     ],
 };
