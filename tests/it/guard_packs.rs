@@ -361,6 +361,14 @@ fn destructive_families_are_caught_by_verb_not_by_example() {
         "echo -e 'a\\tb'",
         "python3 -c \"import base64; print(base64.b64decode('aGVsbG8=').decode())\"",
         "fdisk -l /dev/sda",
+        "http DELETE :8000/api/items/4",
+        "curl -s -X DELETE https://httpbin.org/delete",
+        "redis-cli DEL tmp:test-key",
+        "echo 'deb https://download.docker.com/linux/ubuntu jammy stable' | sudo tee /etc/apt/sources.list.d/docker.list",
+        "echo \"//registry.npmjs.org/:_authToken=${NPM_TOKEN}\" > ~/.npmrc",
+        "python3 -c \"import requests; requests.delete('http://localhost:8000/items/1')\"",
+        "node -e \"const s=require('net').connect(80,'example.com'); s.destroy()\"",
+        "python3 -c \"import pandas as pd; print(pd.read_csv('x.csv').drop_duplicates().shape)\"",
     ];
     expect(&env, "allow", &everyday);
     // One object is deleted without asking by default; the storage pack asks about it.

@@ -11,8 +11,9 @@ use super::{Pack, Rule, shell};
 use crate::guard::Severity::High;
 use crate::guard::normalize::Lang;
 
-/// A request to this machine: the agent's own development server.
-const LOCAL: &str = r"(?://|\s|@|^)(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|host\.docker\.internal)(?:[:/\s']|$)";
+/// A request to this machine (the agent's own development server), to a request-echo service,
+/// or for something scratch the agent made itself (`/tmp/`, `scratch-`, `-temp`).
+const LOCAL: &str = r"(?://|\s|@|^|')(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|host\.docker\.internal|httpbin\.org|postman-echo\.com)(?:[:/\s']|$)|\s:\d*/|\s:\d+(?:\s|$)|[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'?-]|\s|$)";
 
 /// The verbs an SDK call that deletes is named with (`delete_hosted_zone`, `dropDatabase`,
 /// `flushall`, `clear_objects`).
@@ -82,7 +83,7 @@ pub static PACK: Pack = Pack {
             // Taking a label, an assignee, a reviewer or a reaction off an issue or pull
             // request is everyday triage.
             unless: Some(
-                r"/(?:issues|pulls)/\d+/(?:labels|assignees|requested_reviewers|reactions)\b|/reactions/|/subscription\b|/notifications\b",
+                r"/(?:issues|pulls)/\d+/(?:labels|assignees|requested_reviewers|reactions)\b|/reactions/|/subscription\b|/notifications\b|[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'?-]|\s|$)",
             ),
             ..shell(
                 "forge-api-delete",
@@ -98,7 +99,9 @@ pub static PACK: Pack = Pack {
             on: super::On::Lang(Lang::Python),
             // A delete with a filter is the SDK's `DELETE ... WHERE`: everyday (emptying a whole
             // collection is the database pack's).
-            unless: Some(r"\.delete_(?:one|many)\(\s*\{\s*[^\s}]|\.filter\([^)]*\)\.delete\(\)"),
+            unless: Some(
+                r"\.delete_(?:one|many)\(\s*\{\s*[^\s}]|\.filter\([^)]*\)\.delete\(\)|\b(?:requests|httpx|session|client)\.delete\(\s*f?['\x22]https?://(?:localhost|127\.0\.0\.1)[:/'\x22]",
+            ),
             ..shell(
                 "python-sdk-delete",
                 High,
@@ -117,7 +120,7 @@ pub static PACK: Pack = Pack {
                 High,
                 &[],
                 SDK_VERBS,
-                r"\.(?:delete|terminate|purge|deregister|destroy|drop|flush)[A-Z]\w*\s*\(|\.(?:flushall|flushdb)\s*\(|\bindices\.delete\s*\(|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
+                r"\.(?:delete|terminate|purge|deregister|destroy)[A-Z]\w*\s*\(|\.(?:drop(?:Database|Collection|Table|Index|Indexes|Keyspace)|flush(?:all|db|All|Db))\s*\(|\bindices\.delete\s*\(|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
                 "deletes through a service's SDK or a DELETE request from a script",
                 "list what the call would delete first, and let the user confirm",
             )

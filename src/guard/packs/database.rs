@@ -146,15 +146,21 @@ pub static PACK: Pack = Pack {
             why: "the framework drops or empties the database (every table, every row)",
             instead: "run migrations forward (`rails db:migrate`, `prisma migrate dev`), and let a human reset a database",
         },
-        shell(
-            "redis-delete-keys",
-            High,
-            &["redis-cli"],
-            &[],
-            r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:del|unlink|xtrim|xdel|getdel)\s+\S",
-            "deletes Redis keys (or trims a stream): their values are gone",
-            "`redis-cli TYPE KEY` / `DUMP KEY` first, and let a human delete",
-        ),
+        Rule {
+            // Keys under a scratch prefix the agent made itself (`tmp:...`, `test-...`).
+            unless: Some(
+                r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:del|unlink)(?:\s+(?:tmp|temp|scratch|test)[:_.-]\S*)+$",
+            ),
+            ..shell(
+                "redis-delete-keys",
+                High,
+                &["redis-cli"],
+                &[],
+                r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:del|unlink|xtrim|xdel|getdel)\s+\S",
+                "deletes Redis keys (or trims a stream): their values are gone",
+                "`redis-cli TYPE KEY` / `DUMP KEY` first, and let a human delete",
+            )
+        },
         shell(
             "orm-reset",
             Critical,

@@ -4,7 +4,7 @@
 //! with it: critical. A deletion the tool can undo (Vault's soft delete, a recovery window) is
 //! high.
 
-use super::{Pack, shell};
+use super::{Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
 
 pub static PACK: Pack = Pack {
@@ -42,15 +42,19 @@ pub static PACK: Pack = Pack {
             "destroys secrets in Vault (every version, or a whole secrets engine with all it holds)",
             "`vault kv get`/`vault kv metadata get` first; soft-delete (`vault kv delete`) can be undone, destroy cannot: let a human do it",
         ),
-        shell(
-            "vault-delete",
-            High,
-            &["vault"],
-            &["delete", "disable", "revoke"],
-            r"^vault\s(?:.*\s)?(?:kv\s+delete|auth\s+disable|policy\s+delete|lease\s+revoke\s(?:.*\s)?-prefix|token\s+revoke\s(?:.*\s)?-mode[=\s]path|audit\s+disable)(?:\s|$)",
-            "deletes a secret's current version or switches off an auth method, policy or audit device",
-            "check what depends on it first; `vault kv undelete` brings a soft-deleted version back",
-        ),
+        Rule {
+            // A secret under a scratch path the agent made itself.
+            unless: Some(r"[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'-]|\s|$)"),
+            ..shell(
+                "vault-delete",
+                High,
+                &["vault"],
+                &["delete", "disable", "revoke"],
+                r"^vault\s(?:.*\s)?(?:kv\s+delete|auth\s+disable|policy\s+delete|lease\s+revoke\s(?:.*\s)?-prefix|token\s+revoke\s(?:.*\s)?-mode[=\s]path|audit\s+disable)(?:\s|$)",
+                "deletes a secret's current version or switches off an auth method, policy or audit device",
+                "check what depends on it first; `vault kv undelete` brings a soft-deleted version back",
+            )
+        },
         shell(
             "aws-secret-destroy",
             Critical,
