@@ -1,7 +1,7 @@
 //! Programs whose code hides in their own syntax: `find -exec CMD ;`, `parallel CMD ::: ARGS`,
 //! `su -c CMD`, `runuser -u U -- CMD`, `git -c alias.x='...' x`, `git -c core.pager=CMD`,
 //! `git submodule foreach CMD`, `git rebase --exec CMD`, `sed '1e CMD'` and `s/x/CMD/e`,
-//! `sqlite3 DB SQL`, `deno eval CODE`, `nix-shell --run CMD`. Each becomes the segments it
+//! `sqlite3 DB SQL`, `deno eval CODE`, `nix-shell --run CMD`, `salt TARGET cmd.run CMD`. Each becomes the segments it
 //! would run, through [`super::normalize`].
 
 use super::expand::State;
@@ -26,6 +26,23 @@ pub fn expand(
     let sh = |s: &str, out: &mut Vec<Segment>| shell_string(s, depth, st, out);
     match program {
         "ansible" => a.code.iter().for_each(|c| sh(c, out)),
+        "salt" | "salt-ssh" | "salt-call" => {
+            // `salt TARGET cmd.run 'CMD'`: the command after the execution function.
+            for (k, w) in words.iter().enumerate() {
+                if matches!(
+                    *w,
+                    "cmd.run" | "cmd.shell" | "cmd.run_all" | "cmd.run_stdout"
+                ) {
+                    let cmd: Vec<&str> = words[k + 1..]
+                        .iter()
+                        .copied()
+                        .filter(|x| !x.starts_with('-') && !x.contains('='))
+                        .take(1)
+                        .collect();
+                    cmd.iter().for_each(|c| sh(c, out));
+                }
+            }
+        }
         "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" => {
             // `-c '!rm -rf ~'`, `+'!cmd'`, `--cmd ':!cmd'`: an Ex `!` runs a shell command.
             let plus = words.iter().filter_map(|w| w.strip_prefix('+'));

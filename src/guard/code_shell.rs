@@ -70,7 +70,15 @@ pub fn shell_strings(lang: Lang, code: &str) -> Vec<String> {
                 continue;
             };
             let args = home_as_literal(args);
-            let lits = literals(&args, lang);
+            let mut lits = literals(&args, lang);
+            if args.contains("b64decode") || args.contains("atob(") || args.contains("base64") {
+                // A literal decoded on the spot is the command it encodes.
+                for lit in &mut lits {
+                    if let Some(text) = super::opaque::printable_base64(lit) {
+                        *lit = text;
+                    }
+                }
+            }
             if !lits.is_empty() {
                 out.push(lits.join(" "));
             }

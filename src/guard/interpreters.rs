@@ -180,6 +180,29 @@ static TABLE: &[Interpreter] = &[
             "--tree",
         ],
     ),
+    // Parallel shells run their operands as one command line on every host they are given.
+    i(
+        &["parallel-ssh", "pssh", "pdsh", "clush"],
+        Takes::Joined,
+        "",
+        &[],
+        "hHlpoeOtxXwgRuf",
+        &[
+            "--hosts",
+            "--host",
+            "--user",
+            "--par",
+            "--outdir",
+            "--errdir",
+            "--option",
+            "--timeout",
+            "--extra-args",
+            "--extra-arg",
+            "--nodes",
+            "--exclude",
+            "--group",
+        ],
+    ),
     i(
         &["ssh"],
         Takes::Remote,
@@ -199,6 +222,14 @@ static TABLE: &[Interpreter] = &[
         &[],
     ),
     i(&["tar", "gtar", "bsdtar"], Takes::Special, "", &[], "", &[]),
+    i(
+        &["salt", "salt-ssh", "salt-call"],
+        Takes::Special,
+        "",
+        &[],
+        "",
+        &[],
+    ),
     i(
         &["find", "parallel", "sem", "git", "sed", "gsed", "entr"],
         Takes::Special,
@@ -443,12 +474,13 @@ pub fn expand(
                     let positional: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
                     shell_script(&script.text, &positional, depth, st, out);
                 }
-            } else if let Some(script) = a.operands.first() {
+            } else if let Some(script) = a.operands.first().filter(|w| w.text != "-") {
                 // A script file: examined when its contents are known (`bash <(echo ...)`).
                 if let Some(text) = &script.file {
                     sh(text, out);
                 }
             } else {
+                // No script, or `-` for one (`... | sh -`): the script is standard input.
                 stdin.iter().for_each(|s| sh(s, out));
             }
         }

@@ -197,20 +197,31 @@ fn produced_text(cmd: &Command) -> Option<String> {
     let prog = words.first().map(|w| base_name(&w.text))?;
     match prog {
         "echo" | "printf" => {
-            let mut args: Vec<&str> = words[1..]
+            let all: Vec<&str> = words[1..]
                 .iter()
                 .filter(|w| !w.op)
                 .map(|w| w.text.as_str())
-                .skip_while(|a| a.starts_with('-') && a.len() > 1)
                 .collect();
-            if prog == "printf" && args.len() > 1 && args[0].contains('%') {
-                // `printf '%s\n' ARGS`: the format only arranges the arguments.
-                args.remove(0);
+            let flags = all
+                .iter()
+                .take_while(|a| a.starts_with('-') && a.len() > 1)
+                .count();
+            let args = &all[flags..];
+            if prog == "echo" && all[..flags].iter().any(|f| f.contains('e')) {
+                // `echo -e '\x72\x6d'` writes what the escapes stand for.
+                return super::expand::printf::output("%b", &[&args.join(" ")]);
+            }
+            if prog == "printf" {
+                // What printf writes (`printf '\x72\x6d -rf ~'`, `printf '%s' ARGS`); with a
+                // format it cannot work out, its arguments stand for its output.
+                let (fmt, rest) = args.split_first()?;
+                return super::expand::printf::output(fmt, rest).or_else(|| Some(rest.join(" ")));
             }
             Some(args.join(" "))
         }
         "cat" if !cmd.stdin_text.is_empty() => Some(cmd.stdin_text.join("\n")),
         "find" => find_prints(&words[1..]),
+        "ls" => ls_prints(&words[1..]),
         _ => None,
     }
 }
@@ -218,11 +229,7 @@ fn produced_text(cmd: &Command) -> Option<String> {
 /// What `find` prints when no test selects among the files (`find ~ -mindepth 1 -print0`):
 /// everything under its start paths, which stand for it (`... | xargs rm -rf` deletes them).
 fn find_prints(args: &[Word]) -> Option<String> {
-    let args: Vec<&str> = args
-        .iter()
-        .filter(|w| !w.op)
-        .map(|w| w.text.as_str())
-        .collect();
+    let args = word_texts(args);
     let mut starts: Vec<&str> = Vec::new();
     let mut k = 0;
     while k < args.len() {
@@ -244,6 +251,27 @@ fn find_prints(args: &[Word]) -> Option<String> {
         k += 1;
     }
     (!starts.is_empty()).then(|| starts.join(" "))
+}
+
+/// The texts of the words that are not operators.
+fn word_texts(words: &[Word]) -> Vec<&str> {
+    words
+        .iter()
+        .filter(|w| !w.op)
+        .map(|w| w.text.as_str())
+        .collect()
+}
+
+/// What `ls -d PATHS` prints: the paths themselves (`ls -d ~/*/ | xargs rm -rf` deletes
+/// them). Without `-d` it prints the names inside directories, relative to them: unknown.
+fn ls_prints(args: &[Word]) -> Option<String> {
+    let args = word_texts(args);
+    let (flags, paths): (Vec<&str>, Vec<&str>) =
+        args.iter().partition(|a| a.starts_with('-') && a.len() > 1);
+    let directory = flags
+        .iter()
+        .any(|f| *f == "--directory" || (!f.starts_with("--") && f.contains('d')));
+    (directory && !paths.is_empty()).then(|| paths.join(" "))
 }
 
 fn walk_command(

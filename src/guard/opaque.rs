@@ -112,6 +112,19 @@ enum Kind {
     Hex,
 }
 
+/// A base64 literal in interpreter code (`os.system(base64.b64decode('cm0g...').decode())`) as
+/// the text it stands for, when it decodes to printable text.
+pub fn printable_base64(literal: &str) -> Option<String> {
+    if literal.len() < 4 || literal.len() > 1 << 16 {
+        return None;
+    }
+    base64(literal).filter(|t| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| !c.is_control() || matches!(c, '\n' | '\t' | '\r'))
+    })
+}
+
 fn base64(input: &str) -> Option<String> {
     let mut bits = 0u32;
     let mut n = 0;

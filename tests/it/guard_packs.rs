@@ -274,3 +274,105 @@ fn opaque_and_hidden_families_are_caught() {
         "allow"
     );
 }
+
+/// Round two of issue 27, by family rather than by example: a cloud CLI's delete verbs, HTTP
+/// DELETE and endpoints named for deleting on any remote service, SDK one-liners, printf and
+/// `echo -e` escapes, parallel shells, and the known misses of the first round.
+#[test]
+fn destructive_families_are_caught_by_verb_not_by_example() {
+    let env = Env::for_guard();
+    expect(
+        &env,
+        "deny",
+        &[
+            "printf '\\x72\\x6d\\x20\\x2d\\x72\\x66\\x20\\x7e' | sh",
+            "`printf 'r%s' m` -rf ~",
+            "eval $(printf '\\x72\\x6d -rf ~/.ssh')",
+            "printf %s 'cm0gLXJmIH4=' | base64 --decode | sh -",
+            "echo -e '\\x72\\x6d -rf ~' | bash",
+            "python3 -c \"import base64,os; os.system(base64.b64decode('cm0gLXJmIH4=').decode())\"",
+            "perl -e 'use File::Path qw(remove_tree); remove_tree(\"/var/www\")'",
+            "ls -d ~/*/ | xargs rm -rf",
+            "parallel-ssh -h hosts.txt -i 'sudo rm -rf /opt/app/data'",
+            "sudo salt '*' cmd.run 'rm -rf /srv/app/storage'",
+            "kafka-consumer-groups --bootstrap-server k:9092 --delete --group billing",
+            "curl -u g:g -X DELETE http://mq.acme.net:15672/api/queues/%2Fprod/orders/contents",
+            "curl -X DELETE -H \"X-Vault-Token: $T\" https://vault.acme.io/v1/secret/metadata/app/db",
+            "curl -X DELETE -H \"Authorization: token $T\" https://api.github.com/repos/acme/web-old",
+            "curl -u a:$P -X DELETE https://harbor.acme.net/api/v2.0/projects/apps/repositories/api",
+            "wal-g delete everything FORCE --confirm",
+            "npx drizzle-kit drop",
+            "python3 manage.py reset_db --noinput",
+            "vault operator raft remove-peer vault-2",
+            "rm -f ~/.config/sops/age/keys.txt",
+            "echo -e 'o\\nw' | sudo fdisk /dev/sdb",
+            "git -c gc.reflogExpire=now -c gc.reflogExpireUnreachable=now gc --prune=now",
+            "bq rm -r -f -d acme:analytics",
+            "pdnsutil delete-zone acme.internal",
+            "az acr run --registry r --cmd 'acr purge --filter \"web:.*\" --ago 0d' /dev/null",
+        ],
+    );
+    expect(
+        &env,
+        "ask",
+        &[
+            "aws lambda delete-function --function-name api-handler",
+            "aws --profile prod iam delete-role --role-name deploy",
+            "gcloud run services delete api --region us-central1 --quiet",
+            "az webapp delete -g rg-web -n acme-api",
+            "doctl compute droplet delete web-1 --force",
+            "hcloud server delete web-1",
+            "curl -s -X DELETE \"$ES_URL/customers\"",
+            "http DELETE https://api.bunny.net/pullzone/1234567 AccessKey:$K",
+            "curl -X POST -u admin:$T https://ci.acme.net/job/nightly/doDelete",
+            "gh api --method DELETE repos/acme/cli/releases/assets/98765432",
+            "python3 -c \"import boto3; boto3.client('route53').delete_hosted_zone(Id='Z1')\"",
+            "python3 -c \"import boto3; boto3.resource('s3').Bucket('b').objects.all().delete()\"",
+            "node -e \"new S3Client({}).send(new DeleteBucketCommand({Bucket:'b'}))\"",
+            "mv ~/.ssh /tmp/x",
+            "cat /dev/null > ~/.bash_history",
+            "echo '' | sudo tee /etc/resolv.conf",
+            "sudo sed -i 's/^PermitRootLogin.*/PermitRootLogin yes/' /etc/ssh/sshd_config",
+            "ssh root@backup01 'find /srv/backups -mtime +0 -delete'",
+            "rsync -av --remove-source-files ops@logs.acme.net:/var/log/app/ ./logs/",
+            "rclone sync /tmp/empty gdrive:Shared/Finance",
+            "cat cleanup.sh | ssh deploy@web-02 'bash -s'",
+            "git gc --prune=now",
+        ],
+    );
+    let everyday = [
+        "aws ec2 terminate-instances --instance-ids i-1 --dry-run",
+        "gcloud compute instances delete --help",
+        "aws s3 rm s3://acme-ci-scratch/tmp/run-8812/output.json",
+        "aws sqs delete-message --queue-url https://sqs.us-east-1.amazonaws.com/1/q --receipt-handle h",
+        "curl -X DELETE localhost:3000/api/todos/1",
+        "curl -X DELETE 'http://localhost:9200/_search/scroll/_all'",
+        "curl -X POST \"https://api.cloudflare.com/client/v4/zones/$Z/purge_cache\" --data '{\"files\":[\"https://acme.io/app.css\"]}'",
+        "gh api -X DELETE repos/acme/api/issues/412/labels/needs-triage",
+        "az cdn endpoint purge -g rg -n web --profile-name cdn --content-paths '/css/site.css'",
+        "mongosh --eval 'db.users.deleteMany({active: false})'",
+        "zfs destroy -nv tank/db@%",
+        "lvremove --test /dev/vg_data/lv_postgres",
+        "az acr run --registry r --cmd 'acr purge --filter \"web:.*\" --ago 30d --dry-run' /dev/null",
+        "curator_cli --dry-run --host es delete_indices --filter_list '[]'",
+        "mv ~/.aws ~/.aws.bak",
+        "rsync -av --delete deploy@web01:/var/log/app/ ./logs-web01/",
+        "printf '%s\\n' a b c",
+        "echo -e 'a\\tb'",
+        "python3 -c \"import base64; print(base64.b64decode('aGVsbG8=').decode())\"",
+        "fdisk -l /dev/sda",
+        "http DELETE :8000/api/items/4",
+        "curl -s -X DELETE https://httpbin.org/delete",
+        "redis-cli DEL tmp:test-key",
+        "echo 'deb https://download.docker.com/linux/ubuntu jammy stable' | sudo tee /etc/apt/sources.list.d/docker.list",
+        "echo \"//registry.npmjs.org/:_authToken=${NPM_TOKEN}\" > ~/.npmrc",
+        "python3 -c \"import requests; requests.delete('http://localhost:8000/items/1')\"",
+        "node -e \"const s=require('net').connect(80,'example.com'); s.destroy()\"",
+        "python3 -c \"import pandas as pd; print(pd.read_csv('x.csv').drop_duplicates().shape)\"",
+    ];
+    expect(&env, "allow", &everyday);
+    // One object is deleted without asking by default; the storage pack asks about it.
+    expect(&env, "allow", &["aws s3 rm s3://b/file.txt"]);
+    env.write_config(&json!({"guard": {"enabledPacks": ["*"]}}));
+    expect(&env, "allow", &everyday);
+}

@@ -22,6 +22,7 @@ pub mod command;
 pub mod glob;
 pub mod param;
 pub mod path;
+pub mod printf;
 pub mod subst;
 pub mod word;
 

@@ -61,15 +61,13 @@ fn run(words: &[&str], stdin: &[String], st: &State) -> Option<String> {
             Some(rest.join(" "))
         }
         "printf" => {
+            let args = args.strip_prefix(&["--"]).unwrap_or(args);
+            if args.first() == Some(&"-v") {
+                // `printf -v NAME ...` assigns instead of writing.
+                return Some(String::new());
+            }
             let (fmt, rest) = args.split_first()?;
-            if !fmt.contains('%') {
-                return Some(fmt.replace("\\n", "\n"));
-            }
-            let only_s = fmt.replace("%s", "").replace("\\n", "");
-            if only_s.contains('%') {
-                return None;
-            }
-            Some(rest.join(" "))
+            super::printf::output(fmt, rest)
         }
         "pwd" => Some(st.cwd.clone().unwrap_or_else(|| ".".into())),
         "realpath" | "readlink" | "grealpath" | "greadlink" => {

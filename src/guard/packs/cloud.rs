@@ -1,8 +1,8 @@
 //! Infrastructure and cloud: destroying stacks, buckets, instances, databases, projects and
 //! repositories.
 
-use super::{On, Pack, Rule};
-use crate::guard::Severity::Critical;
+use super::{On, Pack, Rule, shell};
+use crate::guard::Severity::{Critical, High};
 use crate::guard::normalize::Lang::{Line, Shell};
 
 const SH: On = On::Lang(Shell);
@@ -22,6 +22,14 @@ pub static PACK: Pack = Pack {
         "gsutil",
         "az",
         "gh",
+        "doctl",
+        "hcloud",
+        "linode",
+        "scw",
+        "vultr",
+        "ibmcloud",
+        "civo",
+        "bq",
     ],
     rules: &[
         Rule {
@@ -67,7 +75,7 @@ pub static PACK: Pack = Pack {
             programs: &["aws"],
             needles: &["delete", "terminate"],
             regex: r"^aws\s(?:.*\s)?(?:ec2\s+terminate-instances|rds\s+delete-db-(?:instance|cluster)|cloudformation\s+delete-stack|dynamodb\s+delete-table|eks\s+delete-cluster)(?:\s|$)",
-            unless: None,
+            unless: Some(r"\s(?:--dry-run|--help|-h|help)(?:[\s=]|$)"),
             and: None,
             why: "terminates instances or deletes a database, stack or table in the cloud account",
             instead: "stop instead of terminate, snapshot first, and let a human delete",
@@ -79,7 +87,7 @@ pub static PACK: Pack = Pack {
             programs: &["gcloud"],
             needles: &["delete", "rm"],
             regex: r"^gcloud\s(?:.*\s)?(?:projects\s+delete|sql\s+instances\s+delete|compute\s+instances\s+delete|container\s+clusters\s+delete|storage\s+rm\s(?:.*\s)?(?:--recursive|-r))(?:\s|$)",
-            unless: None,
+            unless: Some(r"\s(?:--dry-run|--help|-h|help)(?:[\s=]|$)"),
             and: None,
             why: "deletes a project, database instance, VM, cluster or bucket contents",
             instead: "describe or list first, snapshot, and let a human delete",
@@ -144,5 +152,43 @@ pub static PACK: Pack = Pack {
             why: "`aws s3 sync --delete` into a bucket deletes every object the source lacks (all of them from an empty source)",
             instead: "sync without --delete, or preview with `--dryrun`",
         },
+        Rule {
+            // A dry run, help, a consumer deleting the message it read, or something scratch the
+            // agent made itself (`tmp/`, `scratch-`, `-temp`).
+            unless: Some(
+                r"\s(?:--dry-?run|--dryrun|--help|-h|help|delete-message)(?:[\s=]|$)|[\s/:=_.'-](?:tmp|temp|scratch)(?:[/_.'-]|\s|$)",
+            ),
+            and: None,
+            ..shell(
+                "cli-delete",
+                High,
+                &[
+                    "aws",
+                    "gcloud",
+                    "az",
+                    "doctl",
+                    "hcloud",
+                    "linode-cli",
+                    "scw",
+                    "vultr-cli",
+                    "ibmcloud",
+                    "civo",
+                    "bq",
+                ],
+                &[],
+                r"^aws\s(?:.*\s)?(?:batch-delete|delete|terminate|deregister|purge|close|schedule-key)-[a-z0-9-]+(?:\s|$)|^aws\s(?:.*\s)?s3\s+rb\s|^gcloud\s(?:.*\s)?(?:delete|destroy|delete-[a-z-]+)(?:\s|$)|^az\s(?:.*\s)?(?:delete|delete-[a-z-]+|remove-record|wipe)(?:\s|$)|^doctl\s(?:.*\s)?(?:delete|rm|d|delete-[a-z-]+|destroy)(?:\s|$)|^(?:hcloud|linode-cli|scw|vultr-cli|ibmcloud|civo)\s(?:.*\s)?(?:delete|rm|remove|destroy|terminate)(?:\s|$)|^bq\s(?:.*\s)?rm(?:\s|$)",
+                "deletes a resource in a cloud account (a function, a role, a cluster, a log group, a record): most have no undo",
+                "describe it first, and let the user confirm the delete",
+            )
+        },
+        shell(
+            "bq-rm-dataset",
+            Critical,
+            &["bq"],
+            &[],
+            r"^bq\s(?:.*\s)?rm\s(?:.*\s)?(?:-[a-zA-Z]*[rd][a-zA-Z]*|--recursive|--dataset)(?:[\s=]|$)",
+            "deletes a BigQuery dataset with every table in it",
+            "`bq show` and export it first, and let a human delete",
+        ),
     ],
 };

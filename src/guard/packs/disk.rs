@@ -27,6 +27,8 @@ pub static PACK: Pack = Pack {
         "blkdiscard",
         "sgdisk",
         "parted",
+        "fdisk",
+        "gdisk",
     ],
     rules: &[
         Rule {
@@ -144,6 +146,20 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "formats or erases a LUKS device: the data and its keys are gone for good",
             instead: "leave encryption set-up to a human",
+        },
+        Rule {
+            id: "fdisk-device",
+            severity: Critical,
+            on: SH,
+            programs: &["fdisk", "sfdisk", "gdisk", "cfdisk", "sgdisk"],
+            needles: &["/dev/"],
+            regex: r"^(?:s?fdisk|c?gdisk|cfdisk)\s(?:.*\s)?'?@BLOCKDEV@",
+            unless: Some(
+                r"\s(?:-l|--list|-d|--dump|-V|--verify|-s|--show-size|-g|--show-geometry|-J|--json|-F|--list-free|--help)(?:\s|$)",
+            ),
+            and: None,
+            why: "rewrites a disk's partition table (fed commands such as `o`/`w` or a layout on its input): every partition on it is lost",
+            instead: "`fdisk -l` to look, and let a human repartition",
         },
     ],
 };

@@ -11,7 +11,7 @@ pub static PACK: Pack = Pack {
     description: "deleting or purging topics, streams and queues (kafka, nats, rabbitmq, sqs, pubsub, ...)",
     default_on: false,
     keywords: &[
-        "kafka", "rpk", "nats", "rabbitmq", "pulsar", "aws", "az", "gcloud",
+        "kafka", "rpk", "nats", "rabbitmq", "pulsar", "aws", "az", "gcloud", "delete",
     ],
     rules: &[
         shell(
@@ -36,6 +36,33 @@ pub static PACK: Pack = Pack {
             r"^(?:kafka-consumer-groups(?:\.sh)?\s(?:.*\s)?(?:--delete|--reset-offsets\s(?:.*\s)?--execute|--execute\s(?:.*\s)?--reset-offsets)|rpk\s(?:.*\s)?group\s+seek)(?:\s|$)",
             "deletes a consumer group or moves its offsets: consumers re-read or skip messages",
             "run `--reset-offsets` with `--dry-run` first",
+        ),
+        shell(
+            "kafka-group-delete",
+            Critical,
+            &["kafka-consumer-groups*", "rpk"],
+            &["delete"],
+            r"^(?:kafka-consumer-groups(?:\.sh)?\s(?:.*\s)?--delete|rpk\s(?:.*\s)?group\s+delete)(?:\s|$)",
+            "deletes a consumer group with its committed offsets: where each consumer was is gone",
+            "`kafka-consumer-groups --describe --group NAME` first, and let a human delete",
+        ),
+        shell(
+            "rabbitmq-api-delete",
+            Critical,
+            &[],
+            &["delete"],
+            r"^(?:curl|http|https|xh|wget|httpie)\s(?:.*\s)?(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s)(?:.*\s)?'?\S*(?::15672|:15671)?/api/(?:queues|exchanges|vhosts|bindings|shovels|federation-upstreams)/|^(?:curl|http|https|xh|wget|httpie)\s(?:.*\s)?'?\S*(?::15672|:15671)/api/(?:queues|exchanges|vhosts)/\S*\s(?:.*\s)?(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE)",
+            "deletes or purges RabbitMQ queues, exchanges or vhosts through the management API: their messages are gone",
+            "GET the same path first, and let a human delete",
+        ),
+        shell(
+            "pubsub-seek-time",
+            Critical,
+            &["gcloud"],
+            &["seek"],
+            r"^gcloud\s(?:.*\s)?pubsub\s+(?:subscriptions|lite-subscriptions)\s+seek\s(?:.*\s)?--time[=\s]",
+            "seeks a Pub/Sub subscription to a time: every message before it is acknowledged and cannot be delivered again",
+            "seek to a snapshot you made first (`gcloud pubsub snapshots create`), or let a human decide",
         ),
         shell(
             "nats-delete",

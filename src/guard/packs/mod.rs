@@ -10,6 +10,7 @@
 //! Regex sources may use the placeholders in [`PLACEHOLDERS`] (shared path and flag shapes);
 //! they are expanded when the regex is first compiled.
 
+mod api;
 mod backup;
 mod cdn;
 mod ci;
@@ -122,6 +123,7 @@ pub static PACKS: &[&Pack] = &[
     &platform::PACK,
     &registry::PACK,
     &remote::PACK,
+    &api::PACK,
 ];
 
 /// Which rules of which packs run: bit i of `full` = every rule of `PACKS[i]`, of `critical`
@@ -204,11 +206,12 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     ),
     // In interpreter code: a string literal naming a dangerous path: the root or any top-level
     // directory, the home directory or one of its dot-directories, the working or parent
-    // directory, a user's home. (Any top-level directory rather than a list of system ones: the
+    // directory, a user's home, anything under a system directory (`/var/www`, `/srv/app/data`,
+    // as `rm -r` in the shell). (Any top-level directory rather than a list of system ones: the
     // list's alternation cost a hook ~25 us to compile, and no project lives at `/name`.)
     (
         "@LITDANGER@",
-        r#"['"`](?:/+[^/'"`]*/*|~(?:/+\*?)?|~/+\.[^'"`/]*/*|\.\.?/*|/+(?:home|Users)/+[^/'"`]+/*)['"`]"#,
+        r#"['"`](?:/+[^/'"`]*/*|~(?:/+\*?)?|~/+\.[^'"`/]*/*|\.\.?/*|/+(?:home|Users)/+[^/'"`]+/*|/+(?:etc|usr|srv|opt|boot|root|var/+(?:lib|www|log|mail|spool|backups|db|opt))(?:/+[^'"`]*)?)['"`]"#,
     ),
     // ...or an expression for the home directory, per language.
     (

@@ -22,6 +22,10 @@ pub static PACK: Pack = Pack {
         "basenc",
         "openssl",
         "xxd",
+        // A command spelled in escapes (`printf '\x72\x6d' | sh`, `echo -e '\0162...'`).
+        "printf",
+        "\\x",
+        "\\0",
         "eval",
         "source",
         "$(",

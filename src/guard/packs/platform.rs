@@ -3,7 +3,7 @@
 //! Render, Railway, Supabase, Firebase). A deleted repository, issue or app with its data is gone:
 //! critical. A release or deployment can be made again: high.
 
-use super::{Pack, Rule, shell};
+use super::{Pack, shell};
 use crate::guard::Severity::{Critical, High};
 
 pub static PACK: Pack = Pack {
@@ -29,22 +29,10 @@ pub static PACK: Pack = Pack {
             Critical,
             &[],
             &["delete"],
-            r"^(?:curl|http|xh)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|DELETE\s).*(?:api\.github\.com/repos/[^/\s]+/[^/\s']+/?['\s]|api\.bitbucket\.org/\S*repositories/|/api/v4/(?:projects|groups)/[^/\s']+/?['\s]|api\.heroku\.com/apps|api\.vercel\.com/\S*projects|api\.netlify\.com/api/v1/sites|api\.render\.com/v1/services|api\.fly\.io/\S*apps|api\.digitalocean\.com/v2/apps|/api/v1/repos/[^/\s]+/[^/\s']+/?['\s])|(?:api\.github\.com/repos/[^/\s]+/[^/\s']+/?['\s]|api\.bitbucket\.org/\S*repositories/|/api/v4/(?:projects|groups)/[^/\s']+/?['\s]|api\.heroku\.com/apps|api\.vercel\.com/\S*projects|api\.netlify\.com/api/v1/sites|api\.render\.com/v1/services|api\.fly\.io/\S*apps|api\.digitalocean\.com/v2/apps|/api/v1/repos/[^/\s]+/[^/\s']+/?['\s]).*(?:-X\s*'?DELETE|--request[=\s]'?DELETE))",
+            r"^(?:curl|http|xh)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|DELETE\s).*(?:api\.github\.com/repos/[^/\s]+/[^/\s']+/?(?:['\s]|$)|api\.bitbucket\.org/\S*repositories/|/api/v4/(?:projects|groups)/[^/\s']+/?(?:['\s]|$)|api\.heroku\.com/apps|api\.vercel\.com/\S*projects|api\.netlify\.com/api/v1/sites|api\.render\.com/v1/services|api\.fly\.io/\S*apps|api\.digitalocean\.com/v2/apps|/api/v1/repos/[^/\s]+/[^/\s']+/?(?:['\s]|$))|(?:api\.github\.com/repos/[^/\s]+/[^/\s']+/?(?:['\s]|$)|api\.bitbucket\.org/\S*repositories/|/api/v4/(?:projects|groups)/[^/\s']+/?(?:['\s]|$)|api\.heroku\.com/apps|api\.vercel\.com/\S*projects|api\.netlify\.com/api/v1/sites|api\.render\.com/v1/services|api\.fly\.io/\S*apps|api\.digitalocean\.com/v2/apps|/api/v1/repos/[^/\s]+/[^/\s']+/?(?:['\s]|$)).*(?:-X\s*'?DELETE|--request[=\s]'?DELETE))",
             "deletes a repository, project, app or site through the forge's or platform's API",
             "archive it instead, or let a human delete",
         ),
-        Rule {
-            unless: Some(r"(?://|\s)(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])[:/\s']"),
-            ..shell(
-                "http-delete",
-                High,
-                &[],
-                &["delete"],
-                r"^(?:curl|http|xh|wget)\s(?:.*\s)?(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s)",
-                "sends an HTTP DELETE: the resource it names is deleted on that service",
-                "check the URL names what you mean (GET it first)",
-            )
-        },
         shell(
             "release-delete",
             Critical,
@@ -83,6 +71,15 @@ pub static PACK: Pack = Pack {
             r"^(?:vercel\s(?:.*\s)?(?:domains\s+(?:rm|remove)|env\s+rm)|netlify\s(?:.*\s)?env:unset|heroku\s(?:.*\s)?(?:domains:remove|config:unset|ps:scale\s+\S+=0)|fly(?:ctl)?\s(?:.*\s)?(?:machines?\s+(?:destroy|remove|rm)|certs\s+(?:delete|remove)|secrets\s+unset))(?:\s|$)",
             "removes deployments, sites, domains or settings of an app",
             "check what serves traffic first",
+        ),
+        shell(
+            "repo-expose-or-archive",
+            High,
+            &["gh", "glab"],
+            &[],
+            r"^(?:gh|glab)\s(?:.*\s)?repo\s+(?:archive|edit\s(?:.*\s)?--visibility[=\s]'?public)(?:[\s']|$)|^(?:gh|glab)\s(?:.*\s)?api\s(?:.*\s)?(?:visibility=public|private=false|archived=true)(?:[\s']|$)",
+            "makes a repository public (its code and history are out for good) or archives it (read-only for everyone)",
+            "check with the owner first; `gh repo view --json visibility` shows where it stands",
         ),
     ],
 };

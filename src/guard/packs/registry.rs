@@ -24,6 +24,11 @@ pub static PACK: Pack = Pack {
         "az",
         "hub-tool",
         "delete",
+        "purge",
+        "dist-tag",
+        "deprecate",
+        "owner",
+        "tag remove",
     ],
     rules: &[
         Rule {
@@ -66,9 +71,30 @@ pub static PACK: Pack = Pack {
             Critical,
             &[],
             &["delete"],
-            r"^(?:curl|http|xh)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|DELETE\s).*(?:/v2/\S+/manifests/|hub\.docker\.com/v2/|registry\.npmjs\.org)|(?:/v2/\S+/manifests/|hub\.docker\.com/v2/|registry\.npmjs\.org).*(?:-X\s*'?DELETE|--request[=\s]'?DELETE))|^gh\s(?:.*\s)?api\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE\s(?:.*\s)?\S*/packages/|^gh\s(?:.*\s)?api\s(?:.*\s)?\S*/packages/\S*\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE",
-            "deletes an image manifest or package version through the registry's API",
+            r"^(?:curl|curlie|http|https|xh|wget)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s).*(?:/v2/\S+/manifests/|hub\.docker\.com/v2/|registry\.npmjs\.org|/api/v2\.0/projects/|/api/charts/|/service/rest/v1/(?:components|assets|repositories)|/artifactory/|/api/v4/projects/\S+/(?:packages|registry)/)|(?:/v2/\S+/manifests/|hub\.docker\.com/v2/|registry\.npmjs\.org|/api/v2\.0/projects/|/api/charts/|/service/rest/v1/(?:components|assets|repositories)|/artifactory/|/api/v4/projects/\S+/(?:packages|registry)/).*(?:-X\s*'?DELETE|--request[=\s]'?DELETE))|^gh\s(?:.*\s)?api\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE\s(?:.*\s)?\S*/packages/|^gh\s(?:.*\s)?api\s(?:.*\s)?\S*/packages/\S*\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE",
+            "deletes an image, chart, component or package through the registry's API (Docker registry, Harbor, ChartMuseum, Nexus, Artifactory)",
             "let a human delete",
+        ),
+        Rule {
+            unless: Some(r"\s--dry-run\b"),
+            ..shell(
+                "acr-purge",
+                Critical,
+                &["az"],
+                &["purge"],
+                r"^az\s(?:.*\s)?acr\s+(?:run|task\s+create)\s.*\bacr\s+purge\s(?:[^'\x22]*\s)?--(?:filter|untagged|ago)\b",
+                "runs `acr purge` in the registry: every image the filter matches (and untagged manifests) is deleted",
+                "run the same purge with `--dry-run` first, and let a human run it",
+            )
+        },
+        shell(
+            "package-tags-owners",
+            High,
+            &[],
+            &["dist-tag", "deprecate", "owner", "tag remove"],
+            r"^(?:(?:npm|pnpm)\s(?:.*\s)?(?:dist-tag|dist-tags)\s+(?:rm|remove)|(?:npm|pnpm)\s(?:.*\s)?owner\s+(?:rm|remove)|cargo\s(?:.*\s)?owner\s(?:.*\s)?(?:--remove|-r)|yarn\s(?:.*\s)?npm\s+tag\s+remove)(?:\s|$)|^(?:npm|pnpm)\s(?:.*\s)?deprecate\s+(?:-\S+\s+)*\S+\s+'?[^'\s]",
+            "removes a published tag, deprecates published versions or removes an owner: every user of the package sees it",
+            "check with the package's owners first",
         ),
     ],
 };

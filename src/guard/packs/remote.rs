@@ -1,7 +1,8 @@
 //! Remote hosts: `rsync --delete` onto another machine, mirroring with deletion over FTP or SFTP,
 //! copies that overwrite a remote system file, and Ansible's file module removing paths. What `ssh
 //! HOST CMD` and `ansible -a CMD` run is judged by every other pack already (the command is read as
-//! shell). On by default; a remote `rsync --delete` is often intended, so it asks the user.
+//! shell). On by default; a remote `rsync --delete` is often intended, so it asks the user, and
+//! so does `rclone sync`, which deletes at its destination what its source lacks.
 
 use super::{Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
@@ -10,7 +11,9 @@ pub static PACK: Pack = Pack {
     name: "remote",
     description: "rsync --delete onto a remote host, remote mirrors with deletion, overwriting remote system files",
     default_on: true,
-    keywords: &["rsync", "lftp", "scp", "sftp", "unison", "ansible"],
+    keywords: &[
+        "rsync", "lftp", "scp", "sftp", "unison", "ansible", "ssh", "rclone",
+    ],
     rules: &[
         Rule {
             unless: Some(r"\s(?:--dry-run|-[a-zA-Z]*n[a-zA-Z]*)(?:\s|$)"),
@@ -19,8 +22,8 @@ pub static PACK: Pack = Pack {
                 High,
                 &["rsync"],
                 &[],
-                r"^rsync\s(?:.*\s)?--(?:delete\S*|del|remove-source-files)(?:[\s=]|$).*\s[\w.\x40-]+:(?:[^\s/]|/|$)|^rsync\s(?:.*\s)?(?:[\w.\x40-]+:[^\s]*|rsync://\S*)\s.*--(?:delete\S*|del)(?:[\s=]|$)|^rsync\s(?:.*\s)?--(?:delete\S*|del)(?:[\s=]|$).*\srsync://",
-                "deletes files on the remote host that the source does not have (a wrong source path empties the destination)",
+                r"^rsync\s(?:.*\s)?--(?:delete\S*|del)(?:[\s=].*)?\s(?:[\w.\x40-]+:|rsync://)\S*$|^rsync\s(?:.*\s)?--remove-source-files(?:\s.*)?\s(?:[\w.\x40-]+:|rsync://)\S*\s(?:.*\s)?\S+$|^rsync\s(?:.*\s)?(?:[\w.\x40-]+:|rsync://)\S*\s(?:.*\s)?--remove-source-files(?:\s|$)|^rsync\s(?:.*\s)?(?:[\w.\x40-]+:[^\s]*|rsync://\S*)\s.*--(?:delete\S*|del)(?:[\s=]|$)|^rsync\s(?:.*\s)?--(?:delete\S*|del)(?:[\s=]|$).*\srsync://",
+                "deletes files on the remote host: those the source does not have (a wrong source path empties the destination), or the remote source's files once copied",
                 "run it with `--dry-run` (`-n`) first and read the list of deletions",
             )
         },
@@ -51,5 +54,26 @@ pub static PACK: Pack = Pack {
             "removes the path, recursively, on every host the pattern names",
             "run it with `--check` first, on one host (`--limit`), and let a human run it on all",
         ),
+        shell(
+            "ssh-stdin-script",
+            High,
+            &["ssh"],
+            &[],
+            r"^ssh\s(?:.*\s)?'?(?:sudo\s+(?:-\S+\s+)*)?(?:bash|sh|zsh|dash|ksh)\s+(?:-\S+\s+)*-s(?:[\s']|$)",
+            "runs a script on a remote host from its input, which the guard cannot read",
+            "show the script to the user first, or run its commands on the host one by one",
+        ),
+        Rule {
+            unless: Some(r"\s(?:--dry-?run|--dryrun|-n)(?:[\s=]|$)"),
+            ..shell(
+                "rclone-sync",
+                High,
+                &["rclone"],
+                &[],
+                r"^rclone\s(?:.*\s)?(?:sync|move)\s",
+                "`rclone sync` deletes at the destination what the source lacks (`move` deletes the source)",
+                "run it with `--dry-run` first, or `rclone copy`",
+            )
+        },
     ],
 };

@@ -2,24 +2,39 @@
 //! Solr, Meilisearch, Typesense, Algolia), by the HTTP API or the tools. An index deleted is its
 //! documents gone until everything is re-indexed from a source that may not exist: critical.
 
-use super::{Pack, shell};
+use super::{Pack, Rule, shell};
 use crate::guard::Severity::Critical;
 
 pub static PACK: Pack = Pack {
     name: "search",
     description: "deleting search indices and collections (elasticsearch, opensearch, solr, meilisearch, ...)",
     default_on: false,
-    keywords: &["delete", "algolia", "solr", "curator", "aws"],
+    keywords: &[
+        "delete",
+        "algolia",
+        "solr",
+        "curator",
+        "aws",
+        "quickwit",
+        "elasticsearch",
+        "opensearch",
+        "meili",
+        "typesense",
+    ],
     rules: &[
-        shell(
-            "index-delete-http",
-            Critical,
-            &[],
-            &["delete"],
-            r"^(?:curl|http|https|xh|wget|httpie)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s).*(?::9200|:9201|:9243|:7700|:8108|:8983|_all\b|/indexes/|/collections/|/_doc\b|_snapshot|_data_stream|_index_template|elastic|opensearch|search|solr|meili|typesense|\bes\.|\.es\.)|(?::9200|:9201|:9243|:7700|:8108|:8983|_all\b|/indexes/|/collections/|/_doc\b|_snapshot|_data_stream|_index_template|elastic|opensearch|search|solr|meili|typesense|\bes\.|\.es\.).*(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s))",
-            "deletes a search index, collection or its documents over the HTTP API",
-            "check the index name with a GET first (`curl host:9200/_cat/indices`), take a snapshot, and let a human delete",
-        ),
+        Rule {
+            // Clearing scroll or point-in-time contexts frees server memory, nothing stored.
+            unless: Some(r"/_search/scroll\b|/_pit\b"),
+            ..shell(
+                "index-delete-http",
+                Critical,
+                &[],
+                &["delete"],
+                r"^(?:curl|http|https|xh|wget|httpie)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s).*(?::9200|:9201|:9243|:7700|:8108|:8983|_all\b|/indexes/|/collections/|/_doc\b|_snapshot|_data_stream|_index_template|elastic|opensearch|search|solr|meili|typesense|\bes\.|\.es\.)|(?::9200|:9201|:9243|:7700|:8108|:8983|_all\b|/indexes/|/collections/|/_doc\b|_snapshot|_data_stream|_index_template|elastic|opensearch|search|solr|meili|typesense|\bes\.|\.es\.).*(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s))",
+                "deletes a search index, collection or its documents over the HTTP API",
+                "check the index name with a GET first (`curl host:9200/_cat/indices`), take a snapshot, and let a human delete",
+            )
+        },
         shell(
             "solr-delete",
             Critical,
@@ -38,14 +53,27 @@ pub static PACK: Pack = Pack {
             "deletes every document the query matches (often all of them)",
             "run the same query with `_count` first, snapshot the index, and let a human delete",
         ),
-        shell(
-            "search-tool-delete",
-            Critical,
-            &["algolia", "solr", "curator*", "aws"],
-            &[],
-            r"^(?:algolia\s(?:.*\s)?(?:indices|index|objects|rules|synonyms)\s+(?:delete|clear|rm)|solr\s+delete\s|curator(?:_cli)?\s(?:.*\s)?delete_indices|aws\s(?:.*\s)?(?:opensearch\s+delete-domain|es\s+delete-elasticsearch-domain|opensearchserverless\s+delete-collection|cloudsearch\s+delete-domain|kendra\s+delete-index))(?:\s|$)",
-            "deletes search indices, collections or a whole search domain",
-            "list them first, snapshot, and let a human delete",
-        ),
+        Rule {
+            unless: Some(r"\s--dry-run(?:\s|$)"),
+            ..shell(
+                "search-tool-delete",
+                Critical,
+                &[
+                    "algolia",
+                    "solr",
+                    "curator*",
+                    "aws",
+                    "quickwit",
+                    "elasticsearch-node",
+                    "opensearch-node",
+                    "meilisearch",
+                    "typesense-server",
+                ],
+                &[],
+                r"^(?:algolia\s(?:.*\s)?(?:indices|index|objects|rules|synonyms)\s+(?:delete|clear|rm)|solr\s+delete\s|curator(?:_cli)?\s(?:.*\s)?delete_indices|aws\s(?:.*\s)?(?:opensearch\s+delete-domain|es\s+delete-elasticsearch-domain|opensearchserverless\s+delete-collection|cloudsearch\s+delete-domain|kendra\s+delete-index)|quickwit\s(?:.*\s)?(?:index\s+(?:delete|clear)|split\s+mark-for-deletion)|(?:elasticsearch|opensearch)-node\s+(?:unsafe-bootstrap|detach-cluster|remove-settings|remove-customs|override-version)|meilisearch\s(?:.*\s)?--import-dump\s(?:.*\s)?--ignore-dump-if-db-exists=false)(?:\s|$)",
+                "deletes search indices, collections or a whole search domain",
+                "list them first, snapshot, and let a human delete",
+            )
+        },
     ],
 };

@@ -4,7 +4,7 @@
 //! with it: critical. A deletion the tool can undo (Vault's soft delete, a recovery window) is
 //! high.
 
-use super::{Pack, shell};
+use super::{Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
 
 pub static PACK: Pack = Pack {
@@ -28,6 +28,9 @@ pub static PACK: Pack = Pack {
         "delete",
         "rm",
         "remove",
+        ".ssh/id_",
+        "keys.txt",
+        ".gnupg",
     ],
     rules: &[
         shell(
@@ -39,15 +42,19 @@ pub static PACK: Pack = Pack {
             "destroys secrets in Vault (every version, or a whole secrets engine with all it holds)",
             "`vault kv get`/`vault kv metadata get` first; soft-delete (`vault kv delete`) can be undone, destroy cannot: let a human do it",
         ),
-        shell(
-            "vault-delete",
-            High,
-            &["vault"],
-            &["delete", "disable", "revoke"],
-            r"^vault\s(?:.*\s)?(?:kv\s+delete|auth\s+disable|policy\s+delete|lease\s+revoke\s(?:.*\s)?-prefix|token\s+revoke\s(?:.*\s)?-mode[=\s]path|audit\s+disable)(?:\s|$)",
-            "deletes a secret's current version or switches off an auth method, policy or audit device",
-            "check what depends on it first; `vault kv undelete` brings a soft-deleted version back",
-        ),
+        Rule {
+            // A secret under a scratch path the agent made itself.
+            unless: Some(r"[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'-]|\s|$)"),
+            ..shell(
+                "vault-delete",
+                High,
+                &["vault"],
+                &["delete", "disable", "revoke"],
+                r"^vault\s(?:.*\s)?(?:kv\s+delete|auth\s+disable|policy\s+delete|lease\s+revoke\s(?:.*\s)?-prefix|token\s+revoke\s(?:.*\s)?-mode[=\s]path|audit\s+disable)(?:\s|$)",
+                "deletes a secret's current version or switches off an auth method, policy or audit device",
+                "check what depends on it first; `vault kv undelete` brings a soft-deleted version back",
+            )
+        },
         shell(
             "aws-secret-destroy",
             Critical,
@@ -119,6 +126,33 @@ pub static PACK: Pack = Pack {
             r"^gpg2?\s(?:.*\s)?--delete-(?:secret-keys?|secret-and-public-keys?)(?:\s|$)",
             "deletes a private GnuPG key: what was encrypted to it can no longer be read",
             "export it first (`gpg --export-secret-keys --armor ID > backup.asc`), and let a human delete",
+        ),
+        shell(
+            "vault-operator-destroy",
+            Critical,
+            &["vault"],
+            &[],
+            r"^vault\s(?:.*\s)?operator\s+raft\s+(?:remove-peer|snapshot\s+restore\s(?:.*\s)?-force)(?:\s|$)",
+            "removes a server from Vault's storage cluster (or overwrites the cluster's data with a snapshot)",
+            "`vault operator raft list-peers` first, and let a human change the cluster",
+        ),
+        shell(
+            "vault-api-delete",
+            Critical,
+            &[],
+            &["delete"],
+            r"^(?:curl|curlie|http|https|xh|wget)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE|DELETE\s).*/v1/(?:\S+/metadata/|\S+/destroy/|sys/(?:mounts|auth|policy|policies)/)|/v1/(?:\S+/metadata/|\S+/destroy/|sys/(?:mounts|auth|policy|policies)/)\S*\s.*(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE))",
+            "destroys Vault secrets (every version) or removes a secrets engine or auth method through the API",
+            "read it first (`vault kv metadata get`), and let a human delete",
+        ),
+        shell(
+            "key-file-delete",
+            Critical,
+            &[],
+            &[".ssh/id_", "keys.txt", ".gnupg"],
+            r"^(?:rm|shred|unlink|srm)\s(?:.*\s)?\S*(?:/\.ssh/id_[\w.-]+|/age/keys\.txt|/\.gnupg(?:/\S*)?)(?:\s|$)",
+            "deletes a private key (an ssh identity, the age key sops decrypts with, the GnuPG keyring): what it signs or decrypts is locked out for good",
+            "back the key up first, and let a human delete it",
         ),
     ],
 };

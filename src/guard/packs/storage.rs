@@ -1,7 +1,7 @@
 //! Object and file storage: deleting buckets, containers, blobs and file systems, recursively or in
 //! batches (S3 and its API, MinIO, Google Cloud Storage, Azure Storage, rclone, s3cmd, Backblaze B2,
-//! Cloudflare R2, EFS). Object stores rarely keep deleted data: critical. `rclone sync` deletes at
-//! its destination what its source lacks: high.
+//! Cloudflare R2, EFS). Object stores rarely keep deleted data: critical. (`rclone sync` is in the
+//! remote pack, on by default.)
 
 use super::{Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
@@ -38,7 +38,10 @@ pub static PACK: Pack = Pack {
             )
         },
         Rule {
-            unless: Some(r"\s(?:--dry-?run|--dryrun|-n)(?:[\s=]|$)"),
+            // A dry run, or an object under a scratch name the agent made itself.
+            unless: Some(
+                r"\s(?:--dry-?run|--dryrun|-n)(?:[\s=]|$)|[\s/:=_.'-](?:tmp|temp|scratch)(?:[/_.'-]|\s|$)",
+            ),
             ..shell(
                 "s3-object-delete",
                 High,
@@ -89,18 +92,6 @@ pub static PACK: Pack = Pack {
                 r"^rclone\s(?:.*\s)?(?:purge|delete|deletefile|rmdirs|cleanup|dedupe\s(?:.*\s)?--dedupe-mode[=\s](?:first|newest|oldest|largest|smallest))(?:\s|$)",
                 "deletes files or whole paths on a remote",
                 "`rclone ls` and `--dry-run` first, and let a human delete",
-            )
-        },
-        Rule {
-            unless: Some(r"\s(?:--dry-?run|--dryrun|-n)(?:[\s=]|$)"),
-            ..shell(
-                "rclone-sync",
-                High,
-                &["rclone"],
-                &[],
-                r"^rclone\s(?:.*\s)?(?:sync|move)\s",
-                "`rclone sync` deletes at the destination what the source lacks (`move` deletes the source)",
-                "run it with `--dry-run` first, or `rclone copy`",
             )
         },
         shell(

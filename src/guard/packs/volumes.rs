@@ -2,7 +2,7 @@
 //! subvolumes, Ceph pools, and cloud and cluster disks (EBS, persistent disks, Kubernetes
 //! persistent volumes). The data on them goes with them: critical.
 
-use super::{Pack, shell};
+use super::{Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
 
 pub static PACK: Pack = Pack {
@@ -37,24 +37,28 @@ pub static PACK: Pack = Pack {
         "lvm",
     ],
     rules: &[
-        shell(
-            "lvm-remove",
-            Critical,
-            &[
-                "lvremove",
-                "vgremove",
-                "pvremove",
-                "lvreduce",
-                "lvm",
-                "vgreduce",
-                "lvresize",
-                "lvconvert",
-            ],
-            &[],
-            r"^(?:lvm\s+)?(?:lvremove|vgremove|pvremove|lvreduce|vgreduce\s(?:.*\s)?--removemissing|lvresize\s(?:.*\s)?(?:-L|--size)[=\s]?-|lvconvert\s(?:.*\s)?--merge)(?:\s|$)",
-            "removes (or shrinks) LVM volumes or groups: the data on them is gone",
-            "`lvs`/`vgs` first, back up, and let a human remove",
-        ),
+        Rule {
+            // `--test` runs the command without writing anything.
+            unless: Some(r"\s(?:--test|-t)(?:\s|$)"),
+            ..shell(
+                "lvm-remove",
+                Critical,
+                &[
+                    "lvremove",
+                    "vgremove",
+                    "pvremove",
+                    "lvreduce",
+                    "lvm",
+                    "vgreduce",
+                    "lvresize",
+                    "lvconvert",
+                ],
+                &[],
+                r"^(?:lvm\s+)?(?:lvremove|vgremove|pvremove|lvreduce|vgreduce\s(?:.*\s)?--removemissing|lvresize\s(?:.*\s)?(?:-L|--size)[=\s]?-|lvconvert\s(?:.*\s)?--merge)(?:\s|$)",
+                "removes (or shrinks) LVM volumes or groups: the data on them is gone",
+                "`lvs`/`vgs` first, back up, and let a human remove",
+            )
+        },
         shell(
             "mdadm-destroy",
             Critical,
@@ -73,15 +77,19 @@ pub static PACK: Pack = Pack {
             "stops an array or removes or fails its members (a degraded array may not survive the next fault)",
             "`mdadm --detail` first",
         ),
-        shell(
-            "zfs-destroy",
-            Critical,
-            &["zfs", "zpool"],
-            &[],
-            r"^(?:zfs\s(?:.*\s)?(?:destroy|rollback)|zpool\s(?:.*\s)?(?:destroy|labelclear|create\s(?:.*\s)?-f|split)|zfs\s+receive\s(?:.*\s)?-F)(?:\s|$)",
-            "destroys ZFS datasets, snapshots or pools (rollback destroys what was written since)",
-            "`zfs list -t all` and `zfs destroy -nv` first, and let a human destroy",
-        ),
+        Rule {
+            // `zfs destroy -n` only shows what it would destroy.
+            unless: Some(r"^zfs\s+destroy\s(?:.*\s)?-[a-zA-Z]*n"),
+            ..shell(
+                "zfs-destroy",
+                Critical,
+                &["zfs", "zpool"],
+                &[],
+                r"^(?:zfs\s(?:.*\s)?(?:destroy|rollback)|zpool\s(?:.*\s)?(?:destroy|labelclear|create\s(?:.*\s)?-f|split)|zfs\s+receive\s(?:.*\s)?-F)(?:\s|$)",
+                "destroys ZFS datasets, snapshots or pools (rollback destroys what was written since)",
+                "`zfs list -t all` and `zfs destroy -nv` first, and let a human destroy",
+            )
+        },
         shell(
             "btrfs-delete",
             Critical,
