@@ -267,8 +267,24 @@ fn diagnose(
             .filter(|s| !failed.contains(s) && !moves_work(s))
             .map(|s| super::gist::show(s))
             .collect();
+        // A fixer of the same tool (`cargo fmt && cargo fmt --check`, `ruff check --fix`), not
+        // another of its subcommands that sets something up (`go install x && go generate`).
         let fixer = passed[..at].iter().any(|s| {
-            super::gist::base_of(s).split_whitespace().next() == key.split_whitespace().next()
+            let b = super::gist::base_of(s);
+            b == key
+                || b.split_whitespace().next() == key.split_whitespace().next()
+                    && s.iter().any(|w| {
+                        [
+                            "fmt",
+                            "format",
+                            "fix",
+                            "--fix",
+                            "--write",
+                            "autofix",
+                            "--fix-only",
+                        ]
+                        .contains(&w.as_str())
+                    })
         });
         if !firsts.is_empty() {
             return if fixer {
@@ -378,8 +394,14 @@ fn answers(edit: &ToolRun, output: &str) -> bool {
 fn moves_work(step: &[String]) -> bool {
     let base = super::gist::base_of(step);
     let program = base.split_whitespace().next().unwrap_or("");
+    // Copying an example or config file into place (`cp .env.example .env.local`) sets up.
+    let sets_up = program == "cp"
+        && step.last().is_some_and(|dest| {
+            let name = dest.rsplit('/').next().unwrap_or(dest).to_lowercase();
+            name.starts_with('.') || name.contains("config") || name.contains("settings")
+        });
     (program == "git" && !["git submodule", "git lfs"].contains(&base.as_str()))
-        || ["cp", "mv", "kill", "pkill", "cd"].contains(&program)
+        || (["cp", "mv", "kill", "pkill", "cd"].contains(&program) && !sets_up)
 }
 
 /// Of several steps run before a command passed, those the agent names afterwards (its account

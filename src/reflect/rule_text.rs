@@ -167,6 +167,10 @@ fn clean(s: &Sentence, referent: Referent) -> String {
             break;
         }
     }
+    // "gradle, not maven": which one to use.
+    if s.contrast && !text.to_lowercase().starts_with("use ") {
+        text = format!("Use {text}");
+    }
     let lower = text.to_lowercase();
     for (habit, lead) in HABITS {
         if lower.starts_with(habit) {

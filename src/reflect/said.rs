@@ -34,19 +34,40 @@ pub struct Objection {
 /// Messages longer than this are pasted text (a log, a document), not something said.
 const PASTED: usize = 4000;
 
+/// One message of the user and what came just before it.
+struct Message<'a> {
+    line: i64,
+    text: &'a str,
+    /// The tool call the agent made last.
+    before: Option<&'a ToolRun>,
+    /// Since the user's previous message the agent only asked a question ("What should I use
+    /// instead?"): this message answers it.
+    answers: bool,
+}
+
 /// The user's messages, each with the tool call the agent made just before it.
-fn messages(t: &Transcript) -> Vec<(i64, &str, Option<&ToolRun>)> {
+fn messages(t: &Transcript) -> Vec<Message<'_>> {
     let mut out = Vec::new();
     let mut last: Option<&ToolRun> = None;
+    let (mut asked, mut ran) = (false, false);
     for step in &t.steps {
         match step {
-            Step::Tool(run) => last = Some(run),
+            Step::Tool(run) => {
+                last = Some(run);
+                ran = true;
+            }
             Step::User { line, text } => {
                 if !injected(text) {
-                    out.push((*line, text.as_str(), last));
+                    out.push(Message {
+                        line: *line,
+                        text: text.as_str(),
+                        before: last,
+                        answers: asked && !ran,
+                    });
+                    (asked, ran) = (false, false);
                 }
             }
-            Step::Agent { .. } => {}
+            Step::Agent { text, .. } => asked = text.trim_end().ends_with('?'),
         }
     }
     out
@@ -111,13 +132,38 @@ fn replaces(s: &Sentence, before: Option<&ToolRun>) -> bool {
 /// and flags left out.
 fn call_words(before: Option<&ToolRun>) -> Vec<String> {
     let Some(command) = before.and_then(|r| r.command.as_deref()) else {
-        return Vec::new();
+        return before.map(edit_words).unwrap_or_default();
     };
     super::gist::base(command)
         .split_whitespace()
         .map(|w| w.rsplit('/').next().unwrap_or(w).to_lowercase())
         .filter(|w| w.len() >= 2 && !super::phrasing::is_common(w))
         .collect()
+}
+
+/// The names an edit brought in: what it calls or reaches into (`.unwrap()`, `fmt.Println(`,
+/// `errors::Wrap`) and the text it removed did not.
+fn edit_words(run: &ToolRun) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let added = &run.added;
+    for (at, _) in added.match_indices(['(', '!']) {
+        let head = &added[..at];
+        let start = head
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        let name = &head[start..];
+        let reached = head[..start].ends_with('.') || head[..start].ends_with("::");
+        if name.len() >= 3
+            && reached
+            && !run.removed.contains(&format!("{name}("))
+            && !super::phrasing::is_common(&name.to_lowercase())
+            && !out.iter().any(|o| o == &name.to_lowercase())
+        {
+            out.push(name.to_lowercase());
+        }
+    }
+    out
 }
 
 /// A sentence that turns against what the agent just ran: it names the call's program in a
@@ -168,7 +214,21 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
     let replaced = read
         .iter()
         .any(|s| replaces(s, before) || turns_against(s, &call));
-    let objection = refused(before) || replaced || read.iter().any(|s| s.objection);
+    // "we don't pull that in anymore" right after a call: a refusal that points at it.
+    let points_back = before.is_some()
+        && read.first().is_some_and(|s| {
+            let lower = s.text.to_lowercase();
+            !s.chatter
+                && !s.local
+                && (s.prohibition
+                    || ["we don't ", "we do not ", "we never "]
+                        .iter()
+                        .any(|p| lower.starts_with(p)))
+                && ["that", "this", "it", "those"]
+                    .iter()
+                    .any(|w| speech::has_word(&lower, w))
+        });
+    let objection = refused(before) || replaced || points_back || read.iter().any(|s| s.objection);
     // A message that opens by pointing inside this conversation ("no, the other file") is
     // about finding the place, not a rule.
     let opens_local = read
@@ -239,6 +299,140 @@ fn instead_of(rule: String, command: &str) -> String {
     }
 }
 
+/// Whether two messages follow the same tool call (the agent ran nothing in between).
+fn same_call(a: Option<&ToolRun>, b: Option<&ToolRun>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => std::ptr::eq(x, y),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// For a lesson of a few words that names a tool ("we use nextest"), the session's command
+/// nearest to the message that runs it, as far as its subcommand (`cargo nextest run`).
+fn tool_in_use(t: &Transcript, kept: &[Sentence], line: i64) -> Option<String> {
+    let text: String = kept
+        .iter()
+        .map(|s| s.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let lower = text.to_lowercase();
+    if lower.split_whitespace().count() > 6 || text.contains('`') {
+        return None;
+    }
+    let names: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| w.len() >= 3 && !super::phrasing::is_common(w))
+        .filter(|w| !["fyi", "btw", "here", "use", "we're", "shop"].contains(w))
+        .collect();
+    let mut best: Option<(i64, String)> = None;
+    for run in t.tool_runs() {
+        let Some(command) = run.command.as_deref() else {
+            continue;
+        };
+        for step in super::gist::doing(command) {
+            let at = step
+                .iter()
+                .position(|w| names.contains(&w.to_lowercase().as_str()));
+            let Some(at) = at.filter(|a| *a <= 2) else {
+                continue;
+            };
+            let shown: Vec<&str> = step
+                .iter()
+                .take(at + 2)
+                .map(String::as_str)
+                .take_while(|w| !w.starts_with('-') && !w.contains(['/', '\'', '"', '=']))
+                .collect();
+            let distance = (run.line - line).abs();
+            if shown.len() > at && best.as_ref().is_none_or(|(d, _)| distance < *d) {
+                best = Some((distance, shown.join(" ")));
+            }
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// A statement about every thing of a kind ("any schema change = a new revision").
+fn universal(s: &Sentence) -> bool {
+    let lower = s.text.to_lowercase();
+    [
+        "any ", "all ", "every ", "each ", "no ", "only ", "nothing ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+        && lower.split_whitespace().count() >= 4
+}
+
+/// What a command adds or fetches (`go get github.com/pkg/errors@v0.9.1` gives
+/// `github.com/pkg/errors`), without its version.
+fn fetched(command: &str) -> Option<String> {
+    let step = super::gist::doing(command).into_iter().next()?;
+    let base = super::gist::base_of(&step);
+    let sub = base.split_whitespace().nth(1)?;
+    if !["get", "add", "install", "i", "require"].contains(&sub) {
+        return None;
+    }
+    let at = step.iter().position(|w| w == sub)?;
+    let name = step[at + 1..].iter().find(|w| !w.starts_with('-'))?;
+    // `@scope/pkg@1.2` keeps its scope; `pkg==1.2`, `pkg@v1` lose the version.
+    let cut = name
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| *c == '@' || *c == '=' || *c == '>' || *c == '<')
+        .map(|(i, _)| i)
+        .unwrap_or(name.len());
+    let name = name[..cut].trim_matches(['\'', '"']);
+    (name.len() >= 2 && !name.contains("..")).then(|| name.to_string())
+}
+
+/// "we don't pull that in anymore" right after `go get github.com/pkg/errors`: what the
+/// agent fetched stands in for "that".
+fn named_object(rule: String, command: &str) -> String {
+    let Some(name) = fetched(command) else {
+        return rule;
+    };
+    let lower = rule.to_lowercase();
+    for verb in [
+        "pull", "add", "install", "use", "import", "bring", "get", "include",
+    ] {
+        for pronoun in ["that", "it", "this", "those", "them"] {
+            let phrase = format!("{verb} {pronoun}");
+            let mut from = 0;
+            while let Some(p) = lower[from..].find(&phrase) {
+                let at = from + p;
+                let end = at + phrase.len();
+                let bounded = (at == 0 || !lower[..at].ends_with(|c: char| c.is_alphanumeric()))
+                    && !lower[end..].starts_with(|c: char| c.is_alphanumeric());
+                if bounded {
+                    return format!("{}{verb} `{name}`{}", &rule[..at], &rule[end..]);
+                }
+                from = end;
+            }
+        }
+    }
+    rule
+}
+
+/// A rule whose object is still a bare "that" or "that one" ("Always forget that one.",
+/// "Don't pull that in anymore."): nothing says what it is about.
+fn dangling(rule: &str) -> bool {
+    let lower = rule.to_lowercase();
+    let body = lower.trim_end_matches(['.', '!', ' ']);
+    let words: Vec<&str> = body.split_whitespace().collect();
+    words.len() <= 7
+        && !rule.contains('`')
+        && words.windows(2).any(|w| {
+            ["that", "this", "it", "those", "them"].contains(&w[1])
+                || ["that", "this"].contains(&w[0]) && ["one", "in", "thing"].contains(&w[1])
+        })
+        && words.last().is_some_and(|l| {
+            [
+                "that", "this", "it", "one", "in", "anymore", "them", "those", "again",
+            ]
+            .contains(l)
+        })
+}
+
 /// A terse correction ("no. yarn.", "nope, ruff!") after the agent ran `command`: one name
 /// (a tool, not a word of talk) that is not the program the agent ran.
 fn terse(text: &str, command: &str) -> Option<String> {
@@ -285,7 +479,8 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
     let mut said: Vec<Said> = Vec::new();
     let mut objections: Vec<Objection> = Vec::new();
     let mut skip_next = false;
-    for (i, (line, raw, before)) in msgs.iter().enumerate() {
+    for (i, m) in msgs.iter().enumerate() {
+        let (line, raw, before) = (&m.line, &m.text, &m.before);
         if std::mem::take(&mut skip_next) {
             continue;
         }
@@ -304,6 +499,26 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                     .any(|h| lower.starts_with(h)),
             });
         }
+        // "we don't pull that in anymore" ... "What should I use instead?" ... "stdlib only:
+        // fmt.Errorf with %w": the answer to the agent's question finishes the correction.
+        if (objection || !kept.is_empty())
+            && let Some(next) = msgs
+                .get(i + 1)
+                .filter(|n| n.answers && n.text.len() < PASTED)
+        {
+            let answer: Vec<Sentence> = speech::sentences(&without_markers(next.text))
+                .iter()
+                .map(|s| speech::read(s))
+                .filter(|s| !s.text.is_empty() && !s.local && !s.chatter && !this_task(s))
+                .collect();
+            let states = |s: &Sentence| {
+                s.general || s.directive || s.prohibition || s.why.is_some() || universal(s)
+            };
+            if answer.iter().any(states) {
+                kept.extend(answer);
+                skip_next = true;
+            }
+        }
         if kept.is_empty() {
             // "no. yarn." right after `npm install`: the name is the whole correction.
             if objection
@@ -320,8 +535,13 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             continue;
         }
         // "that folder is generated btw" ... "so don't touch it by hand": one lesson.
+        // (Only when the agent did nothing in between: after a call, it is the next task.)
         if states_only
-            && let Some((_, next, _)) = msgs.get(i + 1)
+            && !skip_next
+            && let Some(next) = msgs
+                .get(i + 1)
+                .filter(|n| same_call(n.before, *before))
+                .map(|n| n.text)
             && next.len() < PASTED
         {
             let more: Vec<Sentence> = speech::sentences(&without_markers(next))
@@ -349,10 +569,34 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             },
         );
         let terse_rule = || command.filter(|_| objection).and_then(|c| terse(&text, c));
-        let Some(mut rule) = composed.or_else(terse_rule) else {
+        // "we use nextest": too short to stand alone; the session's command that uses it says
+        // how ("`cargo nextest run`").
+        let shown = || {
+            let cmd = tool_in_use(t, &kept, *line)?;
+            let mut with: Vec<Sentence> = kept.clone();
+            let last = with.last_mut()?;
+            last.text = format!(
+                "{} (`{cmd}`)",
+                last.text
+                    .trim_end_matches(['.', '!', ' '])
+                    .trim_end_matches(", fyi")
+                    .trim_end_matches(", btw")
+            );
+            rule_text::compose(&with, rule_text::Referent::default())
+        };
+        let Some(mut rule) = composed.or_else(shown).or_else(terse_rule) else {
             continue;
         };
-        if objection && let Some(c) = command {
+        let resolved = command.map(|c| named_object(rule.clone(), c));
+        let named = resolved.as_ref().is_some_and(|r| *r != rule);
+        rule = resolved.unwrap_or(rule);
+        if dangling(&rule) {
+            continue;
+        }
+        if objection
+            && !named
+            && let Some(c) = command
+        {
             rule = instead_of(rule, c);
         }
         // "yes, always dev locally" right after `dbt run`: the command is the situation.
@@ -579,6 +823,13 @@ mod phrasing_tests {
                 "not like that - always a --check --diff run first so I can see what changes",
                 "--check --diff",
             ),
+            (
+                "ok. in future, before you say it's done run `make check` too. CI rejects any warning",
+                "make check",
+            ),
+            ("it's gradle here, not maven", "gradle"),
+            ("gradle, not maven.", "gradle"),
+            ("we deploy with kamal", "kamal"),
         ] {
             let rules = said(&[line]);
             if rules.len() != 1 || !rules[0].contains(word) {
@@ -737,6 +988,64 @@ mod after_a_call_tests {
         })
         .collect();
         assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A statement of a few words that names a tool ("we use nextest", said as an aside)
+    /// gets the session's command that runs it; a refusal that points back at what the agent
+    /// fetched names it, and the answer to the agent's question finishes it.
+    #[test]
+    fn short_statements_are_filled_in_from_the_session() {
+        let t = Transcript {
+            steps: vec![
+                Step::User {
+                    line: 1,
+                    text: "the importer test is flaky on CI, please look. (we use nextest, fyi)"
+                        .into(),
+                },
+                Step::Tool(ToolRun::shell(
+                    2,
+                    "cargo nextest run -E 'test(x)'",
+                    "PASS",
+                    false,
+                )),
+            ],
+        };
+        let rules: Vec<String> = read(&t, None).0.into_iter().map(|s| s.rule).collect();
+        assert_eq!(rules, ["Use nextest (`cargo nextest run`)."]);
+        let t = Transcript {
+            steps: vec![
+                Step::Tool(ToolRun::shell(
+                    1,
+                    "go get github.com/pkg/errors@v0.9.1",
+                    "ok",
+                    false,
+                )),
+                Step::User {
+                    line: 2,
+                    text: "we don't pull that in anymore".into(),
+                },
+                Step::Agent {
+                    line: 3,
+                    text: "Got it. What should I use for wrapping instead?".into(),
+                },
+                Step::User {
+                    line: 4,
+                    text: "stdlib only: fmt.Errorf(\"...: %w\", err), errors.Is/As for checks"
+                        .into(),
+                },
+            ],
+        };
+        let (said, objections) = read(&t, None);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].rule.contains("`github.com/pkg/errors`") && said[0].rule.contains("%w"),
+            "{said:?}"
+        );
+        assert_eq!(objections.len(), 1);
+        assert_eq!(
+            after("npm test", "ahh right, always forget that one").0,
+            Vec::<String>::new()
+        );
     }
 
     /// Talk after a call that is no rule: moods, one-off choices, spots in the code, questions.

@@ -32,6 +32,8 @@ pub struct Sentence {
     pub pointing: bool,
     /// Only marks the objection ("that's not how we do it here"): not part of the rule's text.
     pub marker: bool,
+    /// Sets one name against another and says nothing else ("gradle, not maven").
+    pub contrast: bool,
 }
 
 /// Words that open a sentence without carrying its meaning; the `bool` says it objects.
@@ -268,6 +270,7 @@ const GENERAL: &[&str] = &[
     "next time",
     "for the future",
     "in the future",
+    "in future",
     "going forward",
     "every time",
     "everytime",
@@ -543,6 +546,8 @@ fn universal_norm(lower: &str) -> bool {
         "live",
         "lives",
         "except",
+        "=",
+        "means",
         "always",
         "never",
         "reads",
@@ -757,6 +762,14 @@ fn directive_first(lower: &str) -> bool {
 
 /// Read one sentence.
 pub fn read(sentence: &str) -> Sentence {
+    // "(we use nextest, fyi)": an aside in brackets is said like any other sentence.
+    let trimmed = sentence.trim();
+    let sentence = match trimmed.strip_prefix('(') {
+        Some(inner) if trimmed.trim_end_matches(['.', '!']).ends_with(')') => {
+            inner.trim_end_matches(['.', '!']).trim_end_matches(')')
+        }
+        _ => trimmed,
+    };
     let sentence = corrected(sentence);
     let (s, objection) = strip_openers(sentence.trim());
     let (s, preamble_general) = strip_preamble(s);
@@ -809,14 +822,22 @@ pub fn read(sentence: &str) -> Sentence {
     ]
     .iter()
     .any(|p| has_word(&lower, p.trim()))
-        || ([" only.", " only,", " only;"]
+        || ([" only.", " only,", " only;", " only:"]
             .iter()
             .any(|p| lower.contains(p))
             || lower.ends_with(" only"))
             && !VERBS.contains(&first_word);
     // "I always forget": the user about themselves, not a rule (unless stating a preference).
-    let about_me =
-        (lower.starts_with("i ") || lower.starts_with("i'm ") || lower.starts_with("i've "))
+    // "always forget that one": the speaker's own mind with its "I" left out.
+    let mind = ["always ", "never ", "keep "].iter().any(|a| {
+        lower.strip_prefix(a).is_some_and(|rest| {
+            ["forget", "forgot", "remember", "mix up", "confuse", "miss "]
+                .iter()
+                .any(|v| rest.starts_with(v))
+        })
+    });
+    let about_me = mind
+        || (lower.starts_with("i ") || lower.starts_with("i'm ") || lower.starts_with("i've "))
             && ![
                 "i prefer",
                 "i want",
@@ -865,7 +886,8 @@ pub fn read(sentence: &str) -> Sentence {
             || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))
             || universal_norm(&lower)
             || here
-            || only);
+            || only
+            || bare_contrast(&lower));
     let pointing = local && picks_a_choice(&lower)
         || POINTING.iter().any(|p| has_word(&lower, p.trim()))
         || lower.starts_with("that one")
@@ -881,6 +903,7 @@ pub fn read(sentence: &str) -> Sentence {
         });
     let marker = lower.starts_with("that's not how") || lower.starts_with("that is not how");
     Sentence {
+        contrast: bare_contrast(&lower),
         prohibition,
         pointing,
         marker,
@@ -892,6 +915,25 @@ pub fn read(sentence: &str) -> Sentence {
         local,
         chatter,
     }
+}
+
+/// "gradle, not maven", "pytest not unittest": one name set against another, nothing else.
+fn bare_contrast(lower: &str) -> bool {
+    let body = lower.trim_end_matches(['.', '!', ' ']);
+    let Some((x, y)) = body.split_once(" not ") else {
+        return false;
+    };
+    let name = |s: &str| {
+        let s = s.trim().trim_end_matches(',').trim_matches('`');
+        let words: Vec<&str> = s.split_whitespace().collect();
+        !words.is_empty()
+            && words.len() <= 2
+            && words.iter().all(|w| {
+                !super::phrasing::is_common(w)
+                    && !["it", "that", "this", "yet", "now", "here", "me", "you"].contains(w)
+            })
+    };
+    name(x) && name(y)
 }
 
 /// A sentence made of openers alone ("ugh.", "no no.", "again.").

@@ -163,6 +163,18 @@ fn tool_run(m: &Message) -> ToolRun {
         (_, None, Some(content)) => (String::new(), content),
         _ => (String::new(), String::new()),
     };
+    // A Codex `apply_patch`: its file and the lines it takes out and puts in.
+    let patch = args
+        .as_str()
+        .or_else(|| args.get("input").and_then(|v| v.as_str()))
+        .filter(|p| p.trim_start().starts_with("*** Begin Patch"));
+    let (file, removed, added) = match patch {
+        Some(p) if command.is_none() => {
+            let (f, r, a) = patch_parts(p);
+            (f.or(file), r, a)
+        }
+        _ => (file, removed, added),
+    };
     ToolRun {
         line: m.line_number,
         tool: m.tool_name.clone().unwrap_or_default(),
@@ -177,4 +189,26 @@ fn tool_run(m: &Message) -> ToolRun {
         output: String::new(),
         failed: false,
     }
+}
+
+/// The first file a patch in the `*** Begin Patch` format changes, and the lines it removes
+/// and adds (without their `-` / `+`).
+fn patch_parts(patch: &str) -> (Option<String>, String, String) {
+    let mut file = None;
+    let (mut removed, mut added) = (Vec::new(), Vec::new());
+    for line in patch.lines() {
+        if let Some(f) = ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|p| line.strip_prefix(p))
+        {
+            file.get_or_insert_with(|| f.trim().to_string());
+        } else if line.starts_with("***") || line.starts_with("@@") {
+            continue;
+        } else if let Some(r) = line.strip_prefix('-') {
+            removed.push(r);
+        } else if let Some(a) = line.strip_prefix('+') {
+            added.push(a);
+        }
+    }
+    (file, removed.join("\n"), added.join("\n"))
 }
