@@ -17,11 +17,15 @@ Each hook gets a documented Claude Code payload on stdin; the cases run interlea
 A B C) so load hits them alike. Reports the median and p90 wall time (process start to exit)
 per case and hook, and the difference to `empty`. The issue's budget: <= 100 ms per hook.
 
+`/bin/true` runs in the same loop (the floor of any program started here), and with
+BASELINE=PATH/TO/other/cm (e.g. main's release build) that binary too, with its own HOME set up
+the same way: each row then shows the median against `/bin/true` and the baseline's median.
+
 Measured 2026-12-03 (cargo build --release, 2 shared cores, 10 runs): medians session-start
 empty 6.5 ms, nested-60k 5.5, nested-200k 6.0, inject-64k 36.3, ordinary-64k 19.8; prompt empty
 5.9, nested-60k 6.4, nested-200k 7.8, inject-64k 33.2, ordinary-64k 27.4. Worst 36.3 ms.
 
-Usage: bench/hostile_context.py PATH/TO/cm [RUNS]
+Usage: [BASELINE=...] bench/hostile_context.py PATH/TO/cm [RUNS]
 """
 import json
 import os
@@ -83,14 +87,20 @@ def main():
     cm = os.path.abspath(sys.argv[1])
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
     tmp = tempfile.mkdtemp(prefix="cm-hostile-")
-    home = os.path.join(tmp, "home")
-    os.makedirs(home)
-    env = dict(os.environ, HOME=home)
-    env.pop("CASS_MEMORY_HOME", None)
-    subprocess.run([cm, "init"], env=env, check=True, stdout=subprocess.DEVNULL)
-    for m in MODULES:
-        subprocess.run([cm, "playbook", "add", f"Check the {m} service's retry budget before raising timeouts"],
-                       env=env, check=True, stdout=subprocess.DEVNULL)
+    bins = {"cm": cm}
+    if os.environ.get("BASELINE"):
+        bins["baseline"] = os.path.abspath(os.environ["BASELINE"])
+    envs = {}
+    for b, binary in bins.items():
+        home = os.path.join(tmp, "home-" + b)
+        os.makedirs(home)
+        env = dict(os.environ, HOME=home)
+        env.pop("CASS_MEMORY_HOME", None)
+        subprocess.run([binary, "init"], env=env, check=True, stdout=subprocess.DEVNULL)
+        for m in MODULES:
+            subprocess.run([binary, "playbook", "add", f"Check the {m} service's retry budget before raising timeouts"],
+                           env=env, check=True, stdout=subprocess.DEVNULL)
+        envs[b] = env
     cases = {
         "empty": None,
         "nested-60k": nested(60 * 1024),
@@ -114,21 +124,27 @@ def main():
                                         "hook_event_name": "UserPromptSubmit",
                                         "prompt": "why does the upload service time out on retries?"}),
     }
-    times = {(h, c): [] for h in hooks for c in cases}
+    times = {(b, h, c): [] for b in list(bins) + ["true"] for h in hooks for c in cases}
     for _ in range(runs):
         for h, payload in hooks.items():
             for c, d in dirs.items():
-                times[(h, c)].append(run_once([cm, "hook", h], payload(d).encode(), env))
-    print(f"{'hook':14} {'case':13} {'median ms':>10} {'p90 ms':>8} {'vs empty':>9}")
+                body = payload(d).encode()
+                for b, binary in bins.items():
+                    times[(b, h, c)].append(run_once([binary, "hook", h], body, envs[b]))
+                times[("true", h, c)].append(run_once(["/bin/true"], body, envs["cm"]))
+    extra = f" {'baseline ms':>12}" if "baseline" in bins else ""
+    print(f"{'hook':14} {'case':13} {'median ms':>10} {'p90 ms':>8} {'vs empty':>9} {'x true':>7}{extra}")
     worst = 0.0
     for h in hooks:
-        base = statistics.median(times[(h, "empty")])
+        base = statistics.median(times[("cm", h, "empty")])
         for c in cases:
-            t = sorted(times[(h, c)])
+            t = sorted(times[("cm", h, c)])
             med = statistics.median(t)
             p90 = t[int(len(t) * 0.9) - 1]
+            tru = statistics.median(times[("true", h, c)])
             worst = max(worst, med)
-            print(f"{h:14} {c:13} {med:10.1f} {p90:8.1f} {med - base:+9.1f}")
+            cell = f" {statistics.median(times[('baseline', h, c)]):12.1f}" if "baseline" in bins else ""
+            print(f"{h:14} {c:13} {med:10.1f} {p90:8.1f} {med - base:+9.1f} {med / tru:7.1f}{cell}")
     print(f"worst median {worst:.1f} ms (budget 100 ms per hook)")
 
 

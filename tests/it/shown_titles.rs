@@ -39,16 +39,8 @@ fn world() -> Env {
 
 /// What an agent would read in `v`, lower-cased: no instruction may be in it.
 fn assert_clean(v: &Value, what: &str) {
+    assert_clean_of_instructions(v, what);
     let text = v.to_string().to_lowercase();
-    for needle in [
-        "ignore all previous",
-        "\u{ff1c}system",
-        "<system",
-        "previous instruc",
-        "nore the previous",
-    ] {
-        assert!(!text.contains(needle), "{what}: {needle:?} in {v:#}");
-    }
     assert!(
         text.contains("[withheld:"),
         "{what}: nothing withheld: {v:#}"
@@ -81,6 +73,49 @@ fn the_history_commands_show_titles_and_snippets_sanitized() {
         .data();
     let title = show["session"]["title"].as_str().unwrap_or_default();
     assert!(title.starts_with("[withheld:"), "{show}");
+}
+
+#[test]
+fn history_show_withholds_messages_that_speak_to_the_model() {
+    let env = world();
+    for (i, hostile) in [(0, true), (1, true), (2, true), (3, false)] {
+        let key = format!("{i}8888888");
+        let show = env.cm(&["history", "show", &key]).json().run().ok().data();
+        let messages = &show["messages"];
+        let texts: Vec<&str> = messages
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m["text"].as_str())
+            .collect();
+        assert!(texts.contains(&"Done with the walrus fix."), "{show}");
+        if hostile {
+            assert_clean_of_instructions(messages, &key);
+            assert!(texts.iter().any(|t| t.starts_with("[withheld:")), "{show}");
+        } else {
+            // Commit ids and UUIDs are not secrets or instructions: shown as written.
+            assert!(
+                texts.contains(&format!("Walrus {PLAIN}").as_str()),
+                "{show}"
+            );
+        }
+        let human = env.cm(&["history", "show", &key]).run().ok().stdout;
+        assert_clean_of_instructions(&Value::String(human), &key);
+    }
+}
+
+/// No instruction of the world's titles, in any spelling, is in `v`.
+fn assert_clean_of_instructions(v: &Value, what: &str) {
+    let text = v.to_string().to_lowercase();
+    for needle in [
+        "ignore all previous",
+        "\u{ff1c}system",
+        "<system",
+        "previous instruc",
+        "nore the previous",
+    ] {
+        assert!(!text.contains(needle), "{what}: {needle:?} in {v:#}");
+    }
 }
 
 #[test]

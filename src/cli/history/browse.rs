@@ -84,9 +84,15 @@ pub fn show(args: &ShowArgs, ctx: &Ctx) -> Result<Report> {
         None => (0i64, i64::MAX),
         Some(line) => sessions::window(store, &agent, &session_id, line, args.context)?,
     };
+    // A transcript is as untrusted as its title: what reads like instructions to a model is
+    // withheld, whoever reads this output next.
     let messages: Vec<Value> = sessions::messages(store, &agent, &session_id, lo, hi)?
-        .iter()
-        .map(|m| serde_json::to_value(m).unwrap_or_default())
+        .into_iter()
+        .map(|mut m| {
+            m.text = crate::context::sanitize::message(&m.text);
+            m.tool_args = m.tool_args.map(|a| crate::context::sanitize::message(&a));
+            serde_json::to_value(m).unwrap_or_default()
+        })
         .collect();
     let mut human = format!(
         "{} {} {}\n{}\n\n",

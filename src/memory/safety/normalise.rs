@@ -40,6 +40,16 @@ pub fn display(text: &str) -> Cow<'_, str> {
     Cow::Owned(decoded.nfkc().filter(|c| !invisible(*c)).collect())
 }
 
+/// `text` with only its invisible characters dropped (zero-width, bidi controls, tags): for
+/// text shown as written, such as a transcript's messages, where decoding entities or NFKC
+/// would change code.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() || !text.chars().any(invisible) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().filter(|c| !invisible(*c)).collect())
+}
+
 /// The characters of `it` with every run of whitespace (any kind) as one space, or one line
 /// break when the run holds one (role headers are recognised at line starts), trimmed.
 fn squash(it: impl Iterator<Item = char>) -> String {
