@@ -192,7 +192,7 @@ fn group(rules: Vec<Rule>, cap: Option<usize>, dropped: &mut usize) -> Vec<Group
 }
 
 /// The languages and frameworks a repository uses, from the files at its root.
-fn stack_of(root: &Path) -> Vec<&'static str> {
+pub fn stack_of(root: &Path) -> Vec<&'static str> {
     let has = |f: &str| root.join(f).is_file();
     let mut out = Vec::new();
     if has("Cargo.toml") {

@@ -6,6 +6,7 @@ use super::Ctx;
 use crate::app::task_context::{self, TaskRequest};
 use crate::context::render;
 use crate::error::{CmError, Result};
+use crate::memory::playbook::Playbook;
 use crate::output::Report;
 use std::path::PathBuf;
 
@@ -98,6 +99,16 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     };
     let out = task_context::answer(ctx.store()?, ctx.loaded()?, &req)?;
     let mut answer = out.answer;
+    if let Some(gaps) = answer.gaps.as_mut() {
+        let held: Vec<String> = Playbook::open(ctx.store()?, &ctx.cwd)
+            .load_all()?
+            .into_iter()
+            .map(|e| e.bullet.content)
+            .collect();
+        let root = crate::paths::git_root(&ctx.cwd).unwrap_or_else(|| ctx.cwd.clone());
+        let stack = crate::app::project::stack_of(&root);
+        super::gap_starters::suggest(gaps, &held, &stack);
+    }
     let budget = render::trim(&mut answer, args.max_chars.unwrap_or(out.budget_chars));
     // `CASS_MEMORY_VERBOSE` asks for the same without the flag (an agent's environment).
     if args.verbose || std::env::var("CASS_MEMORY_VERBOSE").is_ok_and(|v| !v.is_empty() && v != "0")

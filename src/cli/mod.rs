@@ -13,6 +13,7 @@ mod diary;
 mod doctor;
 mod doctor_self_test;
 mod forget;
+mod gap_starters;
 mod guard;
 mod guard_check;
 mod guard_packs;

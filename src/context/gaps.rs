@@ -22,6 +22,21 @@ pub struct Gaps {
     pub adequate: Vec<&'static str>,
     pub well_covered: Vec<&'static str>,
     pub categories: Vec<CategoryGap>,
+    /// Starter rules for the thin (critical and underrepresented) categories that the playbook
+    /// does not hold yet; filled by `cm context --gaps`, which knows the starters (left out
+    /// when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<Suggestion>,
+}
+
+/// A starter rule offered for a thin category, with the command that adds it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Suggestion {
+    pub category: String,
+    pub content: String,
+    pub starter: String,
+    pub command: String,
 }
 
 pub fn status(rules: usize) -> &'static str {
@@ -41,6 +56,7 @@ pub fn analyse(counts: &HashMap<String, usize>) -> Gaps {
         adequate: vec![],
         well_covered: vec![],
         categories: vec![],
+        suggestions: vec![],
     };
     for &cat in GAP_CATEGORIES {
         let n = counts.get(cat).copied().unwrap_or(0);

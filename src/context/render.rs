@@ -194,13 +194,16 @@ pub fn human(task: &str, a: &Answer, budget: &Budget) -> String {
     );
     section("Search the history", a.queries.clone());
     if let Some(g) = &a.gaps {
-        section(
-            "Playbook gaps",
-            vec![
-                format!("critical (0 rules): {}", g.critical.join(", ")),
-                format!("underrepresented (1-2): {}", g.underrepresented.join(", ")),
-            ],
+        let mut lines = vec![
+            format!("critical (0 rules): {}", g.critical.join(", ")),
+            format!("underrepresented (1-2): {}", g.underrepresented.join(", ")),
+        ];
+        lines.extend(
+            g.suggestions
+                .iter()
+                .map(|s| format!("starter rule for {}: {}", s.category, s.command)),
         );
+        section("Playbook gaps", lines);
     }
     section("Degraded", degraded_lines(a));
     if a.ranked.rules.is_empty() && a.ranked.anti_patterns.is_empty() {
@@ -268,6 +271,11 @@ pub fn markdown(task: &str, a: &Answer, budget: &Budget) -> String {
             g.categories
                 .iter()
                 .map(|c| format!("{}: {} rule(s), {}", c.category, c.rules, c.status))
+                .chain(
+                    g.suggestions
+                        .iter()
+                        .map(|s| format!("starter rule for {}: `{}`", s.category, s.command)),
+                )
                 .collect(),
         );
     }

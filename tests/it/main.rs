@@ -13,6 +13,7 @@ mod concurrency;
 mod connectors;
 mod context;
 mod context_first_hour;
+mod context_gaps;
 mod diary_quality;
 mod dispatch;
 mod docs_match;
