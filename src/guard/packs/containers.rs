@@ -26,6 +26,18 @@ pub static PACK: Pack = Pack {
             instead: "delete the specific resources by name, after `kubectl get` shows what they are",
         },
         Rule {
+            id: "kubectl-delete-crd",
+            severity: Critical,
+            on: SH,
+            programs: &["kubectl", "oc"],
+            needles: &["delete"],
+            regex: r"^(?:kubectl|oc)\s(?:.*\s)?delete\s+(?:(?:-n|--namespace|--context|-l|--selector)\s+\S+\s+|-\S+\s+)*(?:\S+,)?(?:crds?|customresourcedefinitions?)(?:[\s/,.]|$)",
+            unless: Some(r"\s--dry-run(?:[=\s]|$)"),
+            and: None,
+            why: "deletes a custom resource definition, and with it every resource of that kind in the cluster",
+            instead: "delete the specific resources by name, and let a human remove the definition",
+        },
+        Rule {
             id: "kubectl-delete-all",
             severity: Critical,
             on: SH,

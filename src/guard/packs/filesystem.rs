@@ -46,6 +46,18 @@ pub static PACK: Pack = Pack {
             instead: "move it aside (`sudo mv /etc/nginx /etc/nginx.bak`) and let a human delete it once nothing needs it",
         },
         Rule {
+            id: "rm-data-subdir",
+            severity: High,
+            on: SH,
+            programs: &["rm"],
+            needles: &[],
+            regex: r"^rm\s(?:.*\s)?@R@(?:\s|$)",
+            unless: None,
+            and: Some(r"\s'?/+(?:data|mnt|media|Volumes)/+[^\s/]"),
+            why: "recursively deletes a directory on a data volume (`/data/uploads`, `/mnt/backups/...`): what a service stored there has no trash, no undo",
+            instead: "list it first, and let the user confirm",
+        },
+        Rule {
             id: "rm-system-file",
             severity: High,
             on: SH,

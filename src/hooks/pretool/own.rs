@@ -1,7 +1,9 @@
 //! Checks beyond the rule packs, for commands the packs let through and for written paths: the
 //! agent may not change what guards it (cm's config, traumas and data dir, the agents' hook
 //! settings, git hooks, cm's binaries, or run `cm guard allow`, `cm hooks uninstall`, ...), may
-//! not write shell start-up files or `~/.ssh/authorized_keys` unasked, and Bash writes meet
+//! not write shell start-up files or `~/.ssh/authorized_keys` unasked (appending plain text that
+//! the guard reads as harmless, `echo 'alias gs="git status"' >> ~/.bashrc`, is not asked about,
+//! [`self_protect::plain_append`]), and Bash writes meet
 //! `guard.protectedPaths` as Write/Edit calls do. Under Codex, an interactive shell or REPL is
 //! refused (what is typed into it later reaches no hook).
 //!
@@ -73,6 +75,8 @@ pub fn overlong(cwd: &Path, paths: &[&str]) -> Option<Refusal> {
 pub fn commands(agent: Option<Agent>, commands: &[&str], cwd: &Path) -> Option<Refusal> {
     let mut places: Option<Places> = None;
     let mut written: Vec<String> = Vec::new();
+    // Start-up files a command only appends plain, harmless text to.
+    let mut plain: Vec<String> = Vec::new();
     for c in commands {
         if agent == Some(Agent::Codex)
             && let Some(prog) = interactive::bare_interactive(c)
@@ -105,6 +109,7 @@ pub fn commands(agent: Option<Agent>, commands: &[&str], cwd: &Path) -> Option<R
         }
         if write {
             written.extend(writes::targets(&segments));
+            plain.extend(self_protect::plain_append(c));
         }
     }
     if written.is_empty() {
@@ -115,12 +120,12 @@ pub fn commands(agent: Option<Agent>, commands: &[&str], cwd: &Path) -> Option<R
     if let Some(r) = overlong(cwd, &paths) {
         return Some(r);
     }
-    paths_of(agent, &paths, cwd, &places, true)
+    paths_of(agent, &paths, cwd, &places, true, &plain)
 }
 
 /// Check written paths (Write/Edit, a Codex patch, or a command's targets).
 pub fn paths(agent: Option<Agent>, paths: &[&str], cwd: &Path) -> Option<Refusal> {
-    paths_of(agent, paths, cwd, &Places::from_env(), false)
+    paths_of(agent, paths, cwd, &Places::from_env(), false, &[])
 }
 
 fn paths_of(
@@ -129,6 +134,7 @@ fn paths_of(
     cwd: &Path,
     places: &Places,
     by_command: bool,
+    plain: &[String],
 ) -> Option<Refusal> {
     let home = &places.home;
     if by_command {
@@ -152,7 +158,13 @@ fn paths_of(
             if let Some(what) = self_protect::guard_file(&abs, places) {
                 return Some(own_file(p, what, agent));
             }
-            if let Some(what) = self_protect::startup_file(&abs, places) {
+            // Plain text appended to a shell start-up file passes; SSH access never does,
+            // whatever name leads to it.
+            let plain_rc = plain.iter().any(|q| q.as_str() == *p)
+                && !abs.components().any(|c| c.as_os_str() == ".ssh");
+            if let Some(what) = self_protect::startup_file(&abs, places)
+                && !plain_rc
+            {
                 return Some(Refusal {
                     reason: format!(
                         "cm guard stopped this: it writes `{p}`, {what}; code put there runs later, outside any hook. For the user: {}",
