@@ -20,6 +20,9 @@ pub struct Said {
     pub line: i64,
     pub rule: String,
     pub lesson: LessonKind,
+    /// The agent's call the lesson is about or names (the one just before, or the session's
+    /// command that runs the tool a short statement names).
+    pub command: Option<String>,
 }
 
 /// A message where the user objected to what the agent did, kept for the diary.
@@ -530,6 +533,7 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                     line: *line,
                     rule,
                     lesson: LessonKind::Correction,
+                    command: before.and_then(|r| r.command.clone()),
                 });
             }
             continue;
@@ -571,8 +575,12 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         let terse_rule = || command.filter(|_| objection).and_then(|c| terse(&text, c));
         // "we use nextest": too short to stand alone; the session's command that uses it says
         // how ("`cargo nextest run`").
+        let in_use = composed
+            .is_none()
+            .then(|| tool_in_use(t, &kept, *line))
+            .flatten();
         let shown = || {
-            let cmd = tool_in_use(t, &kept, *line)?;
+            let cmd = in_use.clone()?;
             let mut with: Vec<Sentence> = kept.clone();
             let last = with.last_mut()?;
             last.text = format!(
@@ -633,6 +641,7 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             } else {
                 LessonKind::Convention
             },
+            command: in_use.or_else(|| command.map(str::to_string)),
         });
     }
     (said, objections)
