@@ -700,7 +700,7 @@ fn session(
                     store,
                     playbook,
                     provider,
-                    &b.content,
+                    crate::reflect::situation::strip(&b.content),
                     cfg.dedup_similarity_threshold,
                 ) {
                     Some((id, sim)) => {

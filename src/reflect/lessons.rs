@@ -11,6 +11,7 @@
 use super::delta::{Delta, LessonKind};
 use super::fixes;
 use super::phrasing;
+use super::rule_text::MAX;
 use super::said;
 use super::transcript::{Step, Transcript};
 
@@ -176,7 +177,7 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
         {
             return;
         }
-        let situation = situation_words(&content);
+        let situation = situation_words(super::situation::strip(&content));
         out.push(Delta::Add {
             category: category_of(&content).to_string(),
             content,
@@ -188,7 +189,9 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
     };
     let (said, objections) = said::read(t, workspace);
     for s in said {
-        push_rule(&mut out, s.rule, s.lesson, None, s.line);
+        let about = s.lesson == LessonKind::Correction;
+        let rule = super::situation::situated(&s.rule, s.command.as_deref(), about, MAX);
+        push_rule(&mut out, rule, s.lesson, None, s.line);
     }
     for f in fixes::failures(t) {
         if f.trivial {
@@ -205,6 +208,7 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
         }
         let reason = explanation(t, f.line);
         if let Some(rule) = super::fix_rule::rule(&f, reason.as_deref(), workspace) {
+            let rule = super::situation::situated(&rule, Some(&f.command), true, MAX);
             push_rule(&mut out, rule, LessonKind::Fix, reason, f.line);
         }
     }

@@ -24,6 +24,7 @@ pub mod restate;
 pub mod rule_text;
 pub mod safety;
 pub mod said;
+pub mod situation;
 pub mod speech;
 pub mod tables;
 pub mod tail;

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 /// What a rule names: its backticked spans whole, and its uncommon words stemmed.
 pub fn names(rule: &str) -> BTreeSet<String> {
+    let rule = super::situation::strip(rule);
     let mut out = BTreeSet::new();
     for (i, part) in rule.split('`').enumerate() {
         if i % 2 == 1 {

@@ -20,6 +20,9 @@ pub struct Said {
     pub line: i64,
     pub rule: String,
     pub lesson: LessonKind,
+    /// The agent's call the lesson is about or names (the one just before, or the session's
+    /// command that runs the tool a short statement names).
+    pub command: Option<String>,
 }
 
 /// A message where the user objected to what the agent did, kept for the diary.
@@ -204,7 +207,11 @@ fn this_task(s: &Sentence) -> bool {
 }
 
 /// The sentences of one message that carry its lesson, and whether it objects.
-fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, bool, bool) {
+fn lesson_sentences(
+    text: &str,
+    before: Option<&ToolRun>,
+    ran: &[String],
+) -> (Vec<Sentence>, bool, bool) {
     let read: Vec<Sentence> = speech::sentences(text)
         .iter()
         .map(|s| speech::read(s))
@@ -239,6 +246,7 @@ fn lesson_sentences(text: &str, before: Option<&ToolRun>) -> (Vec<Sentence>, boo
         !s.local
             && !s.chatter
             && (s.general
+                || (s.contrast && contrast_ran(s, ran))
                 || s.why.is_some()
                 || (objection && s.prohibition)
                 || replaces(s, before)
@@ -297,6 +305,21 @@ fn instead_of(rule: String, command: &str) -> String {
     } else {
         rule
     }
+}
+
+/// "gradle, not maven" is about this project's tools when the session ran one of the two
+/// (`./gradlew build`, `mvn package`: a program is often its name without the vowels), not any
+/// contrast of two words ("friday, not monday").
+fn contrast_ran(s: &Sentence, ran: &[String]) -> bool {
+    let consonants = |w: &str| -> String { w.chars().filter(|c| !"aeiou".contains(*c)).collect() };
+    s.text
+        .to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| w.len() >= 3 && *w != "not")
+        .any(|w| {
+            ran.iter()
+                .any(|r| r.starts_with(w) || r.len() >= 3 && *r == consonants(w))
+        })
 }
 
 /// Whether two messages follow the same tool call (the agent ran nothing in between).
@@ -476,6 +499,16 @@ fn terse(text: &str, command: &str) -> Option<String> {
 /// Every lesson the user stated in the session, and every objection (for the diary).
 pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objection>) {
     let msgs = messages(t);
+    let ran: Vec<String> = t
+        .tool_runs()
+        .filter_map(|r| r.command.as_deref())
+        .flat_map(|c| {
+            c.split(|ch: char| !(ch.is_alphanumeric() || ch == '-' || ch == '_'))
+                .filter(|w| w.len() >= 2)
+                .map(str::to_lowercase)
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let mut said: Vec<Said> = Vec::new();
     let mut objections: Vec<Objection> = Vec::new();
     let mut skip_next = false;
@@ -488,7 +521,7 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             continue;
         }
         let text = without_markers(raw);
-        let (mut kept, objection, states_only) = lesson_sentences(&text, *before);
+        let (mut kept, objection, states_only) = lesson_sentences(&text, *before, &ran);
         if objection {
             let lower = text.trim().to_lowercase();
             objections.push(Objection {
@@ -530,6 +563,7 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                     line: *line,
                     rule,
                     lesson: LessonKind::Correction,
+                    command: before.and_then(|r| r.command.clone()),
                 });
             }
             continue;
@@ -561,6 +595,15 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                 .unwrap_or_else(|| f.to_string())
         });
         let command = before.and_then(|r| r.command.as_deref());
+        // "that" is what the call fetched, before the rule is written from the sentences.
+        let mut named = false;
+        if let Some(c) = command {
+            for s in kept.iter_mut() {
+                let resolved = named_object(s.text.clone(), c);
+                named |= resolved != s.text;
+                s.text = resolved;
+            }
+        }
         let composed = rule_text::compose(
             &kept,
             rule_text::Referent {
@@ -571,8 +614,12 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         let terse_rule = || command.filter(|_| objection).and_then(|c| terse(&text, c));
         // "we use nextest": too short to stand alone; the session's command that uses it says
         // how ("`cargo nextest run`").
+        let in_use = composed
+            .is_none()
+            .then(|| tool_in_use(t, &kept, *line))
+            .flatten();
         let shown = || {
-            let cmd = tool_in_use(t, &kept, *line)?;
+            let cmd = in_use.clone()?;
             let mut with: Vec<Sentence> = kept.clone();
             let last = with.last_mut()?;
             last.text = format!(
@@ -587,9 +634,6 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         let Some(mut rule) = composed.or_else(shown).or_else(terse_rule) else {
             continue;
         };
-        let resolved = command.map(|c| named_object(rule.clone(), c));
-        let named = resolved.as_ref().is_some_and(|r| *r != rule);
-        rule = resolved.unwrap_or(rule);
         if dangling(&rule) {
             continue;
         }
@@ -633,6 +677,7 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             } else {
                 LessonKind::Convention
             },
+            command: in_use.or_else(|| command.map(str::to_string)),
         });
     }
     (said, objections)
@@ -828,7 +873,6 @@ mod phrasing_tests {
                 "make check",
             ),
             ("it's gradle here, not maven", "gradle"),
-            ("gradle, not maven.", "gradle"),
             ("we deploy with kamal", "kamal"),
         ] {
             let rules = said(&[line]);
@@ -1045,6 +1089,31 @@ mod after_a_call_tests {
         assert_eq!(
             after("npm test", "ahh right, always forget that one").0,
             Vec::<String>::new()
+        );
+        // "X, not Y" alone is about the tools when the session ran one of them.
+        assert_eq!(
+            after("mvn -q package", "gradle, not maven.").0,
+            ["Use gradle, not maven."]
+        );
+        assert_eq!(
+            after("npm test", "friday, not monday.").0,
+            Vec::<String>::new()
+        );
+        for chatter in [
+            "we don't need that",
+            "hmm, not that",
+            "don't do that again",
+            "ok, never mind that",
+        ] {
+            assert_eq!(
+                after("pip install requests", chatter).0,
+                Vec::<String>::new(),
+                "{chatter}"
+            );
+        }
+        assert_eq!(
+            after("pip install requests", "we don't use that here").0,
+            ["Don't use `requests` here."]
         );
     }
 

@@ -886,8 +886,7 @@ pub fn read(sentence: &str) -> Sentence {
             || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))
             || universal_norm(&lower)
             || here
-            || only
-            || bare_contrast(&lower));
+            || only);
     let pointing = local && picks_a_choice(&lower)
         || POINTING.iter().any(|p| has_word(&lower, p.trim()))
         || lower.starts_with("that one")
