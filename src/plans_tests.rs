@@ -106,6 +106,12 @@ fn hot_statements_never_scan_what_they_look_up() {
     let cases: Vec<(&str, Vec<Value>, &[&str])> = vec![
         (index::POSTINGS_SQL, vec![text("auth")], &[]),
         (index::DOC_SQL, vec![1.into()], &[]),
+        (index::HELD_BY_MORE_SQL, vec![text("auth"), 50.into()], &[]),
+        (
+            crate::context::evidence::tables::HELD_BY_MORE_SQL,
+            vec![text("auth"), 50.into()],
+            &[],
+        ),
         (index::DOC_LEN_SQL, vec![text("b-000000000001")], &[]),
         (index::DIRTY_SQL, vec![], &["context_dirty"]),
         (index::TOTALS_SQL, vec![], &["context_docs"]),

@@ -107,6 +107,7 @@ pub fn candidates_in(
             idf_sum,
             &contrast,
             background.situations,
+            &scored,
         )?
     } else {
         HashMap::new()

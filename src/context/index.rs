@@ -170,6 +170,9 @@ pub const MAX_DIRTY_IN_MEMORY: usize = 200;
 #[derive(Debug, Clone)]
 pub struct DocInfo {
     pub id: String,
+    /// Its key among the corpus's documents: the stored rowid, or `-(index + 1)` for a document
+    /// held in memory ([`Corpus::postings`]).
+    pub key: i64,
     pub len: f64,
     pub live: bool,
     pub anti: bool,
@@ -218,6 +221,9 @@ pub const TOTALS_SQL: &str =
     "SELECT count(*), coalesce(sum(len), 0), coalesce(sum(evidenced), 0) FROM context_docs";
 /// A term's postings (primary-key prefix of the postings table).
 pub const POSTINGS_SQL: &str = "SELECT doc, tf FROM context_terms WHERE term = ?1";
+/// Whether more than `?2` documents hold a term: a probe of the postings' primary key that
+/// materialises no row.
+pub const HELD_BY_MORE_SQL: &str = "SELECT 1 FROM context_terms WHERE term = ?1 LIMIT 1 OFFSET ?2";
 /// What ranking knows about one document, by rowid.
 pub const DOC_SQL: &str = "SELECT d.bullet_id, d.len, d.live, d.anti, d.helpful, d.scoped, d.placed FROM context_docs d WHERE d.doc = ?1";
 /// Forget one document's postings, through the index on `doc` named outright.
@@ -228,8 +234,9 @@ pub const DIRTY_SQL: &str = "SELECT bullet_id FROM context_dirty";
 /// A document's stored length, by its unique bullet id.
 pub const DOC_LEN_SQL: &str = "SELECT len FROM context_docs WHERE bullet_id = ?1";
 
-fn doc_info(r: &rusqlite::Row, at: usize) -> rusqlite::Result<DocInfo> {
+fn doc_info(r: &rusqlite::Row, at: usize, key: i64) -> rusqlite::Result<DocInfo> {
     Ok(DocInfo {
+        key,
         id: r.get(at)?,
         len: r.get(at + 1)?,
         live: r.get(at + 2)?,
@@ -243,6 +250,7 @@ fn doc_info(r: &rusqlite::Row, at: usize) -> rusqlite::Result<DocInfo> {
 
 fn memory_info(i: usize, m: &MemoryDoc) -> DocInfo {
     DocInfo {
+        key: -(i as i64) - 1,
         id: m.bullet.id.clone(),
         len: m.terms.len,
         live: m.bullet.is_live(),
@@ -384,7 +392,10 @@ impl<'c> Corpus<'c> {
                     let info = if acc.contains_key(&doc) {
                         None
                     } else {
-                        match doc_stmt.query_row([doc], |r| doc_info(r, 0)).optional() {
+                        match doc_stmt
+                            .query_row([doc], |r| doc_info(r, 0, doc))
+                            .optional()
+                        {
                             Ok(Some(i)) => Some(i),
                             Ok(None) => continue,
                             Err(e) => return Err(sql(e)),
@@ -457,6 +468,61 @@ impl<'c> Corpus<'c> {
         Ok(df)
     }
 
+    /// The documents whose text holds `term`, as (key, term frequency), read without looking
+    /// any document up (stored rowids, and in-memory documents as `-(index + 1)`); `None` when
+    /// more than `limit` stored documents hold it (the read stops there). Stale stored rows are
+    /// still listed: [`Corpus::infos_by_key`] leaves them out.
+    pub fn postings(&self, term: &str, limit: usize) -> Result<Option<Vec<(i64, f64)>>> {
+        let mut out = Vec::new();
+        if let Some(conn) = self.conn {
+            let common = conn
+                .prepare_cached(HELD_BY_MORE_SQL)
+                .and_then(|mut s| s.exists(params![term, limit as i64]))
+                .map_err(sql)?;
+            if common {
+                return Ok(None);
+            }
+            let mut stmt = conn.prepare_cached(POSTINGS_SQL).map_err(sql)?;
+            let rows = stmt
+                .query_map([term], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(sql)?;
+            for row in rows {
+                if out.len() >= limit {
+                    return Ok(None);
+                }
+                out.push(row.map_err(sql)?);
+            }
+        }
+        for (i, m) in self.memory.iter().enumerate() {
+            if let Some(tf) = m.terms.tf.get(term) {
+                out.push((-(i as i64) - 1, *tf));
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// What is known about the documents of these keys ([`Corpus::postings`]); unknown and
+    /// stale ones are left out.
+    pub fn infos_by_key(&self, keys: &[i64]) -> Result<Vec<DocInfo>> {
+        let mut out = Vec::with_capacity(keys.len());
+        for &key in keys {
+            if key < 0 {
+                if let Some(m) = self.memory.get((-key - 1) as usize) {
+                    out.push(memory_info((-key - 1) as usize, m));
+                }
+                continue;
+            }
+            let Some(conn) = self.conn else { continue };
+            let mut stmt = conn.prepare_cached(DOC_SQL).map_err(sql)?;
+            match stmt.query_row([key], |r| doc_info(r, 0, key)).optional() {
+                Ok(Some(info)) if !self.excluded.contains(&info.id) => out.push(info),
+                Ok(_) => {}
+                Err(e) => return Err(sql(e)),
+            }
+        }
+        Ok(out)
+    }
+
     /// Evidence-field scores of the personal rules whose sessions hold terms of `query`
     /// (distinct terms), by bullet id. Rules changed since the last refresh keep their stored
     /// evidence (it is rebuilt with their terms).
@@ -499,10 +565,10 @@ impl<'c> Corpus<'c> {
             if let Some(conn) = self.conn {
                 let mut stmt = conn
                     .prepare_cached(&format!(
-                        "SELECT {DOC_COLS} FROM context_docs d WHERE d.bullet_id = ?1"
+                        "SELECT {DOC_COLS}, d.doc FROM context_docs d WHERE d.bullet_id = ?1"
                     ))
                     .map_err(sql)?;
-                if let Ok(info) = stmt.query_row([id], |r| doc_info(r, 0)) {
+                if let Ok(info) = stmt.query_row([id], |r| doc_info(r, 0, r.get(7)?)) {
                     out.push(info);
                 }
             }

@@ -13,8 +13,9 @@
 //!                           + Σ_t c(t) idf_E(t) max_e s(t,e) w(rule, e) / Σ_t idf_E(t) )`
 //!
 //! over the same denominators as the lexical and evidence coverages (the task's own terms, with
-//! their contrast `c`), where `sat` is BM25's term-frequency part (about 1 for a word the rule
-//! says once, at most 1 here) and `w` the word's weight in the rule's vocabulary; capped at 1.
+//! their contrast `c`), where `sat` is 1 when the rule's text holds `e` (BM25's term-frequency
+//! part is about 1 for a word said once, and it is capped at 1 here) and `w` the word's weight in
+//! the rule's vocabulary; capped at 1.
 //! So a concept word can cover a task word at most as well as the word itself, at [`WEIGHT`],
 //! and only one concept word counts per task word (a rule full of release words does not cover
 //! "live" many times over). A rule met through one task word only keeps [`SINGLE_TERM`] of it
@@ -24,7 +25,11 @@
 //! relevance beside the association layer.
 //!
 //! Cost: the postings of at most [`MAX_WORDS`] concept words, text and evidence, a word held by
-//! more than a tenth of the rules left out as the evidence field leaves it out; the table of
+//! more than a tenth of the rules left out as the evidence field leaves it out (a probe of the
+//! index says so without reading its postings). A text posting is a document key and a bit per
+//! concept word: no rule is looked up while they are read, and of the rules the task's own words
+//! did not find, only the [`MAX_RESOLVED`] best by their text part are (on a 5,000-rule store a
+//! concept word is in hundreds of texts; looking each one up cost ~40 ms, issue 25). The table of
 //! stems is built once per process from the lexicon (a few hundred words).
 
 pub mod lexicon;
@@ -33,7 +38,7 @@ use super::associate::Associated;
 use super::bm25;
 use super::contrast::Contrast;
 use super::evidence::score::{COMMON_MIN, COMMON_SHARE, Lookup};
-use super::index::Corpus;
+use super::index::{Corpus, Scored};
 use super::stem::stem;
 use crate::error::Result;
 use std::collections::HashMap;
@@ -145,15 +150,31 @@ fn words_to_read(expanded: &[(String, Vec<(String, f64)>)]) -> Vec<String> {
     all.into_iter().map(|(m, _)| m.to_string()).collect()
 }
 
-/// What a rule holds of the concept words: (word -> strength in its text, in its sessions).
-#[derive(Default)]
+/// What a rule holds of the concept words read (at most [`MAX_WORDS`], by their place in that
+/// list): those its text holds, as a bitmask, and each one's weight in its sessions' vocabulary
+/// (0 when they do not say it). Plain data, no allocation: thousands of rules may hold one.
+#[derive(Clone, Copy, Default)]
 struct Held {
-    text: HashMap<String, f64>,
-    sessions: HashMap<String, f64>,
+    text: u32,
+    sessions: [f64; MAX_WORDS],
+}
+
+/// A task term in some concept: its idf as the lexical and evidence coverages weigh it, and its
+/// concept words among those read, as (place in that list, `s(t, e)`).
+struct TaskTerm {
+    text_idf: f64,
+    evidence_idf: Option<f64>,
+    words: Vec<(usize, f64)>,
 }
 
 /// Concept scores of the rules holding a concept word of the task's terms, by rule id.
-/// `idf_sum` and `task` are the lexical and evidence denominators of the task's own terms.
+/// `idf_sum` and `task` are the lexical and evidence denominators of the task's own terms;
+/// `known` are the rules the task's own words found (their documents are already looked up).
+///
+/// A concept word's postings are read without looking any document up; of the rules whose text
+/// holds one and that the task's words did not find, only the [`MAX_RESOLVED`] best by that
+/// text part are looked up (a rule found only through concept words joins the candidates only
+/// among the best few anyway).
 pub fn widen(
     corpus: &Corpus,
     terms: &[String],
@@ -161,46 +182,29 @@ pub fn widen(
     idf_sum: f64,
     contrast: &Contrast,
     situations: Option<&HashMap<String, i64>>,
+    known: &[Scored],
 ) -> Result<HashMap<String, Associated>> {
     let expanded = expand(terms);
     if expanded.is_empty() {
         return Ok(HashMap::new());
     }
     let words = words_to_read(&expanded);
-    let mut held: HashMap<String, Held> = HashMap::new();
     // A concept word in a large share of the rules' texts says little and would cost a read of
     // thousands of postings (as for the evidence field, [`COMMON_SHARE`]).
-    let common = ((COMMON_SHARE * corpus.stats.docs) as usize).max(COMMON_MIN) as f64;
-    for w in &words {
-        if corpus.df(w)? > common {
-            continue;
-        }
-        let (scored, _) = corpus.score_weighted(&[(w.as_str(), 1.0)], false, false)?;
-        let idf = bm25::idf(scored.len() as f64, corpus.stats.docs.max(1.0));
-        for s in scored {
-            let sat = if idf > 0.0 {
-                (s.raw / idf).min(1.0)
-            } else {
-                0.0
-            };
-            held.entry(s.info.id)
-                .or_default()
-                .text
-                .insert(w.clone(), sat);
+    let common = ((COMMON_SHARE * corpus.stats.docs) as usize).max(COMMON_MIN);
+    let mut text: HashMap<i64, u32> = HashMap::new();
+    for (i, w) in words.iter().enumerate() {
+        for (key, tf) in corpus.postings(w, common)?.unwrap_or_default() {
+            if tf > 0.0 {
+                *text.entry(key).or_default() |= 1 << i;
+            }
         }
     }
     let lookup = corpus.evidence(&words)?;
-    for (w, list) in &lookup.postings {
-        for (rule, weight) in list {
-            held.entry(rule.clone())
-                .or_default()
-                .sessions
-                .insert(w.clone(), *weight);
-        }
-    }
-    if held.is_empty() {
+    if text.is_empty() && lookup.postings.iter().all(|(_, list)| list.is_empty()) {
         return Ok(HashMap::new());
     }
+    let place_of = |w: &str| words.iter().position(|x| x == w);
     // A concept word the workspace's situations all say is its setting (a UI project says
     // "component" in every session), as for the task's own words.
     let setting = match situations {
@@ -210,73 +214,136 @@ pub fn widen(
         }
         None => Contrast::none(),
     };
-    for h in held.values_mut() {
-        for (w, v) in h.text.iter_mut().chain(h.sessions.iter_mut()) {
-            *v *= setting.weight(w);
+    let discount: Vec<f64> = words.iter().map(|w| setting.weight(w)).collect();
+    // The task terms' idf, as the lexical and evidence coverages weigh them.
+    let mut task_terms = Vec::with_capacity(expanded.len());
+    for (t, list) in &expanded {
+        let words: Vec<(usize, f64)> = list
+            .iter()
+            .filter_map(|(e, s)| place_of(e).map(|i| (i, *s)))
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        let df = corpus.df(t)?.max(1.0);
+        let evidence_idf = task.postings.iter().find(|(x, _)| x == t).map(|(_, list)| {
+            contrast.weight(t) * bm25::idf((list.len() as f64).max(1.0), task.docs)
+        });
+        task_terms.push(TaskTerm {
+            text_idf: contrast.weight(t) * bm25::idf(df, corpus.stats.docs.max(1.0)),
+            evidence_idf,
+            words,
+        });
+    }
+    let scoring = Scoring {
+        terms: &task_terms,
+        discount: &discount,
+        idf_sum,
+        evidence_denominator: task.denominator(contrast),
+    };
+    // The rules whose text holds a concept word: those the task's words found, and the best few
+    // of the others by what their text covers.
+    let mut held: HashMap<&str, Held> = HashMap::new();
+    for s in known {
+        if let Some(mask) = text.remove(&s.info.key) {
+            held.entry(s.info.id.as_str()).or_default().text |= mask;
         }
     }
-    // The task terms' idf, as the lexical and evidence coverages weigh them.
-    let mut text_idf: HashMap<&str, f64> = HashMap::new();
-    for (t, _) in &expanded {
-        let df = corpus.df(t)?.max(1.0);
-        text_idf.insert(
-            t,
-            contrast.weight(t) * bm25::idf(df, corpus.stats.docs.max(1.0)),
-        );
-    }
-    let evidence_idf: HashMap<&str, f64> = task
-        .postings
+    let mut others: Vec<(i64, f64)> = text
         .iter()
-        .map(|(t, list)| {
-            let df = (list.len() as f64).max(1.0);
-            (t.as_str(), contrast.weight(t) * bm25::idf(df, task.docs))
+        .map(|(key, mask)| {
+            let held = Held {
+                text: *mask,
+                ..Held::default()
+            };
+            (*key, scoring.text_part(&held))
         })
         .collect();
-    let evidence_denominator = task.denominator(contrast);
-    Ok(score_rules(
-        &expanded,
-        &held,
-        &text_idf,
-        idf_sum,
-        &evidence_idf,
-        evidence_denominator,
-    ))
+    others.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    others.truncate(MAX_RESOLVED);
+    let keys: Vec<i64> = others.iter().map(|(key, _)| *key).collect();
+    let resolved = corpus.infos_by_key(&keys)?;
+    for info in &resolved {
+        held.entry(info.id.as_str()).or_default().text |= text[&info.key];
+    }
+    for (w, list) in &lookup.postings {
+        let Some(i) = place_of(w) else { continue };
+        for (rule, weight) in list {
+            held.entry(rule.as_str()).or_default().sessions[i] = *weight;
+        }
+    }
+    Ok(held
+        .into_iter()
+        .filter_map(|(rule, h)| {
+            let (score, held_words) = scoring.score(&h);
+            (score > 0.0).then(|| {
+                let terms = held_words.map(|i| words[i].clone()).collect();
+                (rule.to_string(), Associated { score, terms })
+            })
+        })
+        .collect())
 }
 
-/// The formula of the module docs over what each rule holds. Pure.
-fn score_rules(
-    expanded: &[(String, Vec<(String, f64)>)],
-    held: &HashMap<String, Held>,
-    text_idf: &HashMap<&str, f64>,
+/// Rules whose text holds a concept word and that the task's own words did not find, looked up
+/// at most (the best by what their text covers).
+pub const MAX_RESOLVED: usize = super::engine::MAX_EVIDENCE_ONLY;
+
+/// The formula of the module docs, for one task.
+struct Scoring<'a> {
+    terms: &'a [TaskTerm],
+    /// The setting weight of each concept word read.
+    discount: &'a [f64],
     idf_sum: f64,
-    evidence_idf: &HashMap<&str, f64>,
     evidence_denominator: f64,
-) -> HashMap<String, Associated> {
-    let mut out = HashMap::new();
-    for (rule, h) in held {
+}
+
+impl Scoring<'_> {
+    /// The best of a task term's concept words in a field: (place, `s(t, e)` x value x setting).
+    fn best(&self, t: &TaskTerm, value: impl Fn(usize) -> f64) -> Option<(usize, f64)> {
+        t.words
+            .iter()
+            .map(|&(i, s)| (i, s * value(i) * self.discount[i]))
+            .filter(|(_, v)| *v > 0.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+    }
+
+    fn in_text(h: &Held) -> impl Fn(usize) -> f64 + '_ {
+        move |i| f64::from(u8::from(h.text & (1 << i) != 0))
+    }
+
+    /// What the rule's text covers, before the single-term share and the weight (to pick which
+    /// rules to look up).
+    fn text_part(&self, h: &Held) -> f64 {
+        if self.idf_sum <= 0.0 {
+            return 0.0;
+        }
+        self.terms
+            .iter()
+            .filter_map(|t| Some(t.text_idf * self.best(t, Self::in_text(h))?.1))
+            .sum::<f64>()
+            / self.idf_sum
+    }
+
+    /// A rule's concept score and the concept words behind it (places in the list read, each
+    /// once).
+    fn score(&self, h: &Held) -> (f64, impl Iterator<Item = usize> + use<>) {
         let mut score = 0.0;
         let mut covered = 0;
-        let mut terms: Vec<String> = Vec::new();
-        for (t, words) in expanded {
+        let mut used: u32 = 0;
+        for t in self.terms {
             let before = score;
-            let best = |field: &HashMap<String, f64>| {
-                words
-                    .iter()
-                    .filter_map(|(e, s)| field.get(e).map(|v| (e, s * v)))
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-            };
-            if idf_sum > 0.0
-                && let Some((e, v)) = best(&h.text)
+            if self.idf_sum > 0.0
+                && let Some((i, v)) = self.best(t, Self::in_text(h))
             {
-                score += text_idf.get(t.as_str()).copied().unwrap_or(0.0) * v / idf_sum;
-                push(&mut terms, e);
+                score += t.text_idf * v / self.idf_sum;
+                used |= 1 << i;
             }
-            if evidence_denominator > 0.0
-                && let Some(idf) = evidence_idf.get(t.as_str())
-                && let Some((e, v)) = best(&h.sessions)
+            if self.evidence_denominator > 0.0
+                && let Some(idf) = t.evidence_idf
+                && let Some((i, v)) = self.best(t, |i| h.sessions[i])
             {
-                score += idf * v / evidence_denominator;
-                push(&mut terms, e);
+                score += idf * v / self.evidence_denominator;
+                used |= 1 << i;
             }
             covered += usize::from(score > before);
         }
@@ -284,22 +351,12 @@ fn score_rules(
         if covered < 2 {
             score *= SINGLE_TERM;
         }
-        if score > 0.0 {
-            out.insert(
-                rule.clone(),
-                Associated {
-                    score: (WEIGHT * score).clamp(0.0, 1.0),
-                    terms,
-                },
-            );
-        }
-    }
-    out
-}
-
-fn push(terms: &mut Vec<String>, e: &str) {
-    if !terms.iter().any(|t| t == e) {
-        terms.push(e.to_string());
+        let score = if score > 0.0 {
+            (WEIGHT * score).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        (score, (0..MAX_WORDS).filter(move |i| used & (1 << i) != 0))
     }
 }
 
@@ -349,21 +406,56 @@ mod tests {
 
     #[test]
     fn one_concept_word_per_task_word_counts_at_most_as_the_word_itself() {
-        let expanded = vec![(
-            "live".to_string(),
-            vec![("appli".to_string(), 1.0), ("deploi".to_string(), 1.0)],
-        )];
-        let mut held = HashMap::new();
-        let mut h = Held::default();
-        h.text.insert("appli".into(), 1.0);
-        h.text.insert("deploi".into(), 1.0);
-        held.insert("r".to_string(), h);
-        let idf = HashMap::from([("live", 2.0)]);
-        let got = score_rules(&expanded, &held, &idf, 4.0, &HashMap::new(), 0.0);
-        // One task word met: a coincidence, at half.
+        // "live" meets "apply" and "deploy" (words 0 and 1), both in the rule's text.
+        let terms = [TaskTerm {
+            text_idf: 2.0,
+            evidence_idf: None,
+            words: vec![(0, 1.0), (1, 1.0)],
+        }];
+        let scoring = Scoring {
+            terms: &terms,
+            discount: &[1.0, 1.0],
+            idf_sum: 4.0,
+            evidence_denominator: 0.0,
+        };
+        let h = Held {
+            text: 0b11,
+            ..Held::default()
+        };
+        let (score, words) = scoring.score(&h);
+        // One task word met: a coincidence, at half; one concept word counts, the first best.
         assert!(
-            (got["r"].score - WEIGHT * SINGLE_TERM * 0.5).abs() < 1e-12,
-            "{got:?}"
+            (score - WEIGHT * SINGLE_TERM * 0.5).abs() < 1e-12,
+            "{score}"
         );
+        assert_eq!(words.collect::<Vec<_>>(), [0]);
+        // Two task words met, one in the text and one in the sessions: a topic, in full.
+        let terms = [
+            TaskTerm {
+                text_idf: 2.0,
+                evidence_idf: None,
+                words: vec![(0, 1.0)],
+            },
+            TaskTerm {
+                text_idf: 2.0,
+                evidence_idf: Some(1.0),
+                words: vec![(1, 0.5)],
+            },
+        ];
+        let scoring = Scoring {
+            terms: &terms,
+            discount: &[1.0, 0.5],
+            idf_sum: 4.0,
+            evidence_denominator: 2.0,
+        };
+        let mut h = Held {
+            text: 0b01,
+            ..Held::default()
+        };
+        h.sessions[1] = 1.0;
+        let (score, _) = scoring.score(&h);
+        let want = WEIGHT * (2.0 / 4.0 + 0.5 * 0.5 / 2.0);
+        assert!((score - want).abs() < 1e-12, "{score}");
+        assert!((scoring.text_part(&h) - 0.5).abs() < 1e-12);
     }
 }

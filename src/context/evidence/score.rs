@@ -107,6 +107,9 @@ pub fn lookup(conn: &Connection, terms: &[String], docs: f64) -> Result<Lookup> 
             // idf is near zero) and would cost a read of thousands of postings: reading stops
             // past that share, and the word is left out.
             let common = ((COMMON_SHARE * docs) as usize).max(COMMON_MIN);
+            if tables::held_by_more(conn, t, common)? {
+                continue;
+            }
             let list = tables::postings(conn, t, common + 1)?;
             if list.len() > common {
                 continue;

@@ -241,6 +241,16 @@ pub fn places_of(conn: &Connection, bullet_id: &str) -> Result<Vec<(String, Stri
 }
 
 /// Evidence postings of one term, at most `limit`: (bullet id, weight).
+/// Whether more than `n` rules hold `term` in their vocabulary: a probe of the primary key that
+/// materialises no row (reading a common word's postings only to drop them cost milliseconds).
+pub const HELD_BY_MORE_SQL: &str = "SELECT 1 FROM rule_evidence WHERE term = ?1 LIMIT 1 OFFSET ?2";
+
+pub fn held_by_more(conn: &Connection, term: &str, n: usize) -> Result<bool> {
+    conn.prepare_cached(HELD_BY_MORE_SQL)
+        .and_then(|mut s| s.exists(params![term, n as i64]))
+        .map_err(sql)
+}
+
 pub fn postings(conn: &Connection, term: &str, limit: usize) -> Result<Vec<(String, f64)>> {
     conn.prepare_cached("SELECT bullet_id, w FROM rule_evidence WHERE term = ?1 LIMIT ?2")
         .and_then(|mut s| {
