@@ -166,7 +166,7 @@ def rates(rows):
 
 def figures(results):
     out = {}
-    for s in SETS:
+    for s in dict.fromkeys(r["set"] for r in results):  # every set measured, in order
         rows = [r for r in results if r["set"] == s]
         if rows:
             projects = sorted({r["project"] for r in rows})
