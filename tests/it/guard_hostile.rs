@@ -356,24 +356,43 @@ mod protected_paths {
             r#"{"guard": {"protectedPaths": [".env"]}}"#,
         );
         // Each file was compared with every one before it (the square of their number: 4.7 s
-        // for 20,000 files in a release build); bench/hostile_pretool.py times it.
-        let mut patch = String::from("*** Begin Patch\n");
-        for i in 0..20_000 {
-            patch.push_str(&format!("*** Add File: src/f{i}.txt\n+x\n"));
-        }
-        patch.push_str("*** Update File: .env\n@@\n-A\n+B\n*** End Patch\n");
-        let payload = serde_json::json!({
-            "session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse",
-            "turn_id": "t", "model": "gpt-5-codex", "tool_name": "apply_patch",
-            "tool_input": {"input": patch}, "tool_use_id": "c",
-        });
-        let out = env.pretool(&payload.to_string());
+        // for 20,000 files in a release build), then each was resolved on disk (0.9 s); now a
+        // call naming more than 1,024 files is refused for its size, and one under the bound
+        // is checked file by file. bench/hostile_pretool.py times both.
+        let patch_of = |files: usize| {
+            let mut patch = String::from("*** Begin Patch\n");
+            for i in 0..files {
+                patch.push_str(&format!("*** Add File: src/f{i}.txt\n+x\n"));
+            }
+            patch.push_str("*** Update File: .env\n@@\n-A\n+B\n*** End Patch\n");
+            serde_json::json!({
+                "session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse",
+                "turn_id": "t", "model": "gpt-5-codex", "tool_name": "apply_patch",
+                "tool_input": {"input": patch}, "tool_use_id": "c",
+            })
+        };
+        let out = env.pretool(&patch_of(20_000).to_string());
+        assert!(
+            denies(&out) && out.stdout.contains("names 20001 files"),
+            "{}{}",
+            out.stdout,
+            out.stderr
+        );
+        let out = env.pretool(&patch_of(1_000).to_string());
         assert!(
             denies(&out) && out.stdout.contains("`.env`"),
             "{}{}",
             out.stdout,
             out.stderr
         );
+        let mut ok = patch_of(1_000);
+        let text = ok["tool_input"]["input"]
+            .as_str()
+            .unwrap()
+            .replace(".env", "notes.txt");
+        ok["tool_input"]["input"] = serde_json::Value::String(text);
+        let out = env.pretool(&ok.to_string());
+        assert!(!denies(&out), "{}{}", out.stdout, out.stderr);
     }
 
     #[test]

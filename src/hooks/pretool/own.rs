@@ -50,11 +50,29 @@ pub fn asks(agent: Option<Agent>) -> bool {
     matches!(agent, Some(Agent::Claude | Agent::Gemini | Agent::Cursor))
 }
 
+/// The most files one tool call may name and still be checked within the hook's budget (each
+/// is resolved on disk: ~10 µs apiece in a release build, so 1,024 stay near 10 ms).
+pub const MAX_PATHS: usize = 1024;
+
 /// A working directory or a written path longer than PATH_MAX: no process works in such a
 /// directory or opens such a path by its name (the kernel refuses it), so a payload naming one
 /// is not what an agent sends, and the guard cannot look up the repository's protection there.
 /// Refused, naming the bound, before anything else walks it.
+///
+/// Also a call that names more files than the guard can check within its time budget (each
+/// one is resolved on disk): past [`MAX_PATHS`] the user is asked (agents that cannot ask are
+/// refused), naming the count, rather than letting the hook run past its deadline.
 pub fn overlong(cwd: &Path, paths: &[&str]) -> Option<Refusal> {
+    if paths.len() > MAX_PATHS {
+        let n = paths.len();
+        return Some(Refusal {
+            reason: format!(
+                "cm guard stopped this tool call: it names {n} files, more than the {MAX_PATHS} the guard checks in one call within its time budget, so it cannot tell whether one of them is protected. Instead: make the change in parts of at most {MAX_PATHS} files."
+            ),
+            user: format!("cm guard: a tool call names {n} files to write"),
+            ask: true,
+        });
+    }
     let max = crate::paths::PATH_MAX;
     let (what, len) = if cwd.as_os_str().len() > max {
         ("its working directory (cwd)", cwd.as_os_str().len())
