@@ -14,7 +14,8 @@ bench/hostile_context.py, and item 12 the server, bench/serve_hostile.py):
      traumas (on `npm test`); 25,000 repository `protectedPaths` on a Write (and 25,000 with
      wildcards); a 400 KB `cwd` (with `rm -rf ~`, `echo x > foo`, a Write); beyond the issue:
      300 traumas just under the size floor (`rm\w{10}`), a 400 KB Write path, a 4 KB cwd of
-     2,040 levels, a Codex patch of 20,000 files, 20,000 repeated `command` keys
+     2,040 levels, a Codex patch of 20,000 files (past the 1,024-file bound) and of 1,024 files,
+     20,000 repeated `command` keys
   5  `rm -rf ~` through `mcp__shell__run_command`, `mcp__desktop-commander__start_process`,
      `bash`, `"Bash "`, Codex `local_shell` (`action.command`); a Codex `apply_patch` of `.env`
   6  `cm guard allow 'rm -rf ~'`, `cm hooks uninstall --everywhere`, `cm guard --uninstall`,
@@ -133,6 +134,8 @@ def cases(project):
         ("4 4 KB cwd, 2,040 levels", None, payload("/" + "a/" * 2040, command="echo x > foo")),
         ("4 patch of 20,000 files", None, payload(project, tool="apply_patch", tool_input={
             "input": "*** Begin Patch\n" + "".join("*** Add File: f%d\n+x\n" % i for i in range(20000)) + "*** End Patch\n"})),
+        ("4 patch of 1,024 files", None, payload(project, tool="apply_patch", tool_input={
+            "input": "*** Begin Patch\n" + "".join("*** Add File: f%d\n+x\n" % i for i in range(1024)) + "*** End Patch\n"})),
         ("4 20,000 duplicate command keys", None, duplicate_keys(project, 20000)),
         ("5 mcp__shell__run_command", None, payload(project, tool="mcp__shell__run_command", tool_input={"command": "rm -rf ~"})),
         ("5 mcp__desktop-commander", None, payload(project, tool="mcp__desktop-commander__start_process",
