@@ -17,6 +17,7 @@ pub mod episodic;
 pub mod error;
 pub mod fsutil;
 pub mod guard;
+pub mod hook_kind;
 pub mod hooks;
 pub mod http;
 pub mod install;
