@@ -31,6 +31,7 @@ pub mod private;
 pub mod redact;
 pub mod reflect;
 pub mod store;
+pub mod text;
 pub mod untrusted;
 pub mod workspace;
 
