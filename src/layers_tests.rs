@@ -148,7 +148,9 @@ fn only_the_mcp_server_names_the_async_runtime_or_the_sdk() {
 
 /// Code lines (comments and docs aside) under `layer` that name one of `needles`.
 fn naming(layer: &str, needles: &[&str]) -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(layer);
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     let mut found = Vec::new();

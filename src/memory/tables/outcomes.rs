@@ -1,12 +1,10 @@
 //! Recorded session outcomes, waiting for `cm outcome-apply`.
 
-use crate::error::{CmError, Result};
+use crate::error::Result;
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
-fn sql(e: rusqlite::Error) -> CmError {
-    crate::store::map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
