@@ -16,6 +16,7 @@
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
 //! - [`project`]: the rules that belong in a repository's documentation (`cm project`).
 //! - [`quickstart`]: what this machine has set up, for `cm quickstart`.
+//! - [`similar`]: rules ranked by how alike they are to a text (`cm similar`).
 
 pub mod add_rules;
 pub mod audit;
@@ -32,4 +33,5 @@ pub mod quickstart;
 pub mod reflect;
 pub mod repair;
 pub mod session_start;
+pub mod similar;
 pub mod task_context;
