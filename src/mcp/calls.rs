@@ -1,7 +1,8 @@
 //! What each tool and resource does, synchronously, on a blocking thread of the server. Every
 //! one goes through the code the command line runs: `cm_context` through the use case
 //! [`crate::app::task_context`] and the renderer `cm context --json` uses; the others through
-//! the services [`crate::app::similar`] (as `cm similar`) and the very commands (`cm mark`, `cm outcome`, `cm history search`, `cm reflect`,
+//! the services [`crate::app::similar`] (as `cm similar`), [`crate::app::history_search`] (as
+//! `cm history search`) and the very commands (`cm mark`, `cm outcome`, `cm reflect`,
 //! `cm guard check`, `cm stats`, `cm playbook list`, `cm diary show`) with [`crate::cli::run_in`],
 //! so each answers with the same JSON as the command's `--json` `data`. Arguments reach those
 //! commands as `--flag=value` words and positionals after `--`, so no value can pose as a flag.
@@ -11,6 +12,7 @@
 use super::confine::Roots;
 use super::pool;
 use super::tools::{self, Call, OutcomeStatus, Scope};
+use crate::app::history_search::{self, HistorySearchRequest};
 use crate::app::similar::{self, SimilarRequest};
 use crate::app::task_context::{self, TaskRequest};
 use crate::context::engine::history_job;
@@ -205,13 +207,22 @@ fn search(a: tools::SearchArgs, roots: &Roots, due: Instant) -> Result<Value> {
         out.insert("playbook".into(), found.to_json());
     }
     if scope != Scope::Playbook {
-        let mut w = words(&["history", "search"]);
-        flag(&mut w, "limit", Some(limit));
-        flag(&mut w, "days", a.days);
-        flag(&mut w, "agent", a.agent.as_deref());
-        flag(&mut w, "workspace", workspace.as_ref().map(|p| p.display()));
-        w.extend(["--".into(), a.query.clone()]);
-        out.insert("history".into(), command(w, &cwd, due)?);
+        let loaded = crate::config::load(&cwd)?;
+        let limits: crate::episodic::index::prepare::Limits = loaded.section("history")?;
+        let req = HistorySearchRequest {
+            query: a.query.clone(),
+            limit: limit as usize,
+            days: a.days,
+            agent: a.agent.clone(),
+            workspace: workspace.as_ref().map(|p| p.display().to_string()),
+            remote: true,
+            associations: limits.associations,
+            ..HistorySearchRequest::default()
+        };
+        let found = on_store(due, |store| {
+            history_search::answer(Some(store), &loaded, &req)
+        })?;
+        out.insert("history".into(), found.to_json());
     }
     Ok(Value::Object(out))
 }
