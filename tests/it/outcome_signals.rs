@@ -123,6 +123,17 @@ fn a_fast_thankful_success_weighs_its_signals_through_the_queue() {
         .ok()
         .stdout;
     assert!(exported.contains("\"weight\": 1.8"), "{exported}");
+    let other = Env::new();
+    other
+        .cm(&["playbook", "import", "-"])
+        .stdin(exported)
+        .now(T0)
+        .run()
+        .ok();
+    assert!(
+        close(score(&other, &a, T0), 1.8),
+        "the weight survives an import"
+    );
 }
 
 #[test]
