@@ -24,6 +24,7 @@ fn bullet(i: usize) -> Bullet {
             source: FeedbackSource::Manual,
             session_path: None,
             reason: None,
+            weight: None,
         }],
         ..Bullet::default()
     }

@@ -21,6 +21,8 @@ pub struct Once<'a> {
     pub session_path: Option<&'a str>,
     pub now: &'a str,
     pub scoring: &'a Scoring,
+    /// The event's weight (`None`: an ordinary mark, 1.0).
+    pub weight: Option<f64>,
 }
 
 /// What [`give`] did.
@@ -57,6 +59,7 @@ pub fn give(playbook: &Playbook, tx: &rusqlite::Connection, once: &Once) -> Resu
                 reason: once.reason,
                 session_path: once.session_path,
                 now: once.now,
+                weight: once.weight,
             },
             once.scoring,
         );

@@ -16,6 +16,8 @@ pub struct Applied {
     pub id: String,
     pub status: String,
     pub rules: Vec<String>,
+    /// The implicit signals' verdict it was applied with, if it had one.
+    pub signals: Option<outcomes::Signals>,
 }
 
 /// What [`apply_pending`] did.
@@ -30,7 +32,8 @@ pub struct Applying {
 
 /// Apply every pending outcome: `success` becomes helpful feedback and `failure` harmful
 /// feedback (source `outcome`) on each rule it used; `mixed` is marked applied and changes no
-/// score.
+/// score. An outcome recorded with implicit signals gives the event its signals call for, with
+/// their weight, whatever its status.
 pub fn apply_pending(
     store: &Store,
     playbook: &Playbook,
@@ -56,7 +59,7 @@ pub fn apply_pending(
                 return Ok(None);
             }
             let mut effects = Applying::default();
-            if let Some(kind) = feedback_kind(&o.status) {
+            if let Some(kind) = feedback_kind(o) {
                 for rule in &o.rules_used {
                     let one = OneRule {
                         outcome: o,
@@ -77,6 +80,7 @@ pub fn apply_pending(
             id: o.id.clone(),
             status: o.status.clone(),
             rules: o.rules_used.clone(),
+            signals: o.signals.clone(),
         });
     }
     Ok(out)
@@ -99,8 +103,11 @@ pub fn clear_pending(store: &Store) -> Result<usize> {
     store.write(|tx| outcomes::clear_pending(tx))
 }
 
-fn feedback_kind(status: &str) -> Option<FeedbackType> {
-    match status {
+fn feedback_kind(o: &Outcome) -> Option<FeedbackType> {
+    if let Some(s) = &o.signals {
+        return Some(s.kind);
+    }
+    match o.status.as_str() {
         "success" => Some(FeedbackType::Helpful),
         "failure" => Some(FeedbackType::Harmful),
         _ => None,
@@ -127,10 +134,13 @@ impl OneRule<'_> {
         effects: &mut Applying,
     ) -> Result<()> {
         let o = self.outcome;
-        let reason = o
+        let mut reason = o
             .summary
             .clone()
             .unwrap_or_else(|| format!("session outcome: {}", o.status));
+        if let Some(s) = &o.signals {
+            reason.push_str(&format!(" ({})", s.reasons.join(", ")));
+        }
         let given = feedback_once::give(
             playbook,
             tx,
@@ -144,6 +154,7 @@ impl OneRule<'_> {
                 session_path: o.session_path.as_deref(),
                 now: self.now,
                 scoring: self.scoring,
+                weight: o.signals.as_ref().map(|s| s.weight),
             },
         )?;
         if given.missing {

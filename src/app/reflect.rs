@@ -917,6 +917,7 @@ fn give(
                 session_path: Some(session_ref),
                 now: &req.now,
                 scoring: &cfg.scoring,
+                weight: None,
             },
         )
     })?;

@@ -48,6 +48,8 @@ struct SlimEvent<'a> {
     kind: FeedbackType,
     #[serde(borrow)]
     timestamp: Cow<'a, str>,
+    #[serde(default)]
+    weight: Option<f64>,
 }
 
 pub struct Filter<'a> {
@@ -112,7 +114,7 @@ fn scan(
         let (h, x) = decayed_sums_of(
             slim.feedback_events
                 .iter()
-                .map(|e| (e.kind, e.timestamp.as_ref())),
+                .map(|e| (e.kind, e.timestamp.as_ref(), e.weight.unwrap_or(1.0))),
             (slim.helpful_count, slim.harmful_count),
             &slim.created_at,
             scoring,

@@ -72,6 +72,7 @@ pub fn mark(
                 reason: reason.as_deref(),
                 session_path: session,
                 now: &now,
+                weight: None,
             },
             &cfg.scoring,
         );

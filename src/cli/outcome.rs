@@ -4,13 +4,20 @@
 //! into helpful feedback and `failure` into harmful feedback (source `outcome`). A `mixed`
 //! outcome (`partial` is another name for it) is kept for the record but changes no score: it
 //! says nothing about any one rule.
+//!
+//! `--duration`, `--errors`, `--retries`, `--sentiment` and `--text` record the session's
+//! implicit signals with it; they are scored when the outcome is recorded
+//! ([`crate::memory::implicit`]) and the verdict (type, weight, reasons) rides with the queued
+//! outcome until `cm outcome-apply` gives each rule that event.
 
 use super::Ctx;
 use crate::app::outcomes;
 use crate::clock;
 use crate::error::{CmError, Result};
+use crate::memory::implicit::{self, Sentiment};
 use crate::memory::playbook::Playbook;
-use crate::memory::tables::outcomes::Outcome;
+use crate::memory::scoring::{effective_score, round3};
+use crate::memory::tables::outcomes::{Outcome, Signals};
 use crate::output::Report;
 use serde_json::json;
 
@@ -26,6 +33,22 @@ pub struct Args {
     /// The session's log file (provenance).
     #[arg(long)]
     pub session: Option<String>,
+    /// How long the session took, in seconds (under 600 and not a failure: fast; over 3600: slow).
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    pub duration: Option<f64>,
+    /// How many errors the session ran into (1 counts against the rules, 2 or more more so).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub errors: Option<i64>,
+    /// The session needed retries (optionally how many; 0 is none).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1", allow_negative_numbers = true)]
+    pub retries: Option<i64>,
+    /// positive, negative or neutral; without it, read from --text.
+    #[arg(long)]
+    pub sentiment: Option<String>,
+    /// What the user said at the end of the session (its sentiment counts; the summary when
+    /// --summary is not given).
+    #[arg(long)]
+    pub text: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -53,6 +76,7 @@ pub fn record(args: &Args, ctx: &Ctx) -> Result<Report> {
             .hint("use success, failure, mixed or partial (the same as mixed)"));
         }
     };
+    let signals = signals(args, &status)?;
     let store = ctx.store()?;
     let playbook = Playbook::open(store, &ctx.cwd);
     let mut ids = Vec::new();
@@ -71,21 +95,114 @@ pub fn record(args: &Args, ctx: &Ctx) -> Result<Report> {
         timestamp: clock::now_rfc3339(),
         status: status.clone(),
         rules_used: ids.clone(),
-        summary: args.summary.as_deref().map(|s| crate::redact::redact(s).0),
+        summary: args
+            .summary
+            .as_deref()
+            .or(args.text.as_deref())
+            .map(|s| crate::redact::redact(s).0),
         session_path: args
             .session
             .as_deref()
             .map(|s| crate::paths::session_ref(s, &ctx.cwd)),
         applied: false,
         applied_at: None,
+        signals,
     };
     outcomes::record(store, &o)?;
-    Ok(Report::new(json!({"outcome": o}))
-        .human(format!(
-            "Recorded {status} for {}; `cm outcome-apply` applies it.",
-            ids.join(", ")
-        ))
-        .quiet(o.id.clone()))
+    let Some(s) = &o.signals else {
+        return Ok(Report::new(json!({"outcome": o}))
+            .human(format!(
+                "Recorded {status} for {}; `cm outcome-apply` applies it.",
+                ids.join(", ")
+            ))
+            .quiet(o.id.clone()));
+    };
+    let cfg = ctx.config()?;
+    let now = clock::now();
+    let mut recorded = Vec::new();
+    for id in &ids {
+        let b = playbook.get(id)?.bullet;
+        recorded.push(json!({
+            "id": id,
+            "type": s.kind,
+            "weight": s.weight,
+            "reasons": s.reasons,
+            "score": round3(effective_score(&b, &cfg.scoring, now)),
+        }));
+    }
+    let verdict = crate::memory::bullet::feedback_type_name(s.kind);
+    Ok(Report::new(json!({
+        "outcome": o,
+        "recorded": recorded,
+        "sentiment": s.sentiment,
+    }))
+    .human(format!(
+        "Recorded {status} for {}: {verdict} feedback weighing {:.2} ({}); `cm outcome-apply` applies it.",
+        ids.join(", "),
+        s.weight,
+        s.reasons.join(", ")
+    ))
+    .quiet(o.id.clone()))
+}
+
+/// The implicit signals given with the outcome, scored; `None` when none was given (a plain
+/// outcome). Bad values are refused before anything is stored.
+fn signals(args: &Args, status: &str) -> Result<Option<Signals>> {
+    let given = args.duration.is_some()
+        || args.errors.is_some()
+        || args.retries.is_some()
+        || args.sentiment.is_some()
+        || args.text.is_some();
+    if !given {
+        return Ok(None);
+    }
+    if let Some(d) = args.duration
+        && (!d.is_finite() || d < 0.0)
+    {
+        return Err(
+            invalid(format!("--duration {d} is not a number of seconds"))
+                .hint("give the session's length in seconds, 0 or more: --duration 420"),
+        );
+    }
+    let count = |flag: &str, n: Option<i64>| -> Result<Option<u64>> {
+        match n {
+            Some(n) if n < 0 => Err(invalid(format!("{flag} {n} is negative"))
+                .hint(format!("give a count of 0 or more: {flag} 2"))),
+            n => Ok(n.map(|n| n as u64)),
+        }
+    };
+    let errors = count("--errors", args.errors)?;
+    let retries = count("--retries", args.retries)?;
+    let sentiment = match args.sentiment.as_deref() {
+        Some(s) => Sentiment::parse(s).ok_or_else(|| {
+            invalid(format!("unknown sentiment \"{s}\""))
+                .hint("use positive, negative or neutral, or leave it out to read it from --text")
+        })?,
+        None => args
+            .text
+            .as_deref()
+            .map_or(Sentiment::Neutral, implicit::detect_sentiment),
+    };
+    let input = implicit::Signals {
+        duration_secs: args.duration,
+        errors,
+        retries,
+        sentiment: Some(sentiment),
+    };
+    let v = implicit::score(status, &input);
+    Ok(Some(Signals {
+        kind: v.kind,
+        weight: round3(v.weight),
+        reasons: v.reasons.iter().map(|r| r.to_string()).collect(),
+        sentiment,
+        duration_secs: args.duration,
+        errors,
+        retries,
+    }))
+}
+
+fn invalid(message: String) -> CmError {
+    CmError::usage("INVALID_ARGUMENT", message)
 }
 
 pub fn apply(args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
@@ -109,7 +226,15 @@ pub fn apply(args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
     let applied: Vec<_> = done
         .applied
         .iter()
-        .map(|o| json!({"id": o.id, "status": o.status, "rules": o.rules}))
+        .map(|o| {
+            let mut a = json!({"id": o.id, "status": o.status, "rules": o.rules});
+            if let Some(s) = &o.signals {
+                a["type"] = json!(s.kind);
+                a["weight"] = json!(s.weight);
+                a["reasons"] = json!(s.reasons);
+            }
+            a
+        })
         .collect();
     let (missing, inverted) = (done.missing, done.inverted);
     let count = applied.len();

@@ -132,11 +132,12 @@ pub fn decay_trace(b: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> Vec<Value> 
         .filter_map(|ev| {
             let age = crate::clock::age_days(crate::clock::parse(&ev.timestamp)?, now);
             let f = crate::memory::scoring::decay_factor(age, cfg.decay_half_life_days);
-            let w = match ev.kind {
-                crate::memory::bullet::FeedbackType::Harmful => -cfg.harmful_multiplier * f,
-                crate::memory::bullet::FeedbackType::Helpful => f,
-            };
-            Some(json!({"type": ev.kind, "timestamp": ev.timestamp, "ageDays": round3(age), "decayFactor": round3(f), "contribution": round3(w)}))
+            let w = ev.weight()
+                * match ev.kind {
+                    crate::memory::bullet::FeedbackType::Harmful => -cfg.harmful_multiplier * f,
+                    crate::memory::bullet::FeedbackType::Helpful => f,
+                };
+            Some(json!({"type": ev.kind, "timestamp": ev.timestamp, "ageDays": round3(age), "decayFactor": round3(f), "weight": ev.weight(), "contribution": round3(w)}))
         })
         .collect()
 }
@@ -146,12 +147,18 @@ pub fn decay_trace_lines(events: &[Value], indent: &str) -> String {
     events
         .iter()
         .map(|ev| {
+            let weight = ev["weight"].as_f64().unwrap_or(1.0);
             format!(
-                "{indent}{} {}  age {}d  factor {}  {:+}\n",
+                "{indent}{} {}  age {}d  factor {}{}  {:+}\n",
                 ev["timestamp"].as_str().unwrap_or(""),
                 ev["type"].as_str().unwrap_or(""),
                 ev["ageDays"],
                 ev["decayFactor"],
+                if weight == 1.0 {
+                    String::new()
+                } else {
+                    format!("  weight {weight}")
+                },
                 ev["contribution"].as_f64().unwrap_or(0.0)
             )
         })

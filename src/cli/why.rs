@@ -48,10 +48,13 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     }
     for e in &b.feedback_events {
         human.push_str(&format!(
-            "  {}  {:<7}  {:<7}{}{}\n",
+            "  {}  {:<7}  {:<7}{}{}{}\n",
             e.timestamp,
             feedback_type_name(e.kind),
             feedback_source_name(e.source),
+            e.weight
+                .map(|w| format!("  weight {w:.2}"))
+                .unwrap_or_default(),
             e.reason
                 .as_deref()
                 .map(|r| format!("  \"{r}\""))
@@ -81,6 +84,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
                     crate::memory::scoring::decay_factor(a, cfg.scoring.decay_half_life_days)
                 )),
                 "source": feedback_source_name(e.source),
+                "weight": e.weight(),
                 "reason": e.reason,
                 "sessionPath": e.session_path,
             })

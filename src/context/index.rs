@@ -39,14 +39,15 @@ pub fn bullet_terms(b: &Bullet) -> DocTerms {
     bm25::doc_terms(&b.content, &b.category, &b.tags)
 }
 
-/// Helpful marks, undecayed: `effectiveScore` can never exceed this.
+/// Helpful marks, undecayed, each at its weight (at least 1): `effectiveScore` can never exceed
+/// this.
 pub fn helpful_bound(b: &Bullet) -> f64 {
-    let events = b
+    let (events, weighed) = b
         .feedback_events
         .iter()
         .filter(|e| e.kind == FeedbackType::Helpful)
-        .count() as u32;
-    events.max(b.helpful_count) as f64
+        .fold((0u32, 0.0), |(n, w), e| (n + 1, w + e.weight().max(1.0)));
+    weighed + b.helpful_count.saturating_sub(events) as f64
 }
 
 /// Recompute the terms of every bullet listed as dirty. Returns how many were processed. After

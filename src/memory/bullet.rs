@@ -91,6 +91,24 @@ pub struct FeedbackEvent {
     pub session_path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// How much this event counts, multiplying its decayed value in the score (an outcome's
+    /// implicit signals give 0.1 to 2.0). `None` is 1.0, which every event had before weights
+    /// existed; see [`event_weight`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+}
+
+impl FeedbackEvent {
+    /// The weight this event counts with (1.0 unless it was given one).
+    pub fn weight(&self) -> f64 {
+        self.weight.unwrap_or(1.0)
+    }
+}
+
+/// The stored form of a weight: `None` for 1.0, so an event weighted 1.0 is the same event
+/// whether it was read from the table (where 1.0 is the default) or from a rule's document.
+pub fn event_weight(w: f64) -> Option<f64> {
+    (w != 1.0 && w.is_finite()).then_some(w)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -16,6 +16,8 @@ pub struct FeedbackInput<'a> {
     pub reason: Option<&'a str>,
     pub session_path: Option<&'a str>,
     pub now: &'a str,
+    /// The event's weight (`None`: 1.0, an ordinary mark).
+    pub weight: Option<f64>,
 }
 
 /// What a feedback event changed.
@@ -36,6 +38,7 @@ pub fn apply(bullet: &mut Bullet, input: FeedbackInput, cfg: &Scoring) -> Feedba
         source: input.source,
         session_path: input.session_path.map(str::to_string),
         reason: input.reason.map(str::to_string),
+        weight: input.weight.and_then(super::bullet::event_weight),
     };
     bullet.feedback_events.push(event.clone());
     match input.kind {
@@ -96,6 +99,7 @@ mod tests {
             reason: None,
             session_path: None,
             now: "2026-01-01T00:00:00.000Z",
+            weight: None,
         }
     }
 

@@ -5,6 +5,7 @@ pub mod curate;
 pub mod feedback;
 pub mod formats;
 pub mod health;
+pub mod implicit;
 pub mod new_rule;
 pub mod original_doc;
 pub mod parse_limits;

@@ -70,6 +70,7 @@ const EVENT_FIELDS: &[&str] = &[
     "sessionPath",
     "session",
     "reason",
+    "weight",
 ];
 const DOC_FIELDS: &[&str] = &[
     "schema_version",
@@ -240,6 +241,18 @@ fn normalise_event(
         let id = event_id(seed, index, text("timestamp"), text("type"));
         e.insert("id".into(), Value::String(id));
     }
+    // A weight is cm's own (an outcome's implicit signals); a file cannot make one event count
+    // for more than the signals ever give it.
+    if let Some(w) = e.get("weight").and_then(Value::as_f64) {
+        let w = w.clamp(super::implicit::MIN_WEIGHT, super::implicit::MAX_WEIGHT);
+        e.insert("weight".into(), Value::from(w));
+    } else if e.remove("weight").is_some() {
+        report.note(
+            "bullets[].feedbackEvents[].weight".into(),
+            who,
+            "not a number",
+        );
+    }
     drop_unknown(e, EVENT_FIELDS, "bullets[].feedbackEvents[]", who, report);
 }
 
@@ -326,6 +339,25 @@ fn deprecated_patterns(v: &Value, report: &mut Report) -> Result<Vec<Bullet>, St
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_event_weight_is_kept_within_what_signals_can_give() {
+        let list = json!([{"id": "b-1", "content": "x", "feedbackEvents": [
+            {"id": "fb-1", "type": "helpful", "timestamp": "t", "weight": 1.5},
+            {"id": "fb-2", "type": "helpful", "timestamp": "t", "weight": 1000},
+            {"id": "fb-3", "type": "harmful", "timestamp": "t", "weight": 0},
+            {"id": "fb-4", "type": "harmful", "timestamp": "t", "weight": "heavy"},
+        ]}]);
+        let d = read(list, None).unwrap();
+        let w: Vec<Option<f64>> = d.bullets[0]
+            .feedback_events
+            .iter()
+            .map(|e| e.weight)
+            .collect();
+        assert_eq!(w, vec![Some(1.5), Some(2.0), Some(0.1), None]);
+        assert_eq!(d.unmapped.len(), 1);
+        assert_eq!(d.unmapped[0].field, "bullets[].feedbackEvents[].weight");
+    }
 
     #[test]
     fn events_without_ids_get_the_same_ids_every_time() {

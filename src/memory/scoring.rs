@@ -4,6 +4,8 @@
 //! pinned clock. The formulas are the seed's:
 //! `effectiveScore = Σ_helpful 0.5^(age/halfLife) − harmfulMultiplier · Σ_harmful 0.5^(age/halfLife)`;
 //! maturity from raw counts and the harmful ratio; inversion at ≥3 harmful with ratio > 50%.
+//! An event's weight (1.0 unless an outcome's implicit signals gave it another) multiplies its
+//! decayed value in both sums.
 
 use super::bullet::{Bullet, BulletType, FeedbackType, Kind, Maturity, State};
 use crate::clock;
@@ -24,7 +26,7 @@ pub fn decayed_sums(bullet: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> (f64,
         bullet
             .feedback_events
             .iter()
-            .map(|e| (e.kind, e.timestamp.as_str())),
+            .map(|e| (e.kind, e.timestamp.as_str(), e.weight())),
         (bullet.helpful_count, bullet.harmful_count),
         &bullet.created_at,
         cfg,
@@ -32,11 +34,11 @@ pub fn decayed_sums(bullet: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> (f64,
     )
 }
 
-/// The same sums from a bullet's parts: its events as (type, timestamp), its raw (helpful,
+/// The same sums from a bullet's parts: its events as (type, timestamp, weight), its raw (helpful,
 /// harmful) counts and its creation time. Lets a caller score a rule without building a
 /// [`Bullet`] (the `list --json` fast path).
 pub fn decayed_sums_of<'a>(
-    events: impl Iterator<Item = (FeedbackType, &'a str)>,
+    events: impl Iterator<Item = (FeedbackType, &'a str, f64)>,
     counts: (u32, u32),
     created_at: &str,
     cfg: &Scoring,
@@ -44,7 +46,7 @@ pub fn decayed_sums_of<'a>(
 ) -> (f64, f64) {
     let (mut helpful, mut harmful) = (0.0, 0.0);
     let (mut n_helpful, mut n_harmful) = (0u32, 0u32);
-    for (kind, timestamp) in events {
+    for (kind, timestamp, weight) in events {
         match kind {
             FeedbackType::Helpful => n_helpful += 1,
             FeedbackType::Harmful => n_harmful += 1,
@@ -52,7 +54,7 @@ pub fn decayed_sums_of<'a>(
         let Some(t) = clock::parse(timestamp) else {
             continue;
         };
-        let w = decay_factor(clock::age_days(t, now), cfg.decay_half_life_days);
+        let w = weight * decay_factor(clock::age_days(t, now), cfg.decay_half_life_days);
         match kind {
             FeedbackType::Helpful => helpful += w,
             FeedbackType::Harmful => harmful += w,
@@ -529,6 +531,7 @@ mod tests {
             source: FeedbackSource::Manual,
             session_path: None,
             reason: None,
+            weight: None,
         }
     }
 

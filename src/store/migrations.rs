@@ -18,6 +18,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (8, include_str!("sql/008_assoc.sql")),
     (9, include_str!("sql/009_rule_evidence.sql")),
     (10, include_str!("sql/010_repo_rule_feedback.sql")),
+    (13, include_str!("sql/013_feedback_weight.sql")),
 ];
 
 pub fn latest_version() -> i64 {

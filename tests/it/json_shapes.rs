@@ -332,6 +332,22 @@ fn every_command_has_its_json_shape_documented() {
         &["outcome", "success", &a, "--summary", "fixed the login"],
         None,
     );
+    w.record(
+        "outcome success IDS --duration SECS --errors N --retries --text T",
+        &[
+            "outcome",
+            "success",
+            &a,
+            "--duration",
+            "300",
+            "--errors",
+            "1",
+            "--retries",
+            "--text",
+            "perfect, thanks",
+        ],
+        None,
+    );
     w.record("outcome-apply", &["outcome-apply"], None);
     w.record("outcome partial IDS", &["outcome", "partial", &a], None);
     w.record("outcome-clear", &["outcome-clear"], None);

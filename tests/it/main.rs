@@ -43,6 +43,7 @@ mod messages;
 mod net_harmful_hidden;
 mod onboard;
 mod original;
+mod outcome_signals;
 mod paraphrase_fixtures;
 mod parity_flags;
 mod playbook;

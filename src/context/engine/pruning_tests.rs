@@ -57,6 +57,7 @@ fn pruning_never_changes_the_answer() {
                         source: FeedbackSource::Manual,
                         session_path: None,
                         reason: None,
+                        weight: None,
                     });
                     if harmful {
                         b.harmful_count += 1

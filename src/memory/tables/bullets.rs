@@ -63,11 +63,12 @@ fn parse_event(row: &rusqlite::Row) -> rusqlite::Result<(String, FeedbackEvent)>
             source: parse_source(&source),
             session_path: row.get(5)?,
             reason: row.get(6)?,
+            weight: crate::memory::bullet::event_weight(row.get(7)?),
         },
     ))
 }
 
-const EVENT_COLS: &str = "bullet_id, id, type, timestamp, source, session_path, reason";
+const EVENT_COLS: &str = "bullet_id, id, type, timestamp, source, session_path, reason, weight";
 
 /// Every bullet with its feedback events, in creation order.
 ///
@@ -207,7 +208,8 @@ fn in_creation_order<T>(keys: Vec<String>, bullets: Vec<T>) -> Vec<T> {
 /// One bullet's document, by id.
 pub const DOC_SQL: &str = "SELECT doc FROM bullets WHERE id = ?1";
 /// One bullet's feedback events in order, through the (bullet, seq) index named outright.
-pub const EVENTS_SQL: &str = "SELECT bullet_id, id, type, timestamp, source, session_path, reason
+pub const EVENTS_SQL: &str =
+    "SELECT bullet_id, id, type, timestamp, source, session_path, reason, weight
      FROM feedback_events INDEXED BY feedback_events_bullet WHERE bullet_id = ?1 ORDER BY seq";
 
 pub fn get(conn: &Connection, id: &str) -> Result<Option<Bullet>> {
@@ -331,8 +333,8 @@ fn write_row(conn: &Connection, statement: &str, b: &Bullet) -> Result<usize> {
 fn insert_events(conn: &Connection, b: &Bullet) -> Result<()> {
     let mut stmt = conn
         .prepare_cached(
-            "INSERT OR IGNORE INTO feedback_events (bullet_id, id, type, timestamp, source, session_path, reason)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT OR IGNORE INTO feedback_events (bullet_id, id, type, timestamp, source, session_path, reason, weight)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )
         .map_err(sql)?;
     for e in &b.feedback_events {
@@ -343,7 +345,8 @@ fn insert_events(conn: &Connection, b: &Bullet) -> Result<()> {
             e.timestamp,
             source_str(e.source),
             e.session_path,
-            e.reason
+            e.reason,
+            e.weight()
         ])
         .map_err(sql)?;
     }

@@ -1,8 +1,10 @@
 //! Recorded session outcomes, waiting for `cm outcome-apply`.
 
 use crate::error::Result;
+use crate::memory::bullet::FeedbackType;
+use crate::memory::implicit::Sentiment;
 use rusqlite::{Connection, params};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::store::sql_error as sql;
 
@@ -20,12 +22,34 @@ pub struct Outcome {
     pub applied: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub applied_at: Option<String>,
+    /// The implicit signals it was recorded with and their verdict; `None` for a plain outcome
+    /// (success helpful, failure harmful, mixed nothing, each weighing 1.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signals: Option<Signals>,
+}
+
+/// An outcome's implicit signals as recorded, with the feedback they call for
+/// ([`crate::memory::implicit::score`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Signals {
+    #[serde(rename = "type")]
+    pub kind: FeedbackType,
+    pub weight: f64,
+    pub reasons: Vec<String>,
+    pub sentiment: Sentiment,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_secs: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u64>,
 }
 
 pub fn insert(conn: &Connection, o: &Outcome) -> Result<()> {
     conn.execute(
-        "INSERT INTO outcomes (id, timestamp, status, rules_used, summary, session_path, applied, applied_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO outcomes (id, timestamp, status, rules_used, summary, session_path, applied, applied_at, signals)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             o.id,
             o.timestamp,
@@ -34,7 +58,10 @@ pub fn insert(conn: &Connection, o: &Outcome) -> Result<()> {
             o.summary,
             o.session_path,
             o.applied,
-            o.applied_at
+            o.applied_at,
+            o.signals
+                .as_ref()
+                .and_then(|s| serde_json::to_string(s).ok())
         ],
     )
     .map_err(sql)?;
@@ -44,13 +71,14 @@ pub fn insert(conn: &Connection, o: &Outcome) -> Result<()> {
 pub fn pending(conn: &Connection) -> Result<Vec<Outcome>> {
     let mut stmt = conn
         .prepare(
-            "SELECT id, timestamp, status, rules_used, summary, session_path, applied, applied_at
+            "SELECT id, timestamp, status, rules_used, summary, session_path, applied, applied_at, signals
              FROM outcomes WHERE applied = 0 ORDER BY seq",
         )
         .map_err(sql)?;
     let rows = stmt
         .query_map([], |r| {
             let rules: String = r.get(3)?;
+            let signals: Option<String> = r.get(8)?;
             Ok(Outcome {
                 id: r.get(0)?,
                 timestamp: r.get(1)?,
@@ -60,6 +88,7 @@ pub fn pending(conn: &Connection) -> Result<Vec<Outcome>> {
                 session_path: r.get(5)?,
                 applied: r.get(6)?,
                 applied_at: r.get(7)?,
+                signals: signals.and_then(|s| serde_json::from_str(&s).ok()),
             })
         })
         .map_err(sql)?;

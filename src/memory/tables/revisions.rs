@@ -224,6 +224,7 @@ mod tests {
             source: Default::default(),
             session_path: None,
             reason: None,
+            weight: None,
         }
     }
 
