@@ -274,6 +274,26 @@ fn ls_prints(args: &[Word]) -> Option<String> {
     (directory && !paths.is_empty()).then(|| paths.join(" "))
 }
 
+/// A command run inside a container or pod (`kubectl exec POD -- rm -rf /app/storage`) is
+/// judged as the command it runs, and also whole: there no path is the agent's own checkout,
+/// so the remote pack asks about deletions that would pass on the agent's machine.
+fn container_exec(cmd: &Command, kept: usize, out: &mut Vec<Segment>) {
+    let Some(first) = cmd.words.first() else {
+        return;
+    };
+    let program = base_name(&first.text);
+    if kept < cmd.words.len()
+        && kept > 0
+        && matches!(program, "docker" | "podman" | "kubectl" | "oc" | "nerdctl")
+    {
+        out.push(Segment {
+            lang: Lang::Shell,
+            program: program.to_string(),
+            text: join(program, &cmd.words[1..]),
+        });
+    }
+}
+
 fn walk_command(
     cmd: &Command,
     producer: Option<String>,
@@ -285,6 +305,7 @@ fn walk_command(
     for inner in &stripped.inner_shell {
         shell_string(inner, depth, st, out);
     }
+    container_exec(cmd, stripped.words.len(), out);
     let words = stripped.words;
     let Some(first) = words.first() else {
         // Only redirections (`> /etc/passwd`, `exec 3>/dev/sda`): they still write.
