@@ -140,6 +140,11 @@ fn walk_shell(src: &str, depth: usize, st: &mut State, out: &mut Vec<Segment>) {
                     _ => produced = produced_text(&one),
                 }
             }
+            // A filter between a decoder and the shell (`base64 -d | gunzip | sh`) passes the
+            // decoded code on, still unread.
+            if (from_undecoded || producer.is_some()) && opaque::passes_code_on(&run) {
+                undecoded = true;
+            }
             walk_command(&one, producer.clone(), depth, st, out);
         }
     }
@@ -334,6 +339,16 @@ fn walk_command(
                 args.push(' ');
             }
             push_word(&mut args, &w.text, w.op);
+        }
+        // A command word that is a substitution whose output can be worked out (`$(echo
+        // cm0g... | base64 -d)`, `$(echo 'fr- mr' | rev) ~`) is read as that command.
+        if let Some(code) = opaque::substituted(first).and_then(static_output) {
+            let mut line = code.trim().to_string();
+            if !args.is_empty() {
+                line.push(' ');
+                line.push_str(&args);
+            }
+            shell_string(&line, depth + 1, st, out);
         }
         st.notes.computed(&first.text, args);
     }

@@ -11,7 +11,7 @@ pub static PACK: Pack = Pack {
     name: "containers",
     description: "kubectl delete namespace/--all, docker system/volume prune, volume rm, rm -f of all containers",
     default_on: true,
-    keywords: &["oc", "kubectl", "docker", "podman", "helm"],
+    keywords: &["oc", "kubectl", "docker", "podman", "helm", "nerdctl"],
     rules: &[
         Rule {
             id: "kubectl-delete-namespace",
@@ -79,12 +79,12 @@ pub static PACK: Pack = Pack {
             on: SH,
             programs: &["docker", "podman"],
             needles: &["rm"],
-            regex: r"^(?:docker|podman)\s(?:.*\s)?(?:rm|container\s+rm)\s(?:.*\s)?'?\$\((?:docker|podman)\s+(?:ps|container\s+(?:ls|list))(?:\s|\))",
+            regex: r"^(?:docker|podman)\s(?:.*\s)?(?:rm|rmi|container\s+rm|image\s+rm|volume\s+rm)\s(?:.*\s)?'?\$\((?:docker|podman)\s+(?:ps|images|image\s+(?:ls|list)|container\s+(?:ls|list))(?:\s|\))",
             unless: Some(
-                r"\$\((?:docker|podman)\s+(?:ps|container\s+(?:ls|list))\s[^)]*(?:\s-f|\s--filter)(?:\s|=)",
+                r"\$\((?:docker|podman)\s+(?:ps|images|image\s+(?:ls|list)|container\s+(?:ls|list))\s[^)]*(?:\s-f|\s--filter)(?:\s|=)",
             ),
             and: None,
-            why: "removes every container on the machine, not just this project's",
+            why: "removes every container (or image) on the machine, not just this project's",
             instead: "remove this project's containers by name, or `docker compose down` in the project",
         },
         Rule {
@@ -122,6 +122,31 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "removes the project's volumes with its containers: the databases and files kept in them are gone",
             instead: "`docker compose down` without -v keeps the volumes",
+        },
+        Rule {
+            id: "docker-rm-with-volumes",
+            severity: High,
+            on: SH,
+            programs: &["docker", "podman", "nerdctl"],
+            needles: &[],
+            regex: r"^(?:docker|podman|nerdctl)\s(?:.*\s)?(?:rm|container\s+rm)\s(?:.*\s)?(?:-[a-zA-Z]*v[a-zA-Z]*|--volumes)(?:\s|$)",
+            // A test container the agent started (`test-redis-1`, `tmp-db`).
+            unless: Some(r"(?i)\s(?:\S*[-_])?(?:tmp|temp|scratch|test|e2e)[-_]\S*\s*$"),
+            and: None,
+            why: "removes the container with its anonymous volumes: the data it wrote there is gone",
+            instead: "remove the container without `-v` and keep its volumes until the user confirms",
+        },
+        Rule {
+            id: "container-prune-reset",
+            severity: Critical,
+            on: SH,
+            programs: &["docker", "podman", "nerdctl"],
+            needles: &[],
+            regex: r"^(?:docker|podman|nerdctl)\s(?:.*\s)?(?:system\s+reset|container\s+prune|image\s+prune\s(?:.*\s)?(?:-a|--all|-af|-fa)|network\s+prune\s(?:.*\s)?(?:-f|--force))(?:\s|$)",
+            unless: None,
+            and: None,
+            why: "removes every stopped container (their data), every image, or resets the whole engine's storage",
+            instead: "remove this project's containers by name, or `docker compose down` in the project",
         },
     ],
 };

@@ -191,7 +191,11 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     // A top-level dot-directory or dot-file of the home directory.
     ("@HOMEDOT@", r"(?:(?:~|\$HOME|\$\{HOME\})/+\.[^/\s']*/*\*?)"),
     // A direct child of the home directory (`~/Documents`, `~/projects`).
-    ("@HOMETOP@", r"(?:(?:~|\$HOME|\$\{HOME\})/+[^/\s']+/*)"),
+    // (Also spelled from /home or /Users: `/home/dev/code`.)
+    (
+        "@HOMETOP@",
+        r"(?:(?:~|\$HOME|\$\{HOME\})/+[^/\s']+/*|/+(?:home|Users)/+[^/\s']+/+[^/\s'.][^/\s']*/*)",
+    ),
     // The parent directory and its ancestors.
     ("@PARENT@", r"(?:\.\.(?:/+\.\.)*/*\*?)"),
     // Everything in the working directory.
