@@ -148,5 +148,18 @@ pub static PACK: Pack = Pack {
             why: "removes every stopped container (their data), every image, or resets the whole engine's storage",
             instead: "remove this project's containers by name, or `docker compose down` in the project",
         },
+        Rule {
+            id: "kubectl-delete-workload",
+            severity: High,
+            on: SH,
+            programs: &["kubectl", "oc"],
+            needles: &["delete"],
+            regex: r"^(?:kubectl|oc)\s(?:.*\s)?delete\s+(?:(?:-n|--namespace|--context|--cluster)\s+\S+\s+|-\S+\s+)*(?:\S+,)?(?:deployments?|deploy|statefulsets?|sts|daemonsets?|ds|services?|svc|ingress(?:es)?|ing|cronjobs?|cj|replicasets?|rs)(?:[\s/,.]|$)|^(?:kubectl|oc)\s(?:.*\s)?delete\s(?:.*\s)?(?:(?:-f|--filename)[=\s]+(?:\S+/|https?://\S+|-)(?:\s|$)|-k\s|--kustomize[=\s]|-R(?:\s|$)|--recursive(?:\s|$))",
+            // A dry run deletes nothing.
+            unless: Some(r"\s--dry-run(?:=(?:client|server))?(?:\s|$)"),
+            and: None,
+            why: "takes a running workload down (a deployment, a stateful set, a service), or deletes everything a directory of manifests names, which may hold namespaces, claims and secrets the line does not show",
+            instead: "`kubectl delete --dry-run=server` first to list what goes, and let the user confirm",
+        },
     ],
 };
