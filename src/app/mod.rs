@@ -10,6 +10,7 @@
 //! - [`import_rules`]: a file of rules imported, optionally replacing the personal ones.
 //! - [`history_search`]: the indexed sessions searched, with remote hosts (`cm history search`).
 //! - [`index_sessions`]: agents' sessions indexed, with the upkeep the hooks rely on.
+//! - [`diary`]: one diary entry by its id, its session's id or a prefix (`cm diary show`).
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`repair`]: the safe repairs of `cm doctor --fix`.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
@@ -17,10 +18,12 @@
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
 //! - [`project`]: the rules that belong in a repository's documentation (`cm project`).
 //! - [`quickstart`]: what this machine has set up, for `cm quickstart`.
+//! - [`stats`]: playbook health in numbers (`cm stats`).
 //! - [`similar`]: rules ranked by how alike they are to a text (`cm similar`).
 
 pub mod add_rules;
 pub mod audit;
+pub mod diary;
 pub mod feedback_once;
 pub mod from_original;
 pub mod history_search;
@@ -36,4 +39,5 @@ pub mod reflect;
 pub mod repair;
 pub mod session_start;
 pub mod similar;
+pub mod stats;
 pub mod task_context;

@@ -1,7 +1,7 @@
 //! `cm diary list|show`: working memory, one entry per reflected session.
 
 use super::Ctx;
-use crate::error::{CmError, Result};
+use crate::error::Result;
 use crate::output::Report;
 use crate::reflect::diary::DiaryEntry;
 use crate::reflect::tables;
@@ -95,25 +95,7 @@ fn summary(e: &DiaryEntry) -> String {
 }
 
 fn show(a: &ShowArgs, ctx: &Ctx) -> Result<Report> {
-    let store = ctx.store()?;
-    let found = tables::entry(store, a.id.trim())?;
-    let e = match found.as_slice() {
-        [one] => one.clone(),
-        [] => {
-            return Err(
-                CmError::usage("DIARY_NOT_FOUND", format!("no diary entry \"{}\"", a.id))
-                    .hint("`cm diary list` shows the entries"),
-            );
-        }
-        many => {
-            let ids: Vec<&str> = many.iter().map(|e| e.id.as_str()).collect();
-            return Err(CmError::usage(
-                "AMBIGUOUS_ID",
-                format!("\"{}\" matches {}", a.id, ids.join(", ")),
-            )
-            .hint("give more of the id"));
-        }
-    };
+    let e = crate::app::diary::entry(ctx.store()?, &a.id)?;
     let mut h = format!(
         "{} ({}, {})\nsession: {}\nworkspace: {}\n",
         e.id,

@@ -1,16 +1,10 @@
-//! `cm stats [--trace-decay]`: playbook health in numbers.
+//! `cm stats [--trace-decay]`: playbook health in numbers. The numbers are the service
+//! [`crate::app::stats`]; this file renders them.
 
 use super::Ctx;
-use crate::clock;
 use crate::error::Result;
-use crate::memory::bullet::{maturity_name, scope_name, state_name, type_name};
-use crate::memory::health;
-use crate::memory::playbook::Playbook;
-use crate::memory::scoring::{effective_score, round3};
 use crate::output::Report;
-use chrono::Duration;
-use serde_json::{Map, json};
-use std::collections::BTreeMap;
+use serde_json::Value;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -21,94 +15,34 @@ pub struct Args {
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
-    let now = clock::now();
-    let entries = Playbook::open(ctx.store()?, &ctx.cwd)
-        .settled(&cfg.scoring, now)
-        .load_all()?;
-    let mut by_category: BTreeMap<String, usize> = BTreeMap::new();
-    let mut by_maturity: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut by_type: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut by_location: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut by_scope: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut by_state: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
-    let mut scored: Vec<(&crate::memory::bullet::Bullet, f64)> = Vec::new();
-    let (mut sum, mut live, mut stale, mut anti) = (0.0, 0usize, 0usize, 0usize);
-    let cutoff = now - Duration::days(cfg.stale_days as i64);
-    let mut traces = Vec::new();
-    for e in &entries {
-        let b = &e.bullet;
-        *by_maturity.entry(maturity_name(b.maturity)).or_default() += 1;
-        *by_location.entry(e.location.name()).or_default() += 1;
-        *by_state.entry(state_name(b.state)).or_default() += 1;
-        if !b.is_live() {
-            continue;
-        }
-        live += 1;
-        *by_scope.entry(scope_name(b.scope)).or_default() += 1;
-        let kind = serde_json::to_value(b.kind).unwrap_or_default();
-        *by_kind
-            .entry(kind.as_str().unwrap_or("").to_string())
-            .or_default() += 1;
-        *by_category.entry(b.category.clone()).or_default() += 1;
-        *by_type.entry(type_name(b.bullet_type)).or_default() += 1;
-        if b.is_anti_pattern() {
-            anti += 1;
-        }
-        let score = effective_score(b, &cfg.scoring, now);
-        scored.push((b, score));
-        sum += score;
-        if clock::parse(b.last_activity()).is_some_and(|t| t <= cutoff) {
-            stale += 1;
-        }
-        if args.trace_decay {
-            let events = super::view::decay_trace(b, &cfg.scoring, now);
-            traces.push(json!({"id": b.id, "effectiveScore": round3(score), "events": events}));
-        }
-    }
-    let avg = if live > 0 { sum / live as f64 } else { 0.0 };
-    let scores: Vec<f64> = scored.iter().map(|(_, s)| *s).collect();
-    let top = health::top_performers(&scored, 5);
-    let at_risk = scored
-        .iter()
-        .filter(|(b, s)| health::at_risk(b, *s))
-        .count();
-    let live_rules: Vec<&crate::memory::bullet::Bullet> = scored.iter().map(|(b, _)| *b).collect();
-    let merges = health::merge_candidates(&live_rules, cfg.dedup_similarity_threshold, 20);
-    let to_map = |m: &BTreeMap<&str, usize>| {
-        m.iter()
-            .map(|(k, v)| (k.to_string(), json!(v)))
-            .collect::<Map<_, _>>()
-    };
-    let mut data = json!({
-        "total": entries.len(),
-        "live": live,
-        "byCategory": by_category,
-        "byMaturity": to_map(&by_maturity),
-        "byType": to_map(&by_type),
-        "byLocation": to_map(&by_location),
-        "averageScore": round3(avg),
-        "staleCount": stale,
-        "staleDays": cfg.stale_days,
-        "antiPatternCount": anti,
-        "byScope": to_map(&by_scope),
-        "byState": to_map(&by_state),
-        "byKind": by_kind,
-        "scoreDistribution": to_map(&health::score_distribution(&scores)),
-        "topPerformers": top,
-        "atRiskCount": at_risk,
-        "mergeCandidates": merges,
-    });
+    let data = crate::app::stats::answer(ctx.store()?, cfg, &ctx.cwd, args.trace_decay)?;
+    let human = human(&data, cfg);
+    let total = data["total"].as_u64().unwrap_or(0).to_string();
+    Ok(Report::new(data).human(human).quiet(total))
+}
+
+/// `(name, count)` pairs of a count map, in its order.
+fn counts(m: &Value) -> Vec<(String, u64)> {
+    m.as_object()
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn human(data: &Value, cfg: &crate::config::Config) -> String {
     let mut human = format!(
         "Rules: {} ({} live)  average score {:.2}  stale {} (>{}d)  anti-patterns {}\n",
-        entries.len(),
-        live,
-        avg,
-        stale,
-        cfg.stale_days,
-        anti
+        data["total"],
+        data["live"],
+        data["averageScore"].as_f64().unwrap_or(0.0),
+        data["staleCount"],
+        data["staleDays"],
+        data["antiPatternCount"]
     );
-    let line = |title: &str, m: Vec<(String, usize)>| {
+    let line = |title: &str, m: Vec<(String, u64)>| {
         let parts: Vec<String> = m.into_iter().map(|(k, v)| format!("{k} {v}")).collect();
         format!(
             "{title}: {}\n",
@@ -119,38 +53,35 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             }
         )
     };
-    human.push_str(&line(
-        "By category",
-        by_category.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+    human.push_str(&line("By category", counts(&data["byCategory"])));
+    human.push_str(&line("By maturity", counts(&data["byMaturity"])));
+    human.push_str(&line("By type", counts(&data["byType"])));
+    human.push_str(&format!(
+        "At risk of deprecation: {}\n",
+        data["atRiskCount"]
     ));
-    human.push_str(&line(
-        "By maturity",
-        by_maturity
-            .iter()
-            .map(|(k, v)| (k.to_string(), *v))
-            .collect(),
-    ));
-    human.push_str(&line(
-        "By type",
-        by_type.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-    ));
-    human.push_str(&format!("At risk of deprecation: {at_risk}\n"));
-    for p in &top {
-        human.push_str(&format!("Top: {} ({:.2}) {}\n", p.id, p.score, p.content));
-    }
-    for m in &merges {
+    for p in data["topPerformers"].as_array().into_iter().flatten() {
         human.push_str(&format!(
-            "Merge? {} and {} ({:.2} alike)\n",
-            m.ids[0], m.ids[1], m.similarity
+            "Top: {} ({:.2}) {}\n",
+            p["id"].as_str().unwrap_or(""),
+            p["score"].as_f64().unwrap_or(0.0),
+            p["content"].as_str().unwrap_or("")
         ));
     }
-    if args.trace_decay {
-        data["decayTrace"] = json!(traces);
+    for m in data["mergeCandidates"].as_array().into_iter().flatten() {
+        human.push_str(&format!(
+            "Merge? {} and {} ({:.2} alike)\n",
+            m["ids"][0].as_str().unwrap_or(""),
+            m["ids"][1].as_str().unwrap_or(""),
+            m["similarity"].as_f64().unwrap_or(0.0)
+        ));
+    }
+    if let Some(traces) = data["decayTrace"].as_array() {
         human.push_str(&format!(
             "\nDecay (half-life {} days, harmful x{}):\n",
             cfg.scoring.decay_half_life_days, cfg.scoring.harmful_multiplier
         ));
-        for t in &traces {
+        for t in traces {
             human.push_str(&format!(
                 "  {}  score {}\n",
                 t["id"].as_str().unwrap_or(""),
@@ -161,7 +92,5 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
             }
         }
     }
-    Ok(Report::new(data)
-        .human(human.clone())
-        .quiet(entries.len().to_string()))
+    human
 }

@@ -108,7 +108,7 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
 /// How a rule's score and maturity were reached, at `now`.
 fn debug(b: &Bullet, cfg: &crate::config::Scoring, now: DateTime<Utc>) -> Value {
     let (h, x) = decayed_sums(b, cfg, now);
-    let events = view::decay_trace(b, cfg, now);
+    let events = crate::memory::scoring::decay_trace(b, cfg, now);
     json!({
         "helpfulWeight": round3(h),
         "harmfulWeight": round3(x),

@@ -124,25 +124,7 @@ pub fn describe(e: &Entry, cfg: &Scoring, now: DateTime<Utc>) -> String {
     s
 }
 
-/// Each feedback event's age, decay factor and contribution to the score at `now` (what
-/// `cm stats --trace-decay` and `cm top --debug` show).
-pub fn decay_trace(b: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> Vec<Value> {
-    b.feedback_events
-        .iter()
-        .filter_map(|ev| {
-            let age = crate::clock::age_days(crate::clock::parse(&ev.timestamp)?, now);
-            let f = crate::memory::scoring::decay_factor(age, cfg.decay_half_life_days);
-            let w = ev.weight()
-                * match ev.kind {
-                    crate::memory::bullet::FeedbackType::Harmful => -cfg.harmful_multiplier * f,
-                    crate::memory::bullet::FeedbackType::Helpful => f,
-                };
-            Some(json!({"type": ev.kind, "timestamp": ev.timestamp, "ageDays": round3(age), "decayFactor": round3(f), "weight": ev.weight(), "contribution": round3(w)}))
-        })
-        .collect()
-}
-
-/// [`decay_trace`] as indented human lines.
+/// [`crate::memory::scoring::decay_trace`] as indented human lines.
 pub fn decay_trace_lines(events: &[Value], indent: &str) -> String {
     events
         .iter()

@@ -3,7 +3,8 @@
 //! [`crate::app::task_context`] and the renderer `cm context --json` uses; the others through
 //! the services [`crate::app::similar`] (as `cm similar`), [`crate::app::history_search`] (as
 //! `cm history search`) and the very commands (`cm mark`, `cm outcome`, `cm reflect`,
-//! `cm guard check`, `cm stats`, `cm playbook list`, `cm diary show`) with [`crate::cli::run_in`],
+//! `cm guard check`, `cm playbook list`) with [`crate::cli::run_in`]; the resources `cm://stats` and
+//! `cm://diary/{id}` through [`crate::app::stats`] and [`crate::app::diary`],
 //! so each answers with the same JSON as the command's `--json` `data`. Arguments reach those
 //! commands as `--flag=value` words and positionals after `--`, so no value can pose as a flag.
 //!
@@ -269,11 +270,17 @@ pub fn resource(uri: &str, roots: &Roots, due: Instant) -> Result<Value> {
     let cwd = &roots.dirs()[0];
     match uri {
         "cm://playbook" => command(words(&["playbook", "list"]), cwd, due),
-        "cm://stats" => command(words(&["stats"]), cwd, due),
+        "cm://stats" => {
+            let loaded = crate::config::load(cwd)?;
+            on_store(due, |store| {
+                crate::app::stats::answer(store, &loaded.config, cwd, false)
+            })
+        }
         _ => match uri.strip_prefix("cm://diary/") {
-            Some(id) if !id.is_empty() && !id.contains('/') => {
-                command(words(&["diary", "show", "--", id]), cwd, due)
-            }
+            Some(id) if !id.is_empty() && !id.contains('/') => on_store(due, |store| {
+                let entry = crate::app::diary::entry(store, id)?;
+                Ok(json!({"entry": entry}))
+            }),
             _ => Err(
                 CmError::usage("RESOURCE_NOT_FOUND", format!("no resource {uri}"))
                     .hint("the resources are cm://playbook, cm://stats and cm://diary/{id}"),

@@ -514,6 +514,24 @@ pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// Each feedback event's age, decay factor and contribution to the score at `now` (what
+/// `cm stats --trace-decay` and `cm top --debug` show).
+pub fn decay_trace(b: &Bullet, cfg: &Scoring, now: DateTime<Utc>) -> Vec<serde_json::Value> {
+    b.feedback_events
+        .iter()
+        .filter_map(|ev| {
+            let age = crate::clock::age_days(crate::clock::parse(&ev.timestamp)?, now);
+            let f = decay_factor(age, cfg.decay_half_life_days);
+            let w = ev.weight()
+                * match ev.kind {
+                    FeedbackType::Harmful => -cfg.harmful_multiplier * f,
+                    FeedbackType::Helpful => f,
+                };
+            Some(serde_json::json!({"type": ev.kind, "timestamp": ev.timestamp, "ageDays": round3(age), "decayFactor": round3(f), "weight": ev.weight(), "contribution": round3(w)}))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
