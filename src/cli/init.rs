@@ -92,26 +92,12 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         let now = clock::now_rfc3339();
         let mut added = Vec::new();
         for b in &mut bullets {
-            // A user starter is a file anyone could have handed over: its rules pass the
-            // playbook's safety check like every other way in.
-            if let Some(why) = crate::memory::safety::refusal(&b.content) {
-                eprintln!(
-                    "cm: warning: starter {name}: rule \"{}\" skipped: {why}",
-                    crate::context::sanitize::clip(
-                        &crate::context::sanitize::clean(&b.content),
-                        80
-                    )
-                );
+            if !super::starters::admissible(&name, b)
+                || rows::find_by_content(store, &b.content)?.is_some()
+            {
                 continue;
             }
-            if rows::find_by_content(store, &b.content)?.is_some() {
-                continue;
-            }
-            b.id = crate::memory::bullet::new_bullet_id();
-            b.created_at = now.clone();
-            b.updated_at = now.clone();
-            b.source_agents = vec![format!("starter:{name}")];
-            b.reasoning = Some(format!("From the {name} starter playbook"));
+            super::starters::adopt(b, &name, &now);
             added.push(b.clone());
         }
         Playbook::open(store, &ctx.cwd).add(&added, None)?;

@@ -141,16 +141,10 @@ fn seed(ctx: &Ctx, dir: &Path, name: &str, rules: Vec<Bullet>) -> Result<Value> 
     let total = rules.len();
     let mut added = Vec::new();
     for mut b in rules {
-        if crate::memory::safety::refusal(&b.content).is_some()
-            || existing.contains(&b.content.to_lowercase())
-        {
+        if !super::starters::admissible(name, &b) || existing.contains(&b.content.to_lowercase()) {
             continue;
         }
-        b.id = crate::memory::bullet::new_bullet_id();
-        b.created_at = now.clone();
-        b.updated_at = now.clone();
-        b.source_agents = vec![format!("starter:{name}")];
-        b.reasoning = Some(format!("From the {name} starter playbook"));
+        super::starters::adopt(&mut b, name, &now);
         added.push(b);
     }
     if !added.is_empty() {
