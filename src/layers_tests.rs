@@ -145,3 +145,61 @@ fn only_the_mcp_server_names_the_async_runtime_or_the_sdk() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// Code lines (comments and docs aside) under `layer` that name one of `needles`.
+fn naming(layer: &str, needles: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(layer);
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("read source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            for needle in needles {
+                if code.contains(needle) {
+                    found.push(format!("{}:{}: {needle}", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The guard is to become a crate that links no database, no HTTP client and no domain above
+/// it (docs/crates-plan.md): it reads text and files, and answers. What feeds it from the
+/// session index lives in the index.
+#[test]
+fn the_guard_names_no_database_and_no_layer_above_it() {
+    let found = naming(
+        "guard",
+        &[
+            "rusqlite",
+            "reqwest",
+            "crate::store",
+            "crate::episodic",
+            "crate::memory",
+            "crate::context",
+            "crate::reflect",
+            "crate::app",
+            "crate::cli",
+            "crate::hooks",
+            "crate::mcp",
+            "crate::install",
+            "crate::llm",
+            "crate::http",
+        ],
+    );
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// Installers and services name hooks through [`crate::hook_kind`], never by importing the
+/// hooks themselves (the hooks are an adapter, above them).
+#[test]
+fn installers_and_services_do_not_import_the_hooks() {
+    let mut found = naming("install", &["crate::hooks"]);
+    found.extend(naming("app", &["crate::hooks"]));
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

@@ -17,6 +17,7 @@ pub mod episodic;
 pub mod error;
 pub mod fsutil;
 pub mod guard;
+pub mod hook_kind;
 pub mod hooks;
 pub mod http;
 pub mod install;
@@ -30,6 +31,7 @@ pub mod private;
 pub mod redact;
 pub mod reflect;
 pub mod store;
+pub mod text;
 pub mod untrusted;
 pub mod workspace;
 

@@ -8,6 +8,7 @@
 //! - [`prompt_flashback`]: related past records for a prompt (the prompt hook).
 //! - [`add_rules`]: rules added, one or a batch, curated against the playbook.
 //! - [`import_rules`]: a file of rules imported, optionally replacing the personal ones.
+//! - [`history_search`]: the indexed sessions searched, with remote hosts (`cm history search`).
 //! - [`index_sessions`]: agents' sessions indexed, with the upkeep the hooks rely on.
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`repair`]: the safe repairs of `cm doctor --fix`.
@@ -16,11 +17,13 @@
 //! - [`outcomes`]: session outcomes recorded and turned into feedback.
 //! - [`project`]: the rules that belong in a repository's documentation (`cm project`).
 //! - [`quickstart`]: what this machine has set up, for `cm quickstart`.
+//! - [`similar`]: rules ranked by how alike they are to a text (`cm similar`).
 
 pub mod add_rules;
 pub mod audit;
 pub mod feedback_once;
 pub mod from_original;
+pub mod history_search;
 pub mod import_rules;
 pub mod index_sessions;
 pub mod inject;
@@ -32,4 +35,5 @@ pub mod quickstart;
 pub mod reflect;
 pub mod repair;
 pub mod session_start;
+pub mod similar;
 pub mod task_context;

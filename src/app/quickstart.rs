@@ -110,11 +110,11 @@ fn hooks(cwd: &Path) -> HooksState {
             out.post_session |= st
                 .handlers
                 .iter()
-                .any(|h| h.found.hook == crate::hooks::kind::HookKind::Postsession);
+                .any(|h| h.found.hook == crate::hook_kind::HookKind::Postsession);
             out.guard |= st
                 .handlers
                 .iter()
-                .any(|h| h.found.hook == crate::hooks::kind::HookKind::Pretool);
+                .any(|h| h.found.hook == crate::hook_kind::HookKind::Pretool);
             let where_ = if scope == Scope::User {
                 "user"
             } else {

@@ -168,7 +168,7 @@ pub fn hooks(
             if st.error.is_some() {
                 continue; // a settings file cm cannot read is the user's to fix
             }
-            let mut kinds: Vec<crate::hooks::kind::HookKind> = st
+            let mut kinds: Vec<crate::hook_kind::HookKind> = st
                 .handlers
                 .iter()
                 .filter(|h| !h.program_found)

@@ -154,16 +154,7 @@ pub(super) fn selected(agent: Option<&str>) -> Result<Vec<Box<dyn Connector>>> {
     Ok(all.into_iter().filter(|c| c.slug() == want).collect())
 }
 
-/// A validated agent filter for queries: one of the agents cm has a connector for (every
-/// machine running this version indexes the same agents), as `history index --agent` accepts.
+/// A validated agent filter for queries ([`crate::app::history_search::agent_filter`]).
 pub(super) fn agent_filter(agent: &Option<String>) -> Result<Option<String>> {
-    let Some(a) = agent
-        .as_ref()
-        .map(|a| a.trim().to_ascii_lowercase())
-        .filter(|a| !a.is_empty())
-    else {
-        return Ok(None);
-    };
-    selected(Some(&a))?;
-    Ok(Some(a))
+    crate::app::history_search::agent_filter(agent.as_deref())
 }

@@ -334,10 +334,16 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
     let uses_of = |id: &str| -> u32 { uses.get(id).copied().unwrap_or(0) };
     let known = req.workspace.is_some();
     // The bound of a candidate, learned here or not. A rule learned here below the relevance
-    // floor can not be shown (its support is at most its relevance): bound 0, never weighed.
+    // floor, or learned only elsewhere below the strong evidence it needs there, can not be
+    // shown (its support is at most its relevance): bound 0, never weighed.
     let bound = |c: &Cand, here: bool| {
         let info = &c.2.info;
-        if c.0 < super::place::PLACE_FLOOR && here && !info.scoped && info.memory.is_none() {
+        let inferred = !info.scoped && info.memory.is_none();
+        let elsewhere = !here && info.placed && known;
+        if inferred
+            && ((here && c.0 < super::place::PLACE_FLOOR)
+                || (elsewhere && c.0 < super::place::STRONG_EVIDENCE))
+        {
             0.0
         } else {
             c.0 * factor_bound(info, uses_of(&info.id), here, known)

@@ -12,13 +12,11 @@
 use super::bm25::{self, DocTerms, Stats};
 use crate::error::Result;
 use crate::memory::bullet::{Bullet, FeedbackType};
-use crate::store::{Store, map_err};
+use crate::store::Store;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::{HashMap, HashSet};
 
-fn sql(e: rusqlite::Error) -> crate::error::CmError {
-    map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 /// A stable hash of the text a bullet is indexed (and embedded) by.
 pub fn content_hash(b: &Bullet) -> String {

@@ -9,10 +9,12 @@
 //!   relevance floor: a rule shares its project's words with any task of that project by
 //!   chance, so a weak match there is no sign it applies, and it must not crowd an unrelated
 //!   task; its support is its relevance with a single word shared by its text counted at half,
-//!   [`crate::context::rank::Candidate::support`]); [`ELSEWHERE`] when
-//!   it was learned only in other workspaces; [`OTHER_STACK`] when, in addition, none of the
-//!   language or tool stacks its sessions touched is one this workspace uses, and then only with
-//!   relevance at least [`STRONG_EVIDENCE`];
+//!   [`crate::context::rank::Candidate::support`]); [`ELSEWHERE`] when it was learned only in
+//!   other workspaces, and then only with support at least [`STRONG_EVIDENCE`] (another
+//!   project's rules share a task's everyday words by chance, and a project's rules hold the
+//!   words of its own sessions: a weak match from elsewhere crowded out this workspace's rules,
+//!   issue 25); [`OTHER_STACK`] when, in addition, none of the language or tool stacks its
+//!   sessions touched is one this workspace uses;
 //! - 1 for a rule with no known place, or when the task's workspace is unknown.
 
 use crate::memory::bullet::{Bullet, Scope};
@@ -20,11 +22,12 @@ use crate::memory::bullet::{Bullet, Scope};
 pub const SCOPE_BOOST: f64 = 1.5;
 pub const OTHER_WORKSPACE: f64 = 0.5;
 pub const HERE: f64 = 1.5;
-pub const ELSEWHERE: f64 = 0.75;
+pub const ELSEWHERE: f64 = 0.5;
 pub const OTHER_STACK: f64 = 0.4;
 /// Support a rule learned or helped in this workspace needs to be shown (the relevance floor).
 pub const PLACE_FLOOR: f64 = 0.2;
-/// Relevance a rule of another workspace's scope, or of another stack, needs to be shown.
+/// Relevance a rule of another workspace's scope needs to be shown, and support a rule learned
+/// only in other workspaces needs.
 pub const STRONG_EVIDENCE: f64 = 0.45;
 
 /// Where a rule was learned or helped (from its sessions).
@@ -128,15 +131,27 @@ pub fn verdict(
                 "learned in another workspace, for {}",
                 places.stacks.join(", ")
             ),
-            relevance >= STRONG_EVIDENCE,
+            support >= STRONG_EVIDENCE,
         );
     }
-    Verdict::of(ELSEWHERE, "learned in another workspace", true)
+    Verdict::of(
+        ELSEWHERE,
+        "learned in another workspace",
+        support >= STRONG_EVIDENCE,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A task in /home/dev/cli, which uses `stacks`.
+    fn cli(stacks: &[String]) -> Here<'_> {
+        Here {
+            workspace: Some("/home/dev/cli"),
+            stacks,
+        }
+    }
 
     fn placed(ws: &[&str], stacks: &[&str]) -> Places {
         Places {
@@ -149,10 +164,7 @@ mod tests {
     fn this_workspace_shows_only_what_reaches_the_floor() {
         let b = Bullet::default();
         let rust = vec!["rust".to_string()];
-        let here = Here {
-            workspace: Some("/home/dev/cli"),
-            stacks: &rust,
-        };
+        let here = cli(&rust);
         let p = placed(&["/home/dev/cli/crates/core"], &["rust"]);
         assert_eq!(verdict(&b, false, &p, here, 0.3, 0.3).factor, HERE);
         let weak = verdict(&b, false, &p, here, 0.25, 0.15);
@@ -163,21 +175,40 @@ mod tests {
     fn another_stack_needs_strong_evidence() {
         let b = Bullet::default();
         let rust = vec!["rust".to_string()];
-        let here = Here {
-            workspace: Some("/home/dev/cli"),
-            stacks: &rust,
-        };
+        let here = cli(&rust);
         let tf = placed(&["/home/dev/infra"], &["terraform"]);
         let v = verdict(&b, false, &tf, here, 0.3, 0.3);
         assert_eq!((v.factor, v.admitted), (OTHER_STACK, false));
         assert!(verdict(&b, false, &tf, here, 0.5, 0.5).admitted);
+        // A relevance that rests on one shared word (support below it) is not enough.
+        assert!(!verdict(&b, false, &tf, here, 0.5, 0.3).admitted);
         let rs = placed(&["/home/dev/other-cli"], &["rust"]);
-        assert_eq!(verdict(&b, false, &rs, here, 0.3, 0.3).factor, ELSEWHERE);
+        let v = verdict(&b, false, &rs, here, 0.5, 0.5);
+        assert_eq!((v.factor, v.admitted), (ELSEWHERE, true));
         let unplaced = Places::default();
         assert_eq!(
             verdict(&b, false, &unplaced, here, 0.3, 0.3),
             Verdict::plain()
         );
+    }
+
+    #[test]
+    fn a_rule_learned_only_elsewhere_needs_strong_support_whatever_its_stack() {
+        let b = Bullet::default();
+        let rust = vec!["rust".to_string()];
+        let here = cli(&rust);
+        // The same stack, or stacks unknown on either side: still another project's rule.
+        for p in [
+            placed(&["/home/dev/other-cli"], &["rust"]),
+            placed(&["/home/dev/other-cli"], &[]),
+        ] {
+            let weak = verdict(&b, false, &p, here, 0.3, 0.3);
+            assert_eq!((weak.factor, weak.admitted), (ELSEWHERE, false));
+            assert!(verdict(&b, false, &p, here, STRONG_EVIDENCE, STRONG_EVIDENCE).admitted);
+        }
+        // A rule of this workspace at the same support is shown, and weighs more.
+        let mine = verdict(&b, false, &placed(&["/home/dev/cli"], &[]), here, 0.3, 0.3);
+        assert!(mine.admitted && mine.factor > ELSEWHERE);
     }
 
     #[test]

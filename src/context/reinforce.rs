@@ -13,13 +13,11 @@
 use crate::episodic::citing;
 use crate::error::Result;
 use crate::memory::tables::bullets;
-use crate::store::{Store, map_err};
+use crate::store::Store;
 use rusqlite::{Connection, params};
 use std::collections::{HashMap, HashSet};
 
-fn sql(e: rusqlite::Error) -> crate::error::CmError {
-    map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 /// Rule ids cited in `text` as used, and those cited as harmful (`[cass: harmful b-...]`, any
 /// case and spacing). An id marked harmful anywhere in the text is not among the used ones.

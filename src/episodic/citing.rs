@@ -3,12 +3,10 @@
 //! message holding the token `b` among those indexed since a watermark, and the scan never
 //! reads a message that cannot cite a rule.
 
-use crate::error::{CmError, Result};
+use crate::error::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-fn sql(e: rusqlite::Error) -> CmError {
-    crate::store::map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 /// The newest message's rowid (a primary-key maximum: one seek).
 pub const NEWEST_MESSAGE_SQL: &str = "SELECT coalesce(max(id), 0) FROM episodic_messages";

@@ -15,3 +15,4 @@ pub mod sessions;
 pub mod snippet;
 #[cfg(test)]
 pub mod testing;
+pub mod trauma_scan;

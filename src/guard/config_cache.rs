@@ -33,7 +33,7 @@ fn path_for(source: &str, stamp: Stamp) -> PathBuf {
         "{source}\0{}\0{}\0{}\0{}",
         stamp.dev, stamp.ino, stamp.size, stamp.mtime_ns
     );
-    let hash = crate::episodic::index::files::fnv1a(key.as_bytes());
+    let hash = crate::text::hash::fnv1a(key.as_bytes());
     dir().join(format!("{PREFIX}{hash:016x}.json"))
 }
 

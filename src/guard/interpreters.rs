@@ -327,6 +327,59 @@ static TABLE: &[Interpreter] = &[
         &["--url", "--database"],
     ),
     i(&["sqlcmd"], SQL, "Qq", &["--query"], "SdUPi", &[]),
+    // Other SQL shells that take a statement in an option (Cassandra, Snowflake, Trino, Spark,
+    // Hive, Impala, Vertica, a universal client, Cloudflare D1).
+    i(
+        &["cqlsh"],
+        SQL,
+        "e",
+        &["--execute"],
+        "ukf",
+        &["--username", "--password", "--keyspace", "--file"],
+    ),
+    i(
+        &["snowsql"],
+        SQL,
+        "q",
+        &["--query"],
+        "cadusrwf",
+        &[
+            "--connection",
+            "--accountname",
+            "--dbname",
+            "--username",
+            "--schemaname",
+            "--rolename",
+            "--warehouse",
+            "--filename",
+        ],
+    ),
+    i(
+        &["trino", "presto", "trino-cli", "presto-cli"],
+        SQL,
+        "",
+        &["--execute"],
+        "f",
+        &["--server", "--catalog", "--schema", "--user", "--file"],
+    ),
+    i(
+        &["spark-sql", "hive", "beeline"],
+        SQL,
+        "e",
+        &[],
+        "funpd",
+        &["--database", "--hiveconf", "--hivevar"],
+    ),
+    i(&["impala-shell"], SQL, "q", &["--query"], "idf", &[]),
+    i(&["vsql", "usql"], SQL, "c", &["--command"], "hdUpwf", &[]),
+    i(
+        &["wrangler"],
+        SQL,
+        "",
+        &["--command"],
+        "c",
+        &["--config", "--env"],
+    ),
     i(
         &["sqlite3", "sqlite", "duckdb", "litecli"],
         Takes::Special,
@@ -462,6 +515,8 @@ pub fn expand(
     let Some(t) = find(program) else {
         if program == "redis-cli" {
             redis(stdin, out);
+        } else if FILE_CLIENTS.contains(&program) {
+            file_client(program, args, stdin, out);
         }
         return;
     };
@@ -538,6 +593,32 @@ pub fn expand(
 
 fn texts<'a>(words: &[&'a Word]) -> Vec<&'a str> {
     words.iter().map(|w| w.text.as_str()).collect()
+}
+
+/// Clients of remote file servers that read their own commands (`rm`, `rmdir`, `del`) from a
+/// batch file or standard input: `echo 'rm /upload/*' | sftp -b - host`.
+const FILE_CLIENTS: &[&str] = &["sftp", "ftp", "lftp", "smbclient", "ncftp"];
+
+/// The client's batch commands as one segment of the client (`sftp rm /upload/* ; quit`), for
+/// the remote pack's rules; the batch comes from standard input or a file whose contents are
+/// known (`sftp -b <(printf ...)`).
+fn file_client(program: &str, args: &[Word], stdin: &[String], out: &mut Vec<Segment>) {
+    let batches = stdin
+        .iter()
+        .map(String::as_str)
+        .chain(args.iter().filter_map(|w| w.file.as_deref()));
+    for b in batches {
+        let cmds: Vec<String> = b
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|l| !l.is_empty())
+            .collect();
+        out.push(Segment {
+            lang: Lang::Shell,
+            program: program.into(),
+            text: format!("{program} {}", cmds.join(" ; ")),
+        });
+    }
 }
 
 fn redis(stdin: &[String], out: &mut Vec<Segment>) {

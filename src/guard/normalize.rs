@@ -140,6 +140,11 @@ fn walk_shell(src: &str, depth: usize, st: &mut State, out: &mut Vec<Segment>) {
                     _ => produced = produced_text(&one),
                 }
             }
+            // A filter between a decoder and the shell (`base64 -d | gunzip | sh`) passes the
+            // decoded code on, still unread.
+            if (from_undecoded || producer.is_some()) && opaque::passes_code_on(&run) {
+                undecoded = true;
+            }
             walk_command(&one, producer.clone(), depth, st, out);
         }
     }
@@ -274,6 +279,26 @@ fn ls_prints(args: &[Word]) -> Option<String> {
     (directory && !paths.is_empty()).then(|| paths.join(" "))
 }
 
+/// A command run inside a container or pod (`kubectl exec POD -- rm -rf /app/storage`) is
+/// judged as the command it runs, and also whole: there no path is the agent's own checkout,
+/// so the remote pack asks about deletions that would pass on the agent's machine.
+fn container_exec(cmd: &Command, kept: usize, out: &mut Vec<Segment>) {
+    let Some(first) = cmd.words.first() else {
+        return;
+    };
+    let program = base_name(&first.text);
+    if kept < cmd.words.len()
+        && kept > 0
+        && matches!(program, "docker" | "podman" | "kubectl" | "oc" | "nerdctl")
+    {
+        out.push(Segment {
+            lang: Lang::Shell,
+            program: program.to_string(),
+            text: join(program, &cmd.words[1..]),
+        });
+    }
+}
+
 fn walk_command(
     cmd: &Command,
     producer: Option<String>,
@@ -285,6 +310,7 @@ fn walk_command(
     for inner in &stripped.inner_shell {
         shell_string(inner, depth, st, out);
     }
+    container_exec(cmd, stripped.words.len(), out);
     let words = stripped.words;
     let Some(first) = words.first() else {
         // Only redirections (`> /etc/passwd`, `exec 3>/dev/sda`): they still write.
@@ -313,6 +339,16 @@ fn walk_command(
                 args.push(' ');
             }
             push_word(&mut args, &w.text, w.op);
+        }
+        // A command word that is a substitution whose output can be worked out (`$(echo
+        // cm0g... | base64 -d)`, `$(echo 'fr- mr' | rev) ~`) is read as that command.
+        if let Some(code) = opaque::substituted(first).and_then(static_output) {
+            let mut line = code.trim().to_string();
+            if !args.is_empty() {
+                line.push(' ');
+                line.push_str(&args);
+            }
+            shell_string(&line, depth + 1, st, out);
         }
         st.notes.computed(&first.text, args);
     }

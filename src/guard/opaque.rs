@@ -71,6 +71,24 @@ pub fn runs_stdin(words: &[Word]) -> bool {
     true
 }
 
+/// Filters that turn encoded or compressed code into other bytes on its way to a shell
+/// (`gunzip`, `zcat`, `xz -d`, `openssl enc -d`, `tr`): what comes out cannot be read here.
+pub fn passes_code_on(words: &[Word]) -> bool {
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let decompress = words[1..]
+        .iter()
+        .any(|w| matches!(w.text.as_str(), "-d" | "--decompress" | "-dc" | "-cd"));
+    match base_name(&first.text) {
+        "gunzip" | "zcat" | "gzcat" | "unxz" | "xzcat" | "bunzip2" | "bzcat" | "unzstd"
+        | "zstdcat" | "lz4cat" | "unlzma" | "lzcat" | "brotli" | "tr" | "rot13" | "uudecode"
+        | "gpg" | "age" => true,
+        "gzip" | "xz" | "bzip2" | "zstd" | "lz4" | "lzma" | "openssl" | "pigz" => decompress,
+        _ => false,
+    }
+}
+
 /// What a decoder writes for `input`: `None` when `words` is not a decoder this reads;
 /// `Some(None)` when it is one but the input does not decode (or is too long to bother).
 pub fn decode(words: &[Word], input: &str) -> Option<Option<String>> {
@@ -96,6 +114,7 @@ pub fn decode(words: &[Word], input: &str) -> Option<Option<String>> {
         {
             Kind::Hex
         }
+        "rev" if args.is_empty() => Kind::Rev,
         _ => return None,
     };
     if input.len() > 1 << 20 {
@@ -104,12 +123,21 @@ pub fn decode(words: &[Word], input: &str) -> Option<Option<String>> {
     Some(match kind {
         Kind::Base64 => base64(input),
         Kind::Hex => hex(input),
+        Kind::Rev => Some(
+            input
+                .lines()
+                .map(|l| l.chars().rev().collect::<String>())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
     })
 }
 
 enum Kind {
     Base64,
     Hex,
+    /// `rev`: each line reversed (`echo 'fr- mr' | rev`).
+    Rev,
 }
 
 /// A base64 literal in interpreter code (`os.system(base64.b64decode('cm0g...').decode())`) as

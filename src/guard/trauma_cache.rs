@@ -327,7 +327,7 @@ fn build(path: &Path, bytes: &[u8], truncated: bool, limits: Limits) -> (Vec<Ent
 
 /// `<cache dir>/traumas-<hash of the path>.idx`.
 fn cache_path(dir: &Path, file: &Path) -> PathBuf {
-    let key = crate::episodic::index::files::fnv1a(file.as_os_str().as_encoded_bytes());
+    let key = crate::text::hash::fnv1a(file.as_os_str().as_encoded_bytes());
     dir.join(format!("traumas-{key:016x}.idx"))
 }
 

@@ -8,7 +8,7 @@
 
 #[cfg(unix)]
 pub mod capture;
-pub mod kind;
+
 pub mod postsession;
 pub mod precommit;
 pub mod pretool;
@@ -17,7 +17,7 @@ pub mod session_start;
 pub mod stop;
 pub mod stop_reflect;
 
-pub use kind::HookKind;
+pub use crate::hook_kind::HookKind;
 use std::io::Read;
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 /// The hook entry points an agent can be wired to.
-pub use crate::hooks::HookKind;
+pub use crate::hook_kind::HookKind;
 
 /// Where the running binary lives (symlinks resolved), used to write absolute commands.
 pub fn current_binary() -> PathBuf {

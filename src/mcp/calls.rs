@@ -1,7 +1,8 @@
 //! What each tool and resource does, synchronously, on a blocking thread of the server. Every
 //! one goes through the code the command line runs: `cm_context` through the use case
 //! [`crate::app::task_context`] and the renderer `cm context --json` uses; the others through
-//! the very commands (`cm mark`, `cm outcome`, `cm similar`, `cm history search`, `cm reflect`,
+//! the services [`crate::app::similar`] (as `cm similar`), [`crate::app::history_search`] (as
+//! `cm history search`) and the very commands (`cm mark`, `cm outcome`, `cm reflect`,
 //! `cm guard check`, `cm stats`, `cm playbook list`, `cm diary show`) with [`crate::cli::run_in`],
 //! so each answers with the same JSON as the command's `--json` `data`. Arguments reach those
 //! commands as `--flag=value` words and positionals after `--`, so no value can pose as a flag.
@@ -11,6 +12,8 @@
 use super::confine::Roots;
 use super::pool;
 use super::tools::{self, Call, OutcomeStatus, Scope};
+use crate::app::history_search::{self, HistorySearchRequest};
+use crate::app::similar::{self, SimilarRequest};
 use crate::app::task_context::{self, TaskRequest};
 use crate::context::engine::history_job;
 use crate::context::render;
@@ -36,6 +39,21 @@ fn command(words: Vec<String>, cwd: &Path, due: Instant) -> Result<Value> {
     })
 }
 
+/// `f` on the call's kept connection, its statements stopping at `due`.
+fn on_store<T>(due: Instant, f: impl FnOnce(&crate::store::Store) -> Result<T>) -> Result<T> {
+    pool::with(|conns| {
+        conns.store()?;
+        if let Some(s) = conns.store.as_mut() {
+            let _ = deadline::install(&mut s.conn, due);
+        }
+        let out = f(conns.store()?);
+        if let Some(s) = conns.store.as_mut() {
+            let _ = deadline::clear(&mut s.conn);
+        }
+        out
+    })
+}
+
 /// `--name=value` when the value is given.
 fn flag(words: &mut Vec<String>, name: &str, value: Option<impl std::fmt::Display>) {
     if let Some(v) = value {
@@ -46,6 +64,9 @@ fn flag(words: &mut Vec<String>, name: &str, value: Option<impl std::fmt::Displa
 fn words(list: &[&str]) -> Vec<String> {
     list.iter().map(|w| w.to_string()).collect()
 }
+
+/// The playbook half of `memory_search` keeps `cm similar`'s default threshold.
+const SIMILAR_THRESHOLD: f64 = 0.1;
 
 pub fn run(call: Call, roots: &Roots, due: Instant) -> Result<Value> {
     match call {
@@ -175,19 +196,33 @@ fn search(a: tools::SearchArgs, roots: &Roots, due: Instant) -> Result<Value> {
     let mut out = serde_json::Map::new();
     out.insert("query".into(), json!(a.query));
     if scope != Scope::History {
-        let mut w = words(&["similar"]);
-        flag(&mut w, "limit", Some(limit));
-        w.extend(["--".into(), a.query.clone()]);
-        out.insert("playbook".into(), command(w, &cwd, due)?);
+        let loaded = crate::config::load(&cwd)?;
+        let req = SimilarRequest {
+            query: a.query.clone(),
+            limit: limit as usize,
+            threshold: SIMILAR_THRESHOLD,
+            all: false,
+        };
+        let found = on_store(due, |store| similar::answer(store, &loaded, &cwd, &req))?;
+        out.insert("playbook".into(), found.to_json());
     }
     if scope != Scope::Playbook {
-        let mut w = words(&["history", "search"]);
-        flag(&mut w, "limit", Some(limit));
-        flag(&mut w, "days", a.days);
-        flag(&mut w, "agent", a.agent.as_deref());
-        flag(&mut w, "workspace", workspace.as_ref().map(|p| p.display()));
-        w.extend(["--".into(), a.query.clone()]);
-        out.insert("history".into(), command(w, &cwd, due)?);
+        let loaded = crate::config::load(&cwd)?;
+        let limits: crate::episodic::index::prepare::Limits = loaded.section("history")?;
+        let req = HistorySearchRequest {
+            query: a.query.clone(),
+            limit: limit as usize,
+            days: a.days,
+            agent: a.agent.clone(),
+            workspace: workspace.as_ref().map(|p| p.display().to_string()),
+            remote: true,
+            associations: limits.associations,
+            ..HistorySearchRequest::default()
+        };
+        let found = on_store(due, |store| {
+            history_search::answer(Some(store), &loaded, &req)
+        })?;
+        out.insert("history".into(), found.to_json());
     }
     Ok(Value::Object(out))
 }

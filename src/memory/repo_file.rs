@@ -24,7 +24,7 @@ pub fn path_in(cass_dir: &Path) -> PathBuf {
 /// the repository, and parsing YAML costs about 0.25 ms per KiB (4 MiB, some 13,000 rules: about
 /// a second).
 pub const LOAD_CAP: u64 = 4 << 20;
-/// The most a context hook reads: it has [`crate::hooks::DEFAULT_BUDGET_MS`] for everything, and
+/// The most a context hook reads: it has the hook budget (50 ms by default) for everything, and
 /// 64 KiB (some 200 rules) parse in about 16 ms. A larger file is left out of the hooks, with a
 /// line on stderr; `cm context` still reads it.
 pub const HOOK_CAP: u64 = 64 << 10;

@@ -152,9 +152,28 @@ pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Optio
         .filter(|_| !matches!(fix, Fix::Edits(_)))
         .map(|c| format!(": without it, it fails with '{c}'"));
     // The longest that fits in a rule: the reason goes first, then the error.
+    // The error cut at a word to what room is left beside the clause saying when the rule
+    // applies (about 50 characters, which later tasks are found by): its first words still say
+    // what failed.
+    let room = super::rule_text::MAX.saturating_sub(head.chars().count() + 1 + 50);
+    let cut = cause.as_deref().and_then(|c| {
+        let body = c.strip_suffix('\'')?;
+        let mut out = String::new();
+        for w in body.split(' ') {
+            if out.chars().count() + w.chars().count() + 3 > room {
+                break;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+        (out.chars().count() >= 45 && out.len() < body.len()).then(|| format!("{out}…'"))
+    });
     for (b, c) in [
         (because.as_deref(), cause.as_deref()),
         (None, cause.as_deref()),
+        (None, cut.as_deref()),
         (None, None),
     ] {
         let rule = format!("{head}{}{}.", b.unwrap_or(""), c.unwrap_or(""));

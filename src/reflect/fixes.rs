@@ -179,9 +179,24 @@ pub fn failures(t: &Transcript) -> Vec<Failure> {
         }
         let error = error_line(&run.output);
         let later = &runs[i + 1..];
-        let passed = later
-            .iter()
-            .position(|r| r.command.as_deref().is_some_and(|c| same_step(cmd, c)) && !r.failed);
+        let passes = |cmd: &str| {
+            later
+                .iter()
+                .position(|r| r.command.as_deref().is_some_and(|c| same_step(cmd, c)) && !r.failed)
+        };
+        // `mix deps.get && mix test` failed and `mix test` passed later: the chain's later
+        // step is the one that failed.
+        let (cmd, passed) = match passes(cmd) {
+            Some(p) => (cmd.to_string(), Some(p)),
+            None => super::gist::doing(cmd)
+                .iter()
+                .skip(1)
+                .map(|step| super::gist::show(step))
+                .find_map(|step| passes(&step).map(|p| (step, Some(p))))
+                .unwrap_or((cmd.to_string(), None)),
+        };
+        let cmd = cmd.as_str();
+        let key = base(cmd);
         let Some(p) = passed else {
             let typo = run.output.contains("command not found") || run.output.contains("not found");
             out.push(Failure {

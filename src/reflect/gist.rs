@@ -302,19 +302,46 @@ pub fn shown(command: &str) -> String {
 /// when the telling line is an assertion (the test's expected value is no lesson to quote).
 pub fn error(output: &str) -> Option<String> {
     let line = super::fixes::error_line(output);
-    let l = line.trim_start_matches(['│', '|', '>', ' ']);
-    // pytest marks its error lines with "E   ".
-    let l = l.strip_prefix("E ").unwrap_or(l).trim();
-    let lower = l.to_lowercase();
-    if l.is_empty()
-        || lower.starts_with("assert")
-        || lower.starts_with("expected")
-        || lower.starts_with("received")
-        || lower.contains("assertionerror")
-        || lower.starts_with("exit code")
-    {
+    let asserts = |l: &str| {
+        let lower = l.to_lowercase();
+        lower.starts_with("assert")
+            || lower.starts_with("expected")
+            || lower.starts_with("received")
+            || lower.contains("assertionerror")
+            || lower.contains("expect(")
+            || lower.starts_with("exit code")
+    };
+    let trimmed = |l: &str| -> String {
+        let l = l.trim_start_matches(['│', '|', '>', ' ']);
+        // pytest marks its error lines with "E   ".
+        let l = l.strip_prefix("E ").unwrap_or(l).trim();
+        // "lib/x.dart:6:6: Error: ...": the message, not where it was raised.
+        match l.find(": ") {
+            Some(at)
+                if !l[..at].contains(' ')
+                    && l[..at].contains(['/', '.'])
+                    && l[..at].chars().any(|c| c.is_ascii_digit())
+                    && l[..at].contains(':') =>
+            {
+                l[at + 2..].trim().to_string()
+            }
+            _ => l.to_string(),
+        }
+    };
+    let mut l = trimmed(&line);
+    // "Expected version: >=22.11" under "ERR_PNPM_UNSUPPORTED_ENGINE ...": an error code says
+    // what went wrong; an assertion's expected value never does.
+    if asserts(&l) {
+        l = output
+            .lines()
+            .map(trimmed)
+            .find(|x| !asserts(x) && error_code(x))
+            .unwrap_or_default();
+    }
+    if l.is_empty() || asserts(&l) {
         return None;
     }
+    let l = l.as_str();
     let mut out: Vec<String> = Vec::new();
     for w in l.split_whitespace() {
         let w = if w.contains('/') && w.len() > 20 {
@@ -344,6 +371,22 @@ pub fn error(output: &str) -> Option<String> {
     }
     let text = text.replace('`', "'");
     (text.len() >= 8).then_some(text)
+}
+
+/// A line holding an error code (`ERR_PNPM_UNSUPPORTED_ENGINE`, `E0425`-like names in capitals
+/// with an underscore) or an explicit error mark.
+fn error_code(line: &str) -> bool {
+    line.contains("Error:")
+        || line.contains("error:")
+        || line.contains("ERR!")
+        || line.contains("FATAL")
+        || line.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+            w.len() >= 6
+                && w.contains('_')
+                && w.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
 }
 
 #[cfg(test)]

@@ -167,6 +167,43 @@ fn clean(s: &Sentence, referent: Referent) -> String {
             break;
         }
     }
+    // "doing that with the ORM instead": the way to use.
+    let lower = text.to_lowercase();
+    for lead in [
+        "do that with ",
+        "doing that with ",
+        "do it with ",
+        "doing it with ",
+        "do this with ",
+        "doing this with ",
+        "write it with ",
+        "write that with ",
+    ] {
+        if lower.starts_with(lead) {
+            text = format!("Use {}", &text[lead.len()..]);
+            break;
+        }
+    }
+    // "not default_scope": what not to use, when no verb follows.
+    let lower = text.to_lowercase();
+    let next = lower
+        .strip_prefix("not ")
+        .and_then(|r| r.split_whitespace().next())
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_'));
+    if let Some(next) = next
+        && !next.is_empty()
+        && !super::speech::is_verb(next)
+        && !next.ends_with("ing")
+        && !next.ends_with("ed")
+        && ![
+            "in", "on", "at", "for", "with", "from", "to", "here", "there", "now", "yet", "until",
+            "before", "after", "so", "too", "just", "only", "really", "always", "ever", "sure",
+            "a", "an", "all", "every", "any", "by", "via", "through", "inside", "outside", "like",
+        ]
+        .contains(&next)
+    {
+        text = format!("Don't use {}", &text[4..]);
+    }
     // "gradle, not maven": which one to use.
     if s.contrast && !text.to_lowercase().starts_with("use ") {
         text = format!("Use {text}");
@@ -287,7 +324,7 @@ fn capitalised(s: &str) -> String {
     // A path or identifier opening the rule stays as written.
     if s.split_whitespace()
         .next()
-        .is_some_and(|w| w.contains(['/', '.', '_', '`']))
+        .is_some_and(|w| w.contains(['/', '.', '_', '`', '(']))
     {
         return s.to_string();
     }
@@ -370,7 +407,8 @@ pub fn compose(sentences: &[Sentence], referent: Referent) -> Option<String> {
     }
     rule.push('.');
     let vague = rule.split_whitespace().count() < 3 || !super::phrasing::specific(&rule);
-    (!vague && !has_word(&rule.to_lowercase(), "yet")).then_some(rule)
+    let lower = rule.to_lowercase();
+    (!vague && !has_word(super::speech::reason_cut(&lower), "yet")).then_some(rule)
 }
 
 fn lower_first(s: &str) -> String {

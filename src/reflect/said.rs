@@ -121,14 +121,16 @@ fn refused(run: Option<&ToolRun>) -> bool {
 /// the user replaces what the agent did with another way (a command or a tool to use).
 fn replaces(s: &Sentence, before: Option<&ToolRun>) -> bool {
     let lower = s.text.to_lowercase();
-    before.is_some_and(|r| r.command.is_some())
+    before.is_some_and(|r| r.command.is_some() || r.is_edit())
         && !s.local
         && !s.chatter
         && speech::has_word(&lower, "instead")
         && (s.text.contains('`')
-            || ["use", "run", "build", "install", "add"]
-                .iter()
-                .any(|v| lower.starts_with(&format!("{v} "))))
+            || [
+                "use", "run", "build", "install", "add", "do", "doing", "write",
+            ]
+            .iter()
+            .any(|v| lower.starts_with(&format!("{v} "))))
 }
 
 /// The words that name what the agent ran (`cargo`, `nextest`; `kubectl`, `apply`), wrappers
@@ -206,18 +208,157 @@ fn this_task(s: &Sentence) -> bool {
             .any(|w| speech::has_word(&lower, w))
 }
 
+/// Names the agent's last edit brought in (`default_scope`, `DateTime.Now`, `env()`, `Repo`,
+/// `src/`) that the sentence names as code: the sentence is about that edit.
+fn names_edit(s: &Sentence, before: Option<&ToolRun>) -> bool {
+    let Some(run) = before.filter(|r| r.is_edit()) else {
+        return false;
+    };
+    s.text
+        .split(|c: char| c.is_whitespace() || ",;!?\"'`".contains(c))
+        .enumerate()
+        .any(|(i, w)| {
+            let core = w
+                .trim_end_matches(['.', ':'])
+                .trim_end_matches("()")
+                .trim_end_matches('(');
+            let inner = core.get(1..).unwrap_or("");
+            let code = inner.contains(['_', '.', '(', '/', '@', ':'])
+                || w.contains("()")
+                || inner.chars().any(char::is_uppercase)
+                || (i > 0 && core.chars().next().is_some_and(char::is_uppercase));
+            code && core.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+                && !super::phrasing::is_common(&core.to_lowercase())
+                && run.added.contains(core)
+                && !run.removed.contains(core)
+        })
+}
+
+/// One name and nothing else ("pnpm", "constructor injection please", "DateTime.Now again",
+/// "contexts."): what to use, or what the user objects to.
+fn bare_name(text: &str) -> Option<&str> {
+    let mut t = text.trim().trim_end_matches(['.', '!', '?', ' ']);
+    for tail in [" again", " please", " pls", " here", " instead"] {
+        if t.to_lowercase().ends_with(tail) {
+            t = &t[..t.len() - tail.len()];
+        }
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let first = words.first()?.to_lowercase();
+    let ok = (1..=3).contains(&words.len())
+        && !speech::is_verb(first.trim_matches(|c: char| !c.is_alphanumeric()))
+        && ![
+            "it", "that", "this", "those", "these", "yes", "no", "ok", "okay", "sure", "why",
+            "what", "how", "same", "the", "a", "an", "and", "but", "or", "just",
+        ]
+        .contains(&first.as_str())
+        && words.iter().any(|w| {
+            let w = w.to_lowercase();
+            (w.len() >= 3 || words.len() == 1 && w.len() == 2) && !super::phrasing::is_common(&w)
+        })
+        && !words.iter().any(|w| {
+            [
+                "is", "are", "was", "be", "it's", "i", "you", "we", "the", "a", "an", "that",
+                "this", "my", "our", "your", "its", "their", "to", "of", "for", "in", "on", "with",
+            ]
+            .contains(&w.to_lowercase().as_str())
+        });
+    ok.then_some(t)
+}
+
+/// "`make build` sets the ldflags": the command to use, and what it does.
+fn quoted_subject(text: &str) -> Option<String> {
+    let rest = text.strip_prefix('`')?;
+    let end = rest.find('`')?;
+    let (cmd, after) = (&rest[..end], rest[end + 1..].trim_start());
+    let verb = after.split_whitespace().next()?.to_lowercase();
+    (!cmd.is_empty()
+        && verb.len() > 2
+        && verb.ends_with('s')
+        && !["is", "was", "has"].contains(&verb.as_str()))
+    .then(|| format!("Use `{cmd}`, it {after}"))
+}
+
+/// The name of the call's program asked back ("kubeval?" after `kubeval --strict ...`): an
+/// objection to it, as "why kubeval?" would be.
+fn echo_question(read: &mut [Sentence], call: &[String]) {
+    for s in read.iter_mut() {
+        let body = s.text.trim_end_matches(['?', '!', ' ']);
+        if s.text.ends_with('?')
+            && !body.contains(' ')
+            && call.first().is_some_and(|c| c.eq_ignore_ascii_case(body))
+        {
+            s.why = Some(format!("Don't use {body}"));
+            s.objection = true;
+        }
+    }
+}
+
+/// A message that only hesitates ("hmm", "hm?", "really?"): the agent asking what is wrong
+/// makes it an objection.
+fn hesitation(text: &str) -> bool {
+    let lower = text.trim().to_lowercase();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    const APPROVAL: &[&str] = &[
+        "ok", "okay", "yes", "yep", "yeah", "sure", "good", "great", "nice", "perfect", "lgtm",
+        "cool", "thanks", "ty", "go", "continue", "proceed", "fine", "done", "right", "k", "thx",
+        "do", "it", "ahead", "ship",
+    ];
+    (lower.chars().all(|c| c == '?' || c == '!' || c == '.') && lower.contains('?'))
+        || (!words.is_empty()
+            && words.len() <= 2
+            && words.iter().all(|w| {
+                !APPROVAL.contains(w)
+                    && (w.starts_with("hm")
+                        || w.starts_with("uh")
+                        || ["huh", "really", "seriously", "eh", "um", "umm", "erm"].contains(w))
+            }))
+}
+
+/// The answer's first sentence names the way to use: a bare name ("pnpm, the lockfile is
+/// pnpm-lock.yaml"), a quoted command doing something ("`make build` sets the ldflags"), a
+/// practice ("constructor injection please"). Rewritten as a directive.
+fn names_the_way(s: &mut Sentence) -> bool {
+    if s.text.ends_with('?') {
+        return false;
+    }
+    if let Some(with) = quoted_subject(&s.text) {
+        s.text = with;
+        s.directive = true;
+        return true;
+    }
+    let (head, rest) = match s.text.find([',', ';', ':']) {
+        Some(at) => s.text.split_at(at),
+        None => (s.text.as_str(), ""),
+    };
+    let Some(name) = bare_name(head) else {
+        return false;
+    };
+    s.text = format!("Use {name}{rest}");
+    s.directive = true;
+    true
+}
+
 /// The sentences of one message that carry its lesson, and whether it objects.
 fn lesson_sentences(
     text: &str,
     before: Option<&ToolRun>,
     ran: &[String],
 ) -> (Vec<Sentence>, bool, bool) {
-    let read: Vec<Sentence> = speech::sentences(text)
+    let all: Vec<Sentence> = speech::sentences(text)
         .iter()
         .map(|s| speech::read(s))
-        .filter(|s| !s.text.is_empty())
         .collect();
+    // "not like that": all opener, no words left, still an objection.
+    let marked = all.iter().any(|s| s.objection);
+    let mut read: Vec<Sentence> = all.into_iter().filter(|s| !s.text.is_empty()).collect();
     let call = call_words(before);
+    echo_question(&mut read, &call);
+    let named: Vec<bool> = read.iter().map(|s| names_edit(s, before)).collect();
     let replaced = read
         .iter()
         .any(|s| replaces(s, before) || turns_against(s, &call));
@@ -235,38 +376,79 @@ fn lesson_sentences(
                     .iter()
                     .any(|w| speech::has_word(&lower, w))
         });
-    let objection = refused(before) || replaced || points_back || read.iter().any(|s| s.objection);
+    // "no Repo in controllers" after an edit that added `Repo.insert`: it forbids what the
+    // edit brought in.
+    let forbids_edit = read
+        .iter()
+        .zip(&named)
+        .any(|(s, n)| *n && s.prohibition && !s.local && !s.chatter);
+    let objection = refused(before)
+        || replaced
+        || points_back
+        || forbids_edit
+        || marked
+        || read.iter().any(|s| s.objection);
     // A message that opens by pointing inside this conversation ("no, the other file") is
     // about finding the place, not a rule.
     let opens_local = read
         .iter()
         .find(|s| !s.chatter)
         .is_some_and(|s| s.pointing && !s.general);
-    let teaches = |s: &Sentence| {
+    let teaches = |s: &Sentence, named: bool| {
         !s.local
             && !s.chatter
             && (s.general
                 || (s.contrast && contrast_ran(s, ran))
                 || s.why.is_some()
                 || (objection && s.prohibition)
+                || (objection && named && !s.text.ends_with('?'))
                 || replaces(s, before)
                 || turns_against(s, &call))
     };
-    if opens_local || !read.iter().any(teaches) {
+    let teach: Vec<bool> = read
+        .iter()
+        .zip(&named)
+        .map(|(s, n)| teaches(s, *n))
+        .collect();
+    if opens_local || !teach.iter().any(|t| *t) {
         return (Vec::new(), objection, false);
     }
-    let start = read.iter().position(teaches).unwrap_or(0);
+    let start = teach.iter().position(|t| *t).unwrap_or(0);
     let mut kept: Vec<Sentence> = Vec::new();
-    for s in read.into_iter().skip(start) {
+    let mut after_named = false;
+    for (i, mut s) in read.into_iter().enumerate().skip(start) {
         if s.local || s.chatter {
             continue;
         }
         let follows = !kept.is_empty();
-        if teaches(&s)
-            || (follows
-                && !this_task(&s)
-                && (s.directive || objection || rule_text::is_reason(&s.text)))
+        // A name alone after an objection: what the user objects to when the edit brought it
+        // in ("DateTime.Now again."), else what to use ("contexts.").
+        if objection && let Some(name) = bare_name(&s.text) {
+            let name = name.to_string();
+            if named[i] {
+                s.text = format!("Don't use {name}");
+                s.prohibition = true;
+            } else if follows {
+                s.text = format!("Use {name}");
+                s.directive = true;
+            }
+        } else if objection
+            && follows
+            && let Some(with) = quoted_subject(&s.text)
         {
+            // "`make lint` does helm lint + kubeconform": the way to use instead.
+            s.text = with;
+            s.directive = true;
+        }
+        let names_call = call
+            .iter()
+            .any(|w| w.len() >= 3 && speech::has_word(&s.text.to_lowercase(), w));
+        if teach[i]
+            || (follows
+                && (!this_task(&s) || after_named)
+                && (s.directive || objection || names_call || rule_text::is_reason(&s.text)))
+        {
+            after_named = named[i];
             kept.push(s);
         }
     }
@@ -294,6 +476,11 @@ fn instead_of(rule: String, command: &str) -> String {
         .flatten();
     let with = match at {
         Some(i) => format!("{} of `{base}`{}", &rule[..i + 7], &rule[i + 7..]),
+        // "Use pnpm, the lockfile is ...", "Use `make build`, it sets ...": right after the way.
+        None if used_way_end(&rule).is_some() => {
+            let end = used_way_end(&rule).unwrap_or(0);
+            format!("{} instead of `{base}`{}", &rule[..end], &rule[end..])
+        }
         None if rule.contains('`') => {
             let body = rule.trim_end_matches('.');
             format!("{body} (not `{base}`).")
@@ -305,6 +492,18 @@ fn instead_of(rule: String, command: &str) -> String {
     } else {
         rule
     }
+}
+
+/// Where the way a rule opens with ends: "Use `make build`" or "Use pnpm" (a name of up to
+/// three words before a comma, a semicolon or the end).
+fn used_way_end(rule: &str) -> Option<usize> {
+    let rest = rule.strip_prefix("Use ")?;
+    if let Some(code) = rest.strip_prefix('`') {
+        return code.find('`').map(|e| 4 + 1 + e + 1);
+    }
+    let end = rest.find([',', ';', ':', '.']).unwrap_or(rest.len());
+    let words = rest[..end].split_whitespace().count();
+    (words >= 1 && words <= 3 && !rest[..end].contains('(')).then_some(4 + end)
 }
 
 /// "gradle, not maven" is about this project's tools when the session ran one of the two
@@ -320,6 +519,41 @@ fn contrast_ran(s: &Sentence, ran: &[String]) -> bool {
             ran.iter()
                 .any(|r| r.starts_with(w) || r.len() >= 3 && *r == consonants(w))
         })
+}
+
+/// The session's command whose program is `name` (`gradle`: `./gradlew test`; `maven`: `mvn
+/// test`, a program often being its name without the vowels), as program and subcommand.
+fn command_named(name: &str, t: &Transcript) -> Option<String> {
+    let consonants: String = name.chars().filter(|c| !"aeiou".contains(*c)).collect();
+    t.tool_runs()
+        .filter_map(|r| r.command.as_deref())
+        .flat_map(super::gist::doing)
+        .find(|step| {
+            let base = super::gist::base_of(step);
+            let program = base.split_whitespace().next().unwrap_or("");
+            let program = program.rsplit('/').next().unwrap_or(program).to_lowercase();
+            program.len() >= 2
+                && (program.starts_with(name) || (consonants.len() >= 3 && program == consonants))
+        })
+        .map(|step| super::gist::base_of(&step))
+}
+
+/// "gradle, not maven" with the commands the session ran for each: "gradle (`./gradlew
+/// test`), not maven (`mvn test`)".
+fn contrast_with_commands(text: &str, t: &Transcript) -> String {
+    let body = text.trim_end_matches(['.', '!', ' ']);
+    let Some(at) = body.to_lowercase().find(" not ") else {
+        return text.to_string();
+    };
+    let (x, y) = (
+        body[..at].trim_end_matches([',', ' ']),
+        body[at + 5..].trim(),
+    );
+    let with = |name: &str| match command_named(&name.trim_matches('`').to_lowercase(), t) {
+        Some(c) if !name.contains('`') && !name.contains(' ') => format!("{name} (`{c}`)"),
+        _ => name.to_string(),
+    };
+    format!("{}, not {}", with(x), with(y))
 }
 
 /// Whether two messages follow the same tool call (the agent ran nothing in between).
@@ -459,6 +693,10 @@ fn dangling(rule: &str) -> bool {
 /// A terse correction ("no. yarn.", "nope, ruff!") after the agent ran `command`: one name
 /// (a tool, not a word of talk) that is not the program the agent ran.
 fn terse(text: &str, command: &str) -> Option<String> {
+    // "wrong package manager": the words name what was wrong, not what to use.
+    if text.trim_start().to_lowercase().starts_with("wrong") {
+        return None;
+    }
     // "always." or "every time." after the name only says it holds from now on.
     let sentences: Vec<String> = speech::sentences(text)
         .into_iter()
@@ -521,7 +759,7 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             continue;
         }
         let text = without_markers(raw);
-        let (mut kept, objection, states_only) = lesson_sentences(&text, *before, &ran);
+        let (mut kept, mut objection, states_only) = lesson_sentences(&text, *before, &ran);
         if objection {
             let lower = text.trim().to_lowercase();
             objections.push(Objection {
@@ -534,12 +772,14 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         }
         // "we don't pull that in anymore" ... "What should I use instead?" ... "stdlib only:
         // fmt.Errorf with %w": the answer to the agent's question finishes the correction.
-        if (objection || !kept.is_empty())
+        // "hmm" after a call, the agent asks what is wrong: the answer is the correction.
+        let hesitates = before.is_some() && kept.is_empty() && hesitation(&text);
+        if (objection || hesitates || !kept.is_empty())
             && let Some(next) = msgs
                 .get(i + 1)
                 .filter(|n| n.answers && n.text.len() < PASTED)
         {
-            let answer: Vec<Sentence> = speech::sentences(&without_markers(next.text))
+            let mut answer: Vec<Sentence> = speech::sentences(&without_markers(next.text))
                 .iter()
                 .map(|s| speech::read(s))
                 .filter(|s| !s.text.is_empty() && !s.local && !s.chatter && !this_task(s))
@@ -547,9 +787,23 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             let states = |s: &Sentence| {
                 s.general || s.directive || s.prohibition || s.why.is_some() || universal(s)
             };
-            if answer.iter().any(states) {
+            // "pnpm, the lockfile is pnpm-lock.yaml", "`make build` sets the ldflags",
+            // "constructor injection please": the answer names the way to use.
+            let named_way = (objection || hesitates) && kept.is_empty() && {
+                let first = answer.first_mut();
+                first.is_some_and(|s| names_the_way(s))
+            };
+            if named_way || answer.iter().any(states) {
                 kept.extend(answer);
                 skip_next = true;
+                if hesitates && !objection {
+                    objection = true;
+                    objections.push(Objection {
+                        line: *line,
+                        text: super::fixes::clip(raw.trim(), 300),
+                        halts: false,
+                    });
+                }
             }
         }
         if kept.is_empty() {
@@ -603,6 +857,12 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                 named |= resolved != s.text;
                 s.text = resolved;
             }
+        }
+        // "gradle, not maven": each name with the session's command that runs it.
+        if let [only] = kept.as_mut_slice()
+            && only.contrast
+        {
+            only.text = contrast_with_commands(&only.text, t);
         }
         let composed = rule_text::compose(
             &kept,
@@ -1093,7 +1353,7 @@ mod after_a_call_tests {
         // "X, not Y" alone is about the tools when the session ran one of them.
         assert_eq!(
             after("mvn -q package", "gradle, not maven.").0,
-            ["Use gradle, not maven."]
+            ["Use gradle, not maven (`mvn package`)."]
         );
         assert_eq!(
             after("npm test", "friday, not monday.").0,
@@ -1154,5 +1414,187 @@ mod after_a_call_tests {
         ] {
             assert_eq!(after("npm test", said).0, Vec::<String>::new(), "{said}");
         }
+    }
+}
+
+#[cfg(test)]
+mod mechanism_tests {
+    use super::*;
+
+    fn edit(line: i64, removed: &str, added: &str) -> Step {
+        Step::Tool(ToolRun {
+            line,
+            tool: "Edit".into(),
+            command: None,
+            file: Some("/w/src/app.rs".into()),
+            removed: removed.into(),
+            added: added.into(),
+            output: "ok".into(),
+            failed: false,
+        })
+    }
+
+    fn user(line: i64, text: &str) -> Step {
+        Step::User {
+            line,
+            text: text.into(),
+        }
+    }
+
+    fn rules(steps: Vec<Step>) -> (Vec<String>, usize) {
+        let (s, o) = read(&Transcript { steps }, Some("/w"));
+        (s.into_iter().map(|x| x.rule).collect(), o.len())
+    }
+
+    /// An objection that names what the agent's last edit brought in, not the call's program:
+    /// the thing named is what not to use, whatever the wording.
+    #[test]
+    fn naming_what_the_edit_brought_in_is_a_correction() {
+        for (removed, added, said, words) in [
+            (
+                "let a = 1;",
+                "let t = Instant::now_utc();",
+                "ugh, Instant::now_utc again. take a Clock parameter and call clock.now(), tests can't fake it otherwise",
+                &["Don't use Instant::now_utc", "Clock"][..],
+            ),
+            (
+                "class Order < ApplicationRecord",
+                "class Order < ApplicationRecord\n  before_save :recalc_totals",
+                "please not before_save, it hides writes from everyone. an explicit service object",
+                &["Don't use before_save", "service object"],
+            ),
+            (
+                "def show",
+                "def show\n  @rows = DB.exec('select 1')",
+                "no DB.exec in views. repositories.",
+                &["DB.exec", "repositories"],
+            ),
+            (
+                "",
+                "import '../orders/internal/pricing.ts';",
+                "don't reach into another module's internal/. each module exports its API from index.ts",
+                &["internal/", "index.ts"],
+            ),
+        ] {
+            let (r, o) = rules(vec![edit(1, removed, added), user(2, said)]);
+            assert_eq!(r.len(), 1, "{said}: {r:?}");
+            assert_eq!(o, 1, "{said}");
+            for w in words {
+                assert!(r[0].contains(w), "{said}: {r:?}");
+            }
+        }
+        // Naming it with approval is no correction.
+        let (r, _) = rules(vec![
+            edit(1, "", "let t = Instant::now_utc();"),
+            user(2, "nice, Instant::now_utc works"),
+        ]);
+        assert_eq!(r, Vec::<String>::new());
+    }
+
+    /// A terse reaction, the agent asks, and the answer holds the lesson: the answer is the
+    /// rule, with what the agent ran as what not to do.
+    #[test]
+    fn the_answer_to_the_agents_question_finishes_a_terse_correction() {
+        for (cmd, first, answer, words) in [
+            (
+                "pip install httpx",
+                "wrong tool",
+                "uv, the lock is uv.lock. and drop that venv",
+                &["Use uv instead of `pip install`", "uv.lock"][..],
+            ),
+            (
+                "go build -o bin/api ./cmd/api",
+                "not like that",
+                "`task build` embeds the git version -- without it /version says unknown",
+                &["Use `task build` instead of `go build`", "git version"],
+            ),
+            (
+                "mvn -q verify",
+                "hmm",
+                "gradle wrapper please. ./gradlew check runs the same gates",
+                &["Use gradle wrapper", "./gradlew check"],
+            ),
+        ] {
+            let (r, o) = rules(vec![
+                Step::Tool(ToolRun::shell(1, cmd, "ok", false)),
+                user(2, first),
+                Step::Agent {
+                    line: 3,
+                    text: "Sorry, which way should it be?".into(),
+                },
+                user(4, answer),
+            ]);
+            assert_eq!(r.len(), 1, "{answer}: {r:?}");
+            assert_eq!(o, 1, "{answer}");
+            for w in words {
+                assert!(r[0].contains(w), "{answer}: {r:?}");
+            }
+        }
+        // "hmm" that the agent does not ask about is nothing.
+        let (r, o) = rules(vec![
+            Step::Tool(ToolRun::shell(1, "mvn -q verify", "ok", false)),
+            user(2, "hmm"),
+        ]);
+        assert_eq!((r.len(), o), (0, 0));
+    }
+
+    /// The call's program asked back, a polite request to redo it another way, a statement
+    /// whose next sentence rewrites the call.
+    #[test]
+    fn questions_requests_and_rewrites_of_the_call_are_corrections() {
+        let (r, _) = rules(vec![
+            Step::Tool(ToolRun::shell(1, "tslint src", "ok", false)),
+            user(
+                2,
+                "tslint? that's been deprecated for ages. `pnpm lint` runs eslint with our config",
+            ),
+        ]);
+        assert!(
+            r.len() == 1 && r[0].contains("tslint") && r[0].contains("`pnpm lint`"),
+            "{r:?}"
+        );
+        let (r, _) = rules(vec![
+            edit(1, "", "rows = cursor.execute('select ...')"),
+            user(
+                2,
+                "Would you mind doing that with the query builder instead? Hand-written SQL is only allowed in db/reports/.",
+            ),
+        ]);
+        assert!(
+            r.len() == 1
+                && r[0].starts_with("Use the query builder instead")
+                && r[0].contains("db/reports/"),
+            "{r:?}"
+        );
+        let (r, _) = rules(vec![
+            Step::Tool(ToolRun::shell(1, "bundle exec rake db:seed", "ok", false)),
+            user(
+                2,
+                "evrything goes through docker here!! docker compose run web rake db:seed, the db host only exists in the network",
+            ),
+        ]);
+        assert!(
+            r.len() == 1
+                && r[0].starts_with("Everything goes through docker")
+                && r[0].contains("docker compose run web rake"),
+            "{r:?}"
+        );
+    }
+
+    /// A reason clause's "yet" is no time limit; a question is no rule; "anything ... has to".
+    #[test]
+    fn reasons_questions_and_universal_statements() {
+        let r = tests::said(&[
+            "note: jobs get enqueued after commit, never inside the transaction, or the worker reads rows that aren't there yet",
+        ]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(
+            tests::said(&["why does the staging plan always show the bucket as changed?"]),
+            Vec::<String>::new()
+        );
+        let r = tests::said(&[
+            "fyi anything an HTTP handler returns has to be a Problem: problem.New(404, ...). a bare error is a 500",
+        ]);
+        assert!(r.len() == 1 && r[0].contains("problem.New"), "{r:?}");
     }
 }

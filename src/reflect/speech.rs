@@ -57,6 +57,11 @@ const OPENERS: &[(&str, bool)] = &[
     ("that's not right", true),
     ("that is wrong", true),
     ("hmm", false),
+    ("mm", false),
+    ("mmm", false),
+    ("mhm", false),
+    ("um", false),
+    ("uh", false),
     ("cool", false),
     ("nice", false),
     ("great", false),
@@ -125,14 +130,58 @@ const TYPOS: &[(&str, &str)] = &[
     ("shoud", "should"),
 ];
 
-/// `text` with the misspellings of [`TYPOS`] corrected (the rule is written from it too).
+/// Long words reflection reads whose slips of the keyboard are read as meant: one letter
+/// missing, added, changed or two swapped ("alwys", "insteed", "evrything"). No English word is
+/// that close to them; shorter words ("never": "newer") are left to [`TYPOS`].
+const KEYWORDS: &[&str] = &["always", "instead", "everything", "everywhere", "anymore"];
+
+/// Whether `a` and `b` are one edit apart (an insertion, a deletion, a substitution or two
+/// neighbouring letters swapped).
+fn one_slip(a: &[char], b: &[char]) -> bool {
+    if a == b || a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (&a[same..], &b[same..]);
+    match ra.len().cmp(&rb.len()) {
+        std::cmp::Ordering::Equal => {
+            ra[1..] == rb[1..]
+                || (ra.len() >= 2 && ra[0] == rb[1] && ra[1] == rb[0] && ra[2..] == rb[2..])
+        }
+        std::cmp::Ordering::Less => ra == &rb[1..],
+        std::cmp::Ordering::Greater => &ra[1..] == rb,
+    }
+}
+
+/// The keyword a misspelt word stands for.
+fn misspelt(lower: &str) -> Option<&'static str> {
+    if let Some((_, right)) = TYPOS.iter().find(|(t, _)| *t == lower) {
+        return Some(right);
+    }
+    let chars: Vec<char> = lower.chars().collect();
+    if chars.len() < 5 {
+        return None;
+    }
+    KEYWORDS.iter().copied().find(|k| {
+        let k: Vec<char> = k.chars().collect();
+        k[0] == chars[0] && one_slip(&chars, &k)
+    })
+}
+
+/// `text` with misspellings of the words reflection reads corrected (the rule is written from
+/// it too).
 pub fn corrected(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
         let lower = word.to_lowercase();
-        match TYPOS.iter().find(|(t, _)| *t == lower) {
-            Some((_, right)) => out.push_str(right),
+        match misspelt(&lower) {
+            Some(right) if word.chars().next().is_some_and(char::is_uppercase) => {
+                let mut c = right.chars();
+                out.extend(c.next().map(|f| f.to_ascii_uppercase()));
+                out.push_str(c.as_str());
+            }
+            Some(right) => out.push_str(right),
             None => out.push_str(word),
         }
         word.clear();
@@ -437,6 +486,13 @@ const VERBS: &[&str] = &[
     "raise",
     "restore",
     "convert",
+    "drop",
+    "reset",
+    "inject",
+    "define",
+    "replace",
+    "switch",
+    "enqueue",
 ];
 
 /// Whether `hay` holds `needle` starting and ending at word boundaries.
@@ -528,7 +584,16 @@ fn named_then_dash(rest: &str) -> Option<&str> {
 /// schema entry"): a universal subject and a verb of obligation or routing.
 fn universal_norm(lower: &str) -> bool {
     const SUBJECT: &[&str] = &[
-        "all ", "any ", "each ", "every ", "nothing ", "no one ", "nobody ",
+        "all ",
+        "any ",
+        "each ",
+        "every ",
+        "nothing ",
+        "no one ",
+        "nobody ",
+        "anything ",
+        "everything ",
+        "whatever ",
     ];
     const NORM: &[&str] = &[
         "must",
@@ -625,7 +690,9 @@ fn strip_preamble(s: &str) -> (&str, bool) {
         "policy",
         "here",
     ];
-    if !marks.iter().any(|m| h.contains(m)) {
+    // "anything a handler returns has to be ...: status.Errorf(...)" holds no mark: "thing"
+    // is a word of its own.
+    if !marks.iter().any(|m| has_word(&h, m)) {
         return (s, false);
     }
     let general = [
@@ -648,6 +715,8 @@ fn strip_preamble(s: &str) -> (&str, bool) {
 fn strip_request(s: &str) -> &str {
     let mut s = s;
     for lead in [
+        "would you mind ",
+        "do you mind ",
         "could you please ",
         "can you please ",
         "would you please ",
@@ -755,6 +824,11 @@ fn habit_adverb(lower: &str) -> bool {
     })
 }
 
+/// Whether `word` (lower case) is a verb a directive opens with.
+pub fn is_verb(word: &str) -> bool {
+    VERBS.contains(&word)
+}
+
 fn directive_first(lower: &str) -> bool {
     let first = lower.split_whitespace().next().unwrap_or("");
     VERBS.contains(&first.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
@@ -784,9 +858,12 @@ pub fn read(sentence: &str) -> Sentence {
                     || lower.starts_with(&format!("{g} "))
                     || lower.starts_with(&format!("{g}!"))
             });
-    let local = picks_a_choice(&lower)
-        || LOCAL.iter().any(|p| has_word(&lower, p.trim()))
-        || has_word(&lower, "yet")
+    // "never from inside the atomic block, or the worker reads rows that aren't committed yet":
+    // a time word in the clause that gives the reason says nothing about when the rule holds.
+    let lead = reason_cut(&lower);
+    let local = picks_a_choice(lead)
+        || LOCAL.iter().any(|p| has_word(lead, p.trim()))
+        || has_word(lead, "yet")
         || lower.starts_with("that one")
         || lower.starts_with("this one");
     let why = why_directive(&lower, s);
@@ -886,7 +963,9 @@ pub fn read(sentence: &str) -> Sentence {
             || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))
             || universal_norm(&lower)
             || here
-            || only);
+            || only
+            || only_where(&lower))
+        && !asks(&lower);
     let pointing = local && picks_a_choice(&lower)
         || POINTING.iter().any(|p| has_word(&lower, p.trim()))
         || lower.starts_with("that one")
@@ -896,10 +975,18 @@ pub fn read(sentence: &str) -> Sentence {
     ]
     .iter()
     .any(|p| lower.starts_with(p))
-        && !lower.split_whitespace().skip(1).take(3).any(|w| {
-            ["it", "that", "this", "them", "anything", "yet"]
-                .contains(&w.trim_matches(|c: char| !c.is_alphanumeric()))
-        });
+        // "not default_scope, it has bitten us": the object ends at the comma.
+        && !lower
+            .split([',', ';'])
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .skip(1)
+            .take(3)
+            .any(|w| {
+                ["it", "that", "this", "them", "anything", "yet"]
+                    .contains(&w.trim_matches(|c: char| !c.is_alphanumeric()))
+            });
     let marker = lower.starts_with("that's not how") || lower.starts_with("that is not how");
     Sentence {
         contrast: bare_contrast(&lower),
@@ -914,6 +1001,59 @@ pub fn read(sentence: &str) -> Sentence {
         local,
         chatter,
     }
+}
+
+/// The sentence up to the clause that gives its reason ("..., or the worker reads rows that
+/// aren't committed yet", "... because ...").
+pub fn reason_cut(lower: &str) -> &str {
+    [
+        ", or ",
+        " or else ",
+        ", otherwise ",
+        " otherwise ",
+        ", because ",
+        " because ",
+        ", since ",
+        " so that ",
+        ", else ",
+    ]
+    .iter()
+    .filter_map(|m| lower.find(m))
+    .min()
+    .map_or(lower, |at| &lower[..at])
+}
+
+/// A question that asks rather than tells ("why does the plan always show it as changed?",
+/// "is this always null?"): no rule, whatever "always" it holds.
+fn asks(lower: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "why ", "what ", "how ", "where ", "when ", "who ", "which ", "does ", "do ", "did ",
+        "is ", "are ", "was ", "were ", "should ", "shall ", "will ", "has ", "have ",
+    ];
+    lower.trim_end().ends_with('?') && ASKING.iter().any(|a| lower.starts_with(a))
+}
+
+/// "raw SQL is only OK in reports/sql/", "that client is only for the admin app": where
+/// something is allowed, a rule of the place.
+fn only_where(lower: &str) -> bool {
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "only"
+            && words
+                .get(i + 1..(i + 3).min(words.len()))
+                .is_some_and(|next| {
+                    next.iter().any(|n| {
+                        [
+                            "in", "for", "via", "through", "inside", "from", "under", "within",
+                        ]
+                        .contains(n)
+                    })
+                })
+            && i > 0
+            && ["is", "are", "'s", "belongs", "lives", "goes", "allowed"]
+                .iter()
+                .any(|v| words[..i].iter().any(|x| x == v || x.ends_with(v)))
+    })
 }
 
 /// "gradle, not maven", "pytest not unittest": one name set against another, nothing else.

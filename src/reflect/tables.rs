@@ -5,9 +5,7 @@ use super::diary::DiaryEntry;
 use crate::error::{CmError, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
-fn sql(e: rusqlite::Error) -> CmError {
-    crate::store::map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 /// Store (or replace) a session's diary entry.
 ///

@@ -298,6 +298,12 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 /// The error code of a statement stopped at its deadline ([`deadline`]).
 pub const INTERRUPTED: &str = "INTERRUPTED";
 
+/// [`map_err`] for the store at its usual place: what a domain's table module uses on every
+/// statement (one definition, not a copy per module).
+pub fn sql_error(e: rusqlite::Error) -> CmError {
+    map_err(e, &crate::paths::db_path())
+}
+
 /// Turn a SQLite error into one with a code, the path and a hint.
 pub fn map_err(e: rusqlite::Error, path: &Path) -> CmError {
     use rusqlite::ErrorCode as C;

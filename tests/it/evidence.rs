@@ -70,6 +70,42 @@ fn a_task_worded_like_the_situation_finds_the_rule_through_its_session() {
 }
 
 #[test]
+fn another_projects_rule_needs_strong_evidence_to_rank_here() {
+    let env = Env::builder().now("2026-12-01T12:00:00Z").build();
+    env.data_of(&["init"]);
+    let export = place(&env, "reportd", REPORTD, "s1-nightly-export.jsonl");
+    let log = place(&env, "sluice", SLUICE, "s3-big-log-speed.jsonl");
+    env.data_of(&["history", "index"]);
+    let fetch = add(
+        &env,
+        "Set the JDBC fetch size to 5000 on the queries in ExportRepository",
+        &export,
+    );
+    let reader = add(
+        &env,
+        "Read input through BufReader::with_capacity(1 << 20) in src/reader.rs",
+        &log,
+    );
+    let plain = env.add("Profile the export job before tuning it");
+    let ids = |task: &str, workspace: &str| -> Vec<String> {
+        ranked(&env, task, workspace)
+            .iter()
+            .map(|b| b["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let task = "the export is slow";
+    // Where it was learned, the rule's session lends it the task's words.
+    let home = ids(task, REPORTD);
+    assert!(home.contains(&fetch), "{home:?}");
+    // In a project it was not learned in, the same weak match is another project's chance
+    // overlap: neither it nor the other project's rule is offered, while a rule with no place
+    // keeps the plain minimum.
+    let new = ids(task, "/home/dev/newproj");
+    assert!(!new.contains(&fetch) && !new.contains(&reader), "{new:?}");
+    assert!(new.contains(&plain), "{new:?}");
+}
+
+#[test]
 fn the_paraphrase_suite_keeps_its_dev_figures() {
     let env = Env::new();
     let script = repo_path("bench/paraphrase_eval.py");

@@ -7,6 +7,7 @@ use super::store;
 use crate::cli::Ctx;
 use crate::degraded::{Degraded, Issue};
 use crate::episodic::replay;
+use crate::episodic::trauma_scan;
 use crate::error::Result;
 use crate::guard::scan;
 use crate::install::command::shell_quote;
@@ -37,7 +38,7 @@ pub fn run(a: &Args, ctx: &Ctx) -> Result<Report> {
     };
     match store_ {
         Some(st) if replay::available(st) && crate::episodic::sessions::has_index(st) => {
-            let (found, n) = scan::scan(st, since.as_deref()).map_err(|e| st.map_err(e))?;
+            let (found, n) = trauma_scan::scan(st, since.as_deref()).map_err(|e| st.map_err(e))?;
             incidents = found;
             examined = n;
         }

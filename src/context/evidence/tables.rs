@@ -1,12 +1,10 @@
 //! The evidence tables (migration 009): a rule's sessions, vocabulary and places, and the
 //! per-transcript cache they are built from. The only SQL of [`super`].
 
-use crate::error::{CmError, Result};
+use crate::error::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
-fn sql(e: rusqlite::Error) -> CmError {
-    crate::store::map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 /// An indexed transcript: its row and message count.
 #[derive(Debug, Clone, Copy, PartialEq)]

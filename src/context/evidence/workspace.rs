@@ -17,13 +17,11 @@
 //! `rule_places(kind, value)` can seek, so a namesake such as `W-old` is never read. Ids go to
 //! SQLite as one JSON array (`json_each`).
 
-use crate::error::{CmError, Result};
+use crate::error::Result;
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 
-fn sql(e: rusqlite::Error) -> CmError {
-    crate::store::map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 /// The first rules learned or helped in the workspace `?1` itself, in id order (the index on
 /// `(kind, value)` holds them in that order: no sort).

@@ -24,7 +24,7 @@
 use super::links::{self, Link};
 use super::terms::{self, Term};
 use crate::error::Result;
-use crate::store::{Store, map_err};
+use crate::store::Store;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -54,9 +54,7 @@ pub struct Learned {
     pub pruned: usize,
 }
 
-fn sql(e: rusqlite::Error) -> crate::error::CmError {
-    map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 /// (learned_through, messages learned); (0, 0) before the first run.
 pub fn state(conn: &Connection) -> rusqlite::Result<(i64, u64)> {

@@ -148,14 +148,7 @@ pub fn head_hash(path: &Path, len: u64) -> std::io::Result<(i64, u64)> {
     Ok((fnv1a(&buf) as i64, buf.len() as u64))
 }
 
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+pub use crate::text::hash::fnv1a;
 
 /// Every stored file row, by path.
 pub fn load_rows(conn: &rusqlite::Connection) -> rusqlite::Result<HashMap<String, FileRow>> {

@@ -15,6 +15,13 @@ use crate::guard::normalize::Lang;
 /// or for something scratch the agent made itself (`/tmp/`, `scratch-`, `-temp`).
 const LOCAL: &str = r"(?://|\s|@|^|')(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|host\.docker\.internal|httpbin\.org|postman-echo\.com)(?:[:/\s']|$)|\s:\d*/|\s:\d+(?:\s|$)|[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'?-]|\s|$)";
 
+/// What a tool's delete verb passes with: tools with packs of their own or whose removals are
+/// everyday (package managers, version control, editors' extensions, local containers and
+/// clusters), scratch things the agent made (`tmp`, `temp`, `scratch`, `test` in a name), dry
+/// runs and help, keep-the-newest retention (`delete retain 7`, `--keep-last`), and a consumed
+/// queue message acknowledged (`sqs delete-message`). Cache purges are the cdn pack's.
+const VERB_UNLESS: &str = r#"^(?:npm|pnpm|yarn|bun|bunx|npx|pip|pip3|pipx|uv|poetry|pdm|hatch|cargo|go|conda|mamba|micromamba|brew|apt|apt-get|aptitude|dnf|yum|zypper|pacman|apk|snap|flatpak|port|gem|bundle|composer|dotnet|nuget|rustup|asdf|mise|nvm|pyenv|rbenv|sdk|code|cursor|git|docker|podman|nerdctl|kubectl|oc|helm|kind|minikube|k3d|rm|rmdir|unlink|trash|trash-put|gio|tmux|screen|zellij|systemctl|launchctl|crontab|sed|awk|jq|yq|tr|cut|sort|xargs|find|ls|echo|printf|cat|grep|rg|make|just|task|terraform|tofu|pulumi|cdk|sam|serverless|sls|vagrant|multipass|lxc|virsh|zfs|zpool|btrfs|lvremove|vgremove|pvremove|mdadm|redis-cli|psql|mysql|sqlite3|mongosh|mongo|python|python3|node|deno|ruby|perl|php|bash|sh|zsh|rsync|rclone|curl|wget|http|xh|ssh|scp|sftp|ipfs|nix|nix-env|guix|emerge|flutter|dart|pod|carthage|swift|mvn|gradle|sbt|lein|mix|stack|cabal|opam|luarocks|cpan|cpanm|R|Rscript|julia|raco|tlmgr|xcrun|simctl|adb|emulator|avdmanager|sdkmanager|pm2|forever|supervisorctl|ollama|huggingface-cli|dvc|bd|task|todo|gh\s+(?:pr|issue|gist|run\s+cancel|alias|extension|codespace|label\s+(?:list|view)))(?:\s|$)|(?i)(?:^|[\s/:=_.'"@-])(?:tmp|temp|scratch|tests?|testing)(?:[\s/:=_.'"?@-]|\d|$)|\sdelete-message\s|\s(?:--dry-?run|--dry_run|--what-?if|--noop|--plan|--help|-h|--check|--preview|--simulate|--list|--keep(?:-\w+)?(?:=\S+)?|retain)(?:[\s=]|$)"#;
+
 /// The verbs an SDK call that deletes is named with (`delete_hosted_zone`, `dropDatabase`,
 /// `flushall`, `clear_objects`).
 const SDK_VERBS: &[&str] = &[
@@ -49,6 +56,19 @@ pub static PACK: Pack = Pack {
         "destroy",
         "terminate",
         "deregister",
+        // A tool's delete verb (`tool-delete-verb`).
+        "remove",
+        "prune",
+        "erase",
+        "forget",
+        "expunge",
+        "truncate",
+        "unregister",
+        "nuke",
+        "unsubscribe",
+        "rm",
+        "rb",
+        "del",
     ],
     rules: &[
         Rule {
@@ -123,6 +143,37 @@ pub static PACK: Pack = Pack {
                 r"\.(?:delete|terminate|purge|deregister|destroy)[A-Z]\w*\s*\(|\.(?:drop(?:Database|Collection|Table|Index|Indexes|Keyspace)|flush(?:all|db|All|Db))\s*\(|\bindices\.delete\s*\(|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
                 "deletes through a service's SDK or a DELETE request from a script",
                 "list what the call would delete first, and let the user confirm",
+            )
+        },
+        Rule {
+            unless: Some(VERB_UNLESS),
+            ..shell(
+                "tool-delete-verb",
+                High,
+                &[],
+                &[
+                    "delete",
+                    "destroy",
+                    "remove",
+                    "drop",
+                    "prune",
+                    "wipe",
+                    "erase",
+                    "forget",
+                    "expunge",
+                    "truncate",
+                    "terminate",
+                    "deregister",
+                    "unregister",
+                    "nuke",
+                    "unsubscribe",
+                    "rm",
+                    "rb",
+                    "del",
+                ],
+                r"^[\w.+-]+(?:\s+\S+){0,4}?\s+(?:[a-z0-9]+[-_:])*(?:delete|destroy|remove|drop|prune|wipe|erase|forget|expunge|truncate|terminate|deregister|unregister|nuke|unsubscribe|rm|rmi|rmm|rmr|rb|del|deleteall)(?:[-_:][a-zA-Z0-9]+|[A-Z][a-zA-Z0-9]*)*(?:\s|$)",
+                "a tool's subcommand that deletes, destroys or purges what it names, on a service or store the guard knows nothing else about",
+                "list or describe what it names first, and let the user confirm the deletion",
             )
         },
     ],

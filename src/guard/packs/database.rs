@@ -3,7 +3,11 @@
 
 use super::{On, Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
-use crate::guard::normalize::Lang::{Node, Shell, Sql};
+use crate::guard::normalize::Lang::{Line, Node, Python, Shell, Sql};
+
+/// The only statement drops scratch tables: each name starts or ends with `tmp`, `temp` or
+/// `scratch` (or the table is TEMPORARY).
+const SCRATCH_DROP: &str = r#"(?i)^\s*drop\s+(?:temporary\s+table|table\s+(?:if\s+exists\s+)?(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?(?:\s*,\s*(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?)*)(?:\s+cascade)?\s*;?\s*$"#;
 
 pub static PACK: Pack = Pack {
     name: "database",
@@ -25,6 +29,9 @@ pub static PACK: Pack = Pack {
         "downgrade",
         "flyway",
         "liquibase",
+        "knex",
+        "typeorm",
+        "mikro-orm",
         "etcdctl",
         "consul",
         "influx",
@@ -36,6 +43,24 @@ pub static PACK: Pack = Pack {
         "aws",
         "az",
         "gcloud",
+        "update",
+        "select",
+        "pg_restore",
+        "mongorestore",
+        "dbmate",
+        "goose",
+        "sqlx",
+        "diesel",
+        "atlas",
+        "sea-orm-cli",
+        "remove",
+        "destroy",
+        ".sqlite",
+        ".db",
+        ".ibd",
+        ".mdb",
+        ".duckdb",
+        "/var/lib/",
     ],
     rules: &[
         Rule {
@@ -44,8 +69,10 @@ pub static PACK: Pack = Pack {
             on: On::Lang(Sql),
             programs: &[],
             needles: &["drop"],
-            regex: r"(?i)\bdrop\s+(?:database|schema|table|keyspace)\b",
-            unless: None,
+            regex: r"(?i)\bdrop\s+(?:database|schema|table|keyspace|owned\s+by|materialized\s+view|collection|bucket|warehouse|catalog)\b|\balter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?[\w.\x22`\[\]]+\s+drop\s+(?:column\s+)?(?:if\s+exists\s+)?[\w\x22`\[]",
+            // A table the agent made for itself, named so (`tmp_import`, `scratch_x`, `x_temp`),
+            // dropped alone.
+            unless: Some(SCRATCH_DROP),
             and: None,
             why: "drops a database, schema or table with all its data",
             instead: "take a dump first (`pg_dump`, `mysqldump`), and drop only after a human confirms",
@@ -147,16 +174,17 @@ pub static PACK: Pack = Pack {
             instead: "run migrations forward (`rails db:migrate`, `prisma migrate dev`), and let a human reset a database",
         },
         Rule {
-            // Keys under a scratch prefix the agent made itself (`tmp:...`, `test-...`).
+            // Keys the agent made itself, named so (`tmp:...`, `agent:tmp:lock`, `test-...`). Without
+            // a key, the keys come from `xargs` (a scan's output).
             unless: Some(
-                r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:del|unlink)(?:\s+(?:tmp|temp|scratch|test)[:_.-]\S*)+$",
+                r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:del|unlink)(?:\s+(?:\S*[:_.-])?(?:tmp|temp|scratch|test)[:_.-]\S*)+$",
             ),
             ..shell(
                 "redis-delete-keys",
                 High,
                 &["redis-cli"],
                 &[],
-                r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:del|unlink|xtrim|xdel|getdel)\s+\S",
+                r"(?i)^(?:redis|valkey|keydb)-cli\s(?:.*\s)?(?:(?:del|unlink|xtrim|xdel|getdel)\s+\S|(?:del|unlink)\s*$|xgroup\s+(?:destroy|delconsumer)\s)",
                 "deletes Redis keys (or trims a stream): their values are gone",
                 "`redis-cli TYPE KEY` / `DUMP KEY` first, and let a human delete",
             )
@@ -173,8 +201,11 @@ pub static PACK: Pack = Pack {
                 "downgrade",
                 "flyway",
                 "liquibase",
+                "knex",
+                "typeorm",
+                "mikro-orm",
             ],
-            r"^(?:(?:npx|pnpm|yarn|bunx|bun)\s+(?:-\S+\s+)*(?:exec\s+|dlx\s+|x\s+|run\s+)?)?drizzle-kit\s+drop(?:\s|$)|^(?:php\s+(?:\S*/)?)?artisan\s(?:.*\s)?(?:migrate:(?:fresh|reset|refresh)|db:wipe)(?:\s|$)|^(?:php\s+(?:\S*/)?)?console\s(?:.*\s)?(?:doctrine:(?:database|schema):drop|d:d:d|d:s:d)(?:\s|$)|^(?:python[\d.]*\s+(?:\S*/)?)?manage\.py\s(?:.*\s)?migrate\s+\S+\s+zero(?:\s|$)|^(?:sequelize|sequelize-cli)\s(?:.*\s)?db:migrate:undo:all(?:\s|$)|^knex\s(?:.*\s)?migrate:rollback\s(?:.*\s)?--all(?:\s|$)|^typeorm\S*\s(?:.*\s)?schema:drop(?:\s|$)|^(?:alembic|flask\s(?:.*\s)?db)\s(?:.*\s)?downgrade\s+base(?:\s|$)|^mix\s+(?:ecto\.(?:drop|reset)|ecto\.rollback\s(?:.*\s)?--all)(?:\s|$)|^dotnet\s+ef\s+database\s+drop(?:\s|$)|^flyway\s(?:.*\s)?clean(?:\s|$)|^liquibase\s(?:.*\s)?(?:drop-all|dropAll)(?:\s|$)",
+            r"^@NODERUN@drizzle-kit\s+drop(?:\s|$)|^(?:php\s+(?:\S*/)?)?artisan\s(?:.*\s)?(?:migrate:(?:fresh|reset|refresh)|db:wipe)(?:\s|$)|^(?:php\s+(?:\S*/)?)?console\s(?:.*\s)?(?:doctrine:(?:database|schema):drop|d:d:d|d:s:d)(?:\s|$)|^(?:python[\d.]*\s+(?:\S*/)?)?manage\.py\s(?:.*\s)?migrate\s+\S+\s+zero(?:\s|$)|^(?:sequelize|sequelize-cli)\s(?:.*\s)?db:migrate:undo:all(?:\s|$)|^@NODERUN@knex\s(?:.*\s)?migrate:(?:rollback|down)\s(?:.*\s)?--all(?:\s|$)|^@NODERUN@typeorm\S*\s(?:.*\s)?schema:drop(?:\s|$)|^@NODERUN@(?:mikro-orm|mikro-orm-esm)\s(?:.*\s)?(?:schema:(?:drop|fresh)|migration:fresh|migration:down\s(?:.*\s)?--to\s+0)(?:\s|$)|^(?:alembic|flask\s(?:.*\s)?db)\s(?:.*\s)?downgrade\s+base(?:\s|$)|^mix\s+(?:ecto\.(?:drop|reset)|ecto\.rollback\s(?:.*\s)?--all)(?:\s|$)|^dotnet\s+ef\s+database\s+drop(?:\s|$)|^flyway\s(?:.*\s)?clean(?:\s|$)|^liquibase\s(?:.*\s)?(?:drop-all|dropAll)(?:\s|$)",
             "the framework drops every table or rolls every migration back: the data goes with them",
             "run migrations forward; to rebuild a development database, let a human run the reset",
         ),
@@ -195,9 +226,106 @@ pub static PACK: Pack = Pack {
                 "gcloud",
             ],
             &[],
-            r"^(?:etcdctl\s(?:.*\s)?del\s(?:.*\s)?(?:--prefix|--from-key)|consul\s+kv\s+delete\s(?:.*\s)?-recurse|influx\s(?:.*\s)?(?:bucket\s+delete|delete\s|v1\s+dbrp\s+delete)|turso\s+db\s+(?:destroy|delete)|pscale\s+(?:database|branch)\s+delete|neonctl\s+(?:projects|branches|databases)\s+delete|doctl\s(?:.*\s)?databases\s+(?:delete|db\s+delete|pool\s+delete)|pg_dropcluster\s|aws\s(?:.*\s)?(?:rds\s+delete-db-(?:snapshot|cluster-snapshot)|redshift\s+delete-cluster|elasticache\s+delete-(?:cache-cluster|replication-group|serverless-cache)|docdb\s+delete-db-cluster|neptune\s+delete-db-cluster|timestream-write\s+delete-(?:database|table)|dynamodb\s+delete-backup|memorydb\s+delete-cluster|keyspaces\s+delete-(?:keyspace|table))|gcloud\s(?:.*\s)?(?:sql\s+databases\s+delete|spanner\s+(?:databases|instances)\s+delete|firestore\s+databases\s+delete|bigtable\s+(?:instances|tables)\s+delete|bigquery\s+datasets\s+delete|redis\s+instances\s+delete|alloydb\s+clusters\s+delete)|az\s(?:.*\s)?(?:sql\s+(?:db|server)\s+delete|cosmosdb\s(?:.*\s)?delete|(?:postgres|mysql)\s(?:.*\s)?(?:flexible-server|server|db)\s+delete|redis\s+delete))(?:\s|$)",
+            r"^(?:etcdctl\s(?:.*\s)?del\s(?:.*\s)?(?:--prefix|--from-key)|consul\s+kv\s+delete\s(?:.*\s)?-recurse|influx\s(?:.*\s)?(?:bucket\s+delete|delete\s|v1\s+dbrp\s+delete)|turso\s+db\s+(?:destroy|delete)|pscale\s+(?:database|branch)\s+delete|neonctl\s+(?:projects|branches|databases)\s+delete|doctl\s(?:.*\s)?databases\s+(?:delete|db\s+delete|pool\s+delete)|pg_dropcluster|aws\s(?:.*\s)?(?:rds\s+delete-db-(?:snapshot|cluster-snapshot)|redshift\s+delete-cluster|elasticache\s+delete-(?:cache-cluster|replication-group|serverless-cache)|docdb\s+delete-db-cluster|neptune\s+delete-db-cluster|timestream-write\s+delete-(?:database|table)|dynamodb\s+delete-backup|memorydb\s+delete-cluster|keyspaces\s+delete-(?:keyspace|table))|gcloud\s(?:.*\s)?(?:sql\s+databases\s+delete|spanner\s+(?:databases|instances)\s+delete|firestore\s+databases\s+delete|bigtable\s+(?:instances|tables)\s+delete|bigquery\s+datasets\s+delete|redis\s+instances\s+delete|alloydb\s+clusters\s+delete)|az\s(?:.*\s)?(?:sql\s+(?:db|server)\s+delete|cosmosdb\s(?:.*\s)?delete|(?:postgres|mysql)\s(?:.*\s)?(?:flexible-server|server|db)\s+delete|redis\s+delete))(?:\s|$)",
             "deletes a database, key space or data store (or its snapshots) with all its data",
             "take a dump or snapshot first, and let a human delete it",
+        ),
+        Rule {
+            unless: Some(r"(?i)\bwhere\b"),
+            ..Rule {
+                on: On::Lang(Sql),
+                ..shell(
+                    "sql-update-without-where",
+                    Critical,
+                    &[],
+                    &["update"],
+                    r#"(?i)(?:^|;)\s*update\s+(?:only\s+)?[\w."`\[\]]+\s+set\s"#,
+                    "UPDATE without WHERE overwrites the column in every row of the table",
+                    "add a WHERE clause, and run it in a transaction (`BEGIN; ...; ROLLBACK;` to check the count)",
+                )
+            }
+        },
+        shell(
+            "sql-generated-drops",
+            High,
+            &[],
+            &["drop"],
+            r"(?i)\bselect\s+(?:distinct\s+)?(?:(?:format|concat|string_agg|group_concat)\s*\(\s*)?[^\s\w]{1,6}drop\s+(?:table|schema|database|view|sequence)\b",
+            "generates DROP statements for many tables, usually piped into a client that runs them",
+            "read the generated list, and let a human run it",
+        ),
+        Rule {
+            on: On::Lang(Line),
+            ..shell(
+                "sql-flush-piped",
+                Critical,
+                &[],
+                &["flush"],
+                r"\bsqlflush\b[^|;&]*\|\s*(?:\S+\s+)*?(?:dbshell|psql|mysql|mariadb|sqlite3)\b",
+                "Django's flush SQL, piped into the database: every table is emptied",
+                "let a human flush the database",
+            )
+        },
+        shell(
+            "restore-over-existing",
+            Critical,
+            &[
+                "pg_restore",
+                "mongorestore",
+                "dbmate",
+                "goose",
+                "migrate",
+                "sqlx",
+                "diesel",
+                "atlas",
+                "sea-orm-cli",
+            ],
+            &[],
+            r"^(?:pg_restore\s(?:.*\s)?(?:--clean|-[a-zA-Z]*c[a-zA-Z]*)(?:\s|$)|mongorestore\s(?:.*\s)?--drop(?:\s|$)|dbmate\s(?:.*\s)?drop(?:\s|$)|goose\s(?:.*\s)?(?:reset|down-to\s+0)(?:\s|$)|migrate\s(?:.*\s)?drop(?:\s|$)|sqlx\s+(?:database|db)\s+(?:drop|reset)(?:\s|$)|diesel\s+(?:database\s+reset|migration\s+redo\s(?:.*\s)?--all)(?:\s|$)|atlas\s+schema\s+clean(?:\s|$)|sea-orm-cli\s+migrate\s+(?:fresh|reset|refresh)(?:\s|$))",
+            "drops the database's existing objects (a restore that cleans first, a migration tool's drop or reset): the current data is gone",
+            "dump the current database first, and let a human run it",
+        ),
+        shell(
+            "orm-mass-delete",
+            Critical,
+            &[],
+            &["delete", "destroy", "truncate"],
+            r"\b[A-Z]\w*(?:\.(?:all|unscoped))?\.(?:delete_all|destroy_all)\b|\.objects\.all\(\)\.delete\(\)|\b[A-Z]\w*\.(?:truncate|destroy)\(\s*(?:\{\s*(?:where\s*:\s*\{\s*\}\s*,?\s*)?(?:truncate\s*:\s*true\s*)?\}\s*)?\)|\.deleteMany\(\s*(?:\{\s*\})?\s*\)",
+            "deletes every row of a model's table through the ORM",
+            "filter the rows you mean (`where(...)`, `.filter(...)`), run it in a transaction, and let a human confirm",
+        ),
+        Rule {
+            on: On::Lang(Python),
+            ..shell(
+                "orm-mass-delete-python",
+                Critical,
+                &[],
+                &["delete"],
+                r"\.objects\.all\(\)\.delete\(\)|\.objects\.delete\(\)|\.query\.delete\(\)",
+                "deletes every row of a model's table through the ORM",
+                "filter the rows you mean (`.filter(...)`), and let a human confirm",
+            )
+        },
+        Rule {
+            on: On::Lang(Node),
+            ..shell(
+                "mongo-remove-all",
+                Critical,
+                &[],
+                &["remove", "drop", "delete"],
+                r"\.remove\(\s*\{\s*\}\s*\)|\bdb\[[^\]]+\]\.drop\s*\(\s*\)|\.getCollection\([^)]*\)\.drop\s*\(\s*\)|\.deleteMany\(\s*\)",
+                "removes every document of a collection, or drops collections one by one",
+                "`mongodump` first, and pass a filter that selects the documents you mean",
+            )
+        },
+        shell(
+            "database-file-delete",
+            High,
+            &[],
+            &[".sqlite", ".db", ".ibd", ".mdb", ".duckdb", "/var/lib/"],
+            r"^(?:rm|unlink|shred|truncate)\s(?:.*\s)?\S+(?:\.(?:sqlite3?|db|ibd|mdb|duckdb|frm|myd)(?:-wal|-shm|-journal)?|/var/lib/(?:mysql|postgresql|pgsql|mongodb|redis|cassandra|clickhouse|influxdb|elasticsearch)\S*)(?:\s|$)",
+            "deletes a database's files: every table and row in them is gone",
+            "move the file aside (`mv x.sqlite3 x.sqlite3.bak`), or dump it first",
         ),
     ],
 };

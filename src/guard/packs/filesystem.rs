@@ -53,7 +53,9 @@ pub static PACK: Pack = Pack {
             needles: &[],
             regex: r"^rm\s(?:.*\s)?@R@(?:\s|$)",
             unless: None,
-            and: Some(r"\s'?/+(?:data|mnt|media|Volumes)/+[^\s/]"),
+            and: Some(
+                r"\s'?/+(?:data|mnt|media|Volumes|backups?|exports?|archive|storage|nfs|shared|volume\d*)/+[^\s/]",
+            ),
             why: "recursively deletes a directory on a data volume (`/data/uploads`, `/mnt/backups/...`): what a service stored there has no trash, no undo",
             instead: "list it first, and let the user confirm",
         },

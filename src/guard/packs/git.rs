@@ -3,7 +3,7 @@
 
 use super::{On, Pack, Rule};
 use crate::guard::Severity::{Critical, High};
-use crate::guard::normalize::Lang::Shell;
+use crate::guard::normalize::Lang::{Line, Shell};
 
 const SH: On = On::Lang(Shell);
 
@@ -144,6 +144,20 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "deletes every stash; stashed work becomes unreachable",
             instead: "drop a specific stash after checking it (`git stash show -p stash@{N}`, `git stash drop stash@{N}`)",
+        },
+        Rule {
+            // One line dropping stashes again and again (`git stash drop stash@{0} && git stash
+            // drop stash@{0}`, a loop) empties the stash list like `stash clear`.
+            id: "stash-drop-repeated",
+            severity: Critical,
+            on: On::Lang(Line),
+            programs: &[],
+            needles: &["git stash"],
+            regex: r"\bstash\s+(?:drop|pop)\b.*\bstash\s+drop\b|\b(?:while|for|until)\b.*\bstash\s+drop\b",
+            unless: None,
+            and: None,
+            why: "drops several stashes in one go; stashed work becomes unreachable",
+            instead: "drop one stash after checking it (`git stash show -p stash@{N}`), and let the user drop the rest",
         },
         Rule {
             id: "branch-force-delete",

@@ -11,7 +11,8 @@ pub static PACK: Pack = Pack {
     description: "deleting or purging topics, streams and queues (kafka, nats, rabbitmq, sqs, pubsub, ...)",
     default_on: false,
     keywords: &[
-        "kafka", "rpk", "nats", "rabbitmq", "pulsar", "aws", "az", "gcloud", "delete",
+        "kafka", "rpk", "nats", "rabbitmq", "pulsar", "aws", "az", "gcloud", "delete", "activemq",
+        "artemis",
     ],
     rules: &[
         shell(
@@ -24,7 +25,7 @@ pub static PACK: Pack = Pack {
                 "kafka-configs*",
             ],
             &[],
-            r"^(?:kafka-topics(?:\.sh)?\s(?:.*\s)?--delete|kafka-delete-records(?:\.sh)?\s|rpk\s(?:.*\s)?(?:topic\s+(?:delete|trim-prefix)|group\s+delete)|kafka-configs(?:\.sh)?\s(?:.*\s)?--alter\s(?:.*\s)?retention\.ms=(?:0|1|[1-9]\d{0,3})\b)",
+            r"^(?:kafka-topics(?:\.sh)?\s(?:.*\s)?--delete|kafka-delete-records(?:\.sh)?\s|rpk\s(?:.*\s)?(?:topic\s+(?:delete|trim-prefix)|group\s+delete)|kafka-configs(?:\.sh)?\s(?:.*\s)?--alter\s(?:.*\s)?retention\.(?:ms|bytes)=(?:0|1|[1-9]\d{0,3})\b)",
             "deletes Kafka topics or records: the messages in them are gone",
             "`kafka-topics --describe` first, and let a human delete the topic",
         ),
@@ -42,7 +43,7 @@ pub static PACK: Pack = Pack {
             Critical,
             &["kafka-consumer-groups*", "rpk"],
             &["delete"],
-            r"^(?:kafka-consumer-groups(?:\.sh)?\s(?:.*\s)?--delete|rpk\s(?:.*\s)?group\s+delete)(?:\s|$)",
+            r"^(?:kafka-consumer-groups(?:\.sh)?\s(?:.*\s)?--delete(?:-offsets)?|rpk\s(?:.*\s)?group\s+delete)(?:\s|$)",
             "deletes a consumer group with its committed offsets: where each consumer was is gone",
             "`kafka-consumer-groups --describe --group NAME` first, and let a human delete",
         ),
@@ -113,6 +114,15 @@ pub static PACK: Pack = Pack {
             r"^(?:pulsar-admin|pulsarctl)\s(?:.*\s)?(?:topics?|namespaces?|tenants?)\s+(?:delete|delete-partitioned-topic|clear-backlog)(?:\s|$)",
             "deletes Pulsar topics, namespaces or tenants (or their backlog)",
             "let a human delete",
+        ),
+        shell(
+            "broker-queue-purge",
+            Critical,
+            &["activemq", "artemis"],
+            &[],
+            r"^(?:activemq|artemis)\s(?:.*\s)?(?:purge|queue\s+(?:purge|delete)|destroy)(?:\s|$)",
+            "purges or deletes a broker's queues: the messages waiting in them are gone",
+            "list the queues and their depths first, and let a human purge",
         ),
     ],
 };

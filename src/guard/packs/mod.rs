@@ -178,6 +178,11 @@ pub fn by_name(name: &str) -> Option<(usize, &'static Pack)> {
 pub const PLACEHOLDERS: &[(&str, &str)] = &[
     // A recursive flag of rm/chmod/chown/cp.
     ("@R@", r"(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)"),
+    // A Node package runner before a tool (`npx`, `pnpm exec`, `yarn dlx`, `npm run x --`).
+    (
+        "@NODERUN@",
+        r"(?:(?:npx|pnpm|yarn|bunx|bun|npm)\s+(?:-\S+\s+)*(?:exec\s+|dlx\s+|x\s+|run\s+|run-script\s+)?(?:-\S+\s+)*)?",
+    ),
     // Root, system directories (and a few of their direct children), a home directory.
     (
         "@ROOTS@",
@@ -186,7 +191,11 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     // A top-level dot-directory or dot-file of the home directory.
     ("@HOMEDOT@", r"(?:(?:~|\$HOME|\$\{HOME\})/+\.[^/\s']*/*\*?)"),
     // A direct child of the home directory (`~/Documents`, `~/projects`).
-    ("@HOMETOP@", r"(?:(?:~|\$HOME|\$\{HOME\})/+[^/\s']+/*)"),
+    // (Also spelled from /home or /Users: `/home/dev/code`.)
+    (
+        "@HOMETOP@",
+        r"(?:(?:~|\$HOME|\$\{HOME\})/+[^/\s']+/*|/+(?:home|Users)/+[^/\s']+/+[^/\s'.][^/\s']*/*)",
+    ),
     // The parent directory and its ancestors.
     ("@PARENT@", r"(?:\.\.(?:/+\.\.)*/*\*?)"),
     // Everything in the working directory.

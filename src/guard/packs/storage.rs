@@ -23,6 +23,8 @@ pub static PACK: Pack = Pack {
         "wrangler",
         "swift",
         "openstack",
+        "hdfs",
+        "hadoop",
     ],
     rules: &[
         Rule {
@@ -32,7 +34,7 @@ pub static PACK: Pack = Pack {
                 Critical,
                 &["aws"],
                 &["s3", "delete"],
-                r"^aws\s(?:.*\s)?(?:s3api\s+(?:delete-objects|delete-bucket\S*|put-bucket-lifecycle\S*)|s3\s+rb\s|s3\s+rm\s(?:.*\s)?(?:--recursive|--exclude|--include)|efs\s+delete-file-system|fsx\s+delete-file-system|glacier\s+delete-(?:vault|archive)|s3control\s+delete-\S+)(?:\s|$)",
+                r"^aws\s(?:.*\s)?(?:s3\s+mv\s(?:.*\s)?s3://\S*\s+/dev/null|s3api\s+(?:delete-objects|delete-bucket\S*|put-bucket-lifecycle\S*)|s3\s+rb\s|s3\s+rm\s(?:.*\s)?(?:--recursive|--exclude|--include)|efs\s+delete-file-system|fsx\s+delete-file-system|glacier\s+delete-(?:vault|archive)|s3control\s+delete-\S+)(?:\s|$)",
                 "deletes S3 objects in bulk, a bucket, or a file system, with the data in them",
                 "list first (`aws s3 ls --recursive`, `--dryrun`), and let a human delete",
             )
@@ -69,7 +71,7 @@ pub static PACK: Pack = Pack {
             Critical,
             &["gcloud", "gsutil"],
             &[],
-            r"^gcloud\s(?:.*\s)?storage\s+(?:rm\s|buckets\s+delete)|^gcloud\s(?:.*\s)?filestore\s+instances\s+delete|^gsutil\s(?:.*\s)?(?:-m\s+)?(?:rm\s(?:.*\s)?-[a-zA-Z]*[ra]|rb\s|rsync\s(?:.*\s)?-[a-zA-Z]*d)",
+            r"^gcloud\s(?:.*\s)?storage\s+(?:rm\s|buckets\s+delete|rsync\s(?:.*\s)?--delete-unmatched-destination-objects|buckets\s+update\s(?:.*\s)?--lifecycle-file[=\s]\S*(?:delete|expire|purge))|^gcloud\s(?:.*\s)?filestore\s+instances\s+delete|^gsutil\s(?:.*\s)?(?:-m\s+)?(?:rm\s(?:.*\s)?-[a-zA-Z]*[ra]|rm\s(?:.*\s)?gs://\S*\*|rb\s|rsync\s(?:.*\s)?-[a-zA-Z]*d|lifecycle\s+set\s\S*(?:delete|expire|purge))",
             "deletes Google Cloud Storage objects, buckets or a file store",
             "`gcloud storage ls` first, and let a human delete",
         ),
@@ -103,5 +105,18 @@ pub static PACK: Pack = Pack {
             "deletes buckets or objects on S3-compatible storage (s3cmd, B2, R2, Swift)",
             "list first, and let a human delete",
         ),
+        Rule {
+            // The agent's own temporary output (`/user/agent/tmp/job-1`).
+            unless: Some(r"\s/\S*/(?:tmp|temp|scratch|_temporary)(?:/\S*)?\s*$"),
+            ..shell(
+                "hdfs-delete",
+                Critical,
+                &["hdfs", "hadoop"],
+                &[],
+                r"^(?:hdfs|hadoop)\s+(?:dfs|fs)\s(?:.*\s)?-(?:rm|rmr|rmdir)\s(?:.*\s)?(?:-skipTrash|-r\s(?:.*\s)?-skipTrash|-[rR]\s+/\S*(?:\s|$))",
+                "deletes HDFS paths recursively, or past the trash",
+                "`hdfs dfs -du` first; without `-skipTrash` it goes to the trash, and let a human delete",
+            )
+        },
     ],
 };

@@ -35,6 +35,8 @@ pub static PACK: Pack = Pack {
         "hcloud",
         "dmsetup",
         "lvm",
+        "radosgw-admin",
+        "cryptsetup",
     ],
     rules: &[
         Rule {
@@ -54,7 +56,7 @@ pub static PACK: Pack = Pack {
                     "lvconvert",
                 ],
                 &[],
-                r"^(?:lvm\s+)?(?:lvremove|vgremove|pvremove|lvreduce|vgreduce\s(?:.*\s)?--removemissing|lvresize\s(?:.*\s)?(?:-L|--size)[=\s]?-|lvconvert\s(?:.*\s)?--merge)(?:\s|$)",
+                r"^(?:lvm\s+)?(?:lvremove|vgremove|pvremove|lvreduce|vgreduce\s(?:.*\s)?--removemissing|lvresize\s(?:.*\s)?(?:-L|--size)[=\s]?-|lvconvert\s(?:.*\s)?(?:--merge|--type[=\s]+(?:raid0|linear|striped)|-m\s*0|--mirrors[=\s]+0))(?:\s|$)",
                 "removes (or shrinks) LVM volumes or groups: the data on them is gone",
                 "`lvs`/`vgs` first, back up, and let a human remove",
             )
@@ -64,7 +66,7 @@ pub static PACK: Pack = Pack {
             Critical,
             &["mdadm"],
             &[],
-            r"^mdadm\s(?:.*\s)?(?:--zero-superblock|--create|-C|--build|--grow\s(?:.*\s)?--raid-devices)(?:\s|$)",
+            r"^mdadm\s(?:.*\s)?(?:--zero-superblock|--create|-C|--build|--grow\s(?:.*\s)?--raid-devices(?:=|\s+)?1?)(?:\s|$|=)",
             "wipes RAID metadata or creates an array over devices: their data is gone",
             "`mdadm --detail` first, and let a human do it",
         ),
@@ -73,9 +75,18 @@ pub static PACK: Pack = Pack {
             High,
             &["mdadm"],
             &[],
-            r"^mdadm\s(?:.*\s)?(?:--stop|-S|--remove|-r|--fail|-f|--manage\s(?:.*\s)?--(?:remove|fail))(?:\s|$)",
-            "stops an array or removes or fails its members (a degraded array may not survive the next fault)",
+            r"^mdadm\s(?:.*\s)?(?:--stop|-S)(?:\s|$)",
+            "stops an array: what runs on it loses its disk",
             "`mdadm --detail` first",
+        ),
+        shell(
+            "mdadm-remove",
+            Critical,
+            &["mdadm"],
+            &[],
+            r"^mdadm\s(?:.*\s)?(?:--remove|-r|--fail|-f|--manage\s(?:.*\s)?--(?:remove|fail))(?:\s|$)",
+            "removes or fails an array's members: the array runs degraded (the next fault loses it), or is gone",
+            "`mdadm --detail` first, and let a human replace members",
         ),
         Rule {
             // `zfs destroy -n` only shows what it would destroy.
@@ -102,10 +113,18 @@ pub static PACK: Pack = Pack {
         shell(
             "ceph-delete",
             Critical,
-            &["ceph", "rbd", "stratis", "gluster", "dmsetup"],
+            &[
+                "ceph",
+                "rbd",
+                "stratis",
+                "gluster",
+                "dmsetup",
+                "radosgw-admin",
+                "cryptsetup",
+            ],
             &[],
-            r"^(?:ceph\s(?:.*\s)?(?:osd\s+pool\s+(?:delete|rm)|fs\s+(?:rm|fail)|osd\s+(?:purge|destroy))|rbd\s(?:.*\s)?(?:rm|remove|trash\s+(?:purge|rm)|snap\s+(?:purge|rm))|stratis\s(?:.*\s)?(?:pool|filesystem|fs)\s+destroy|gluster\s(?:.*\s)?volume\s+delete|dmsetup\s(?:.*\s)?(?:remove_all|wipe_table))(?:\s|$)",
-            "deletes storage pools, images or file systems of a cluster",
+            r"^(?:ceph\s(?:.*\s)?(?:osd\s+pool\s+(?:delete|rm)|fs\s+(?:rm|fail)|osd\s+(?:purge|destroy))|rbd\s(?:.*\s)?(?:rm|remove|trash\s+(?:purge|rm)|snap\s+(?:purge|rm))|stratis\s(?:.*\s)?(?:pool|filesystem|fs)\s+destroy|gluster\s(?:.*\s)?volume\s+delete|dmsetup\s(?:.*\s)?(?:remove_all|wipe_table)|radosgw-admin\s(?:.*\s)?(?:bucket\s+rm|object\s+rm|user\s+rm\s(?:.*\s)?--purge-data)|cryptsetup\s(?:.*\s)?(?:luksKillSlot|luksRemoveKey|luksErase|erase|luksFormat|reencrypt))(?:\s|$)",
+            "deletes storage pools, images, object buckets or file systems of a cluster, or the keys of an encrypted volume",
             "list first, and let a human delete",
         ),
         shell(
@@ -122,7 +141,7 @@ pub static PACK: Pack = Pack {
             Critical,
             &["kubectl", "oc"],
             &[],
-            r"^(?:kubectl|oc)\s(?:.*\s)?delete\s(?:.*\s)?(?:pvc|pv|persistentvolumeclaims?|persistentvolumes?|volumesnapshots?)(?:[\s/,.]|$)",
+            r"^(?:kubectl|oc)\s(?:.*\s)?delete\s(?:.*\s)?(?:pvc|pv|persistentvolumeclaims?|persistentvolumes?|volumesnapshots?|volumes?\.[\w.-]+|replicas?\.longhorn\.io)(?:[\s/,.]|$)",
             "deletes persistent volumes or claims (or the stateful set that owns them); with a Delete reclaim policy the data goes",
             "check the reclaim policy (`kubectl get pv`), back up, and let a human delete",
         ),

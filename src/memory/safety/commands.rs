@@ -135,8 +135,8 @@ pub fn guard_refusal(text: &str) -> Option<Refusal> {
 }
 
 /// Each command `text` may recommend, with the prose of its sentence before it: every code span,
-/// and in prose, the rest of the sentence from each word the guard's keyword scan knows that
-/// stands where a command is recommended ([`commands_follow`]).
+/// and in prose, the rest of the sentence (to a `;`) from each word the guard's keyword scan
+/// knows that stands where a command is recommended ([`commands_follow`]).
 fn commands(text: &str) -> Vec<(&str, &str)> {
     let scanner = guard::quick::builtin();
     let mut out = Vec::new();
@@ -158,7 +158,12 @@ fn commands(text: &str) -> Vec<(&str, &str)> {
                 if word.len() < 2 || scanner.scan(word).packs == 0 || !commands_follow(lead) {
                     continue;
                 }
-                out.push((&sentence[..w], &sentence[w..]));
+                // Up to the next `;`: each command after it starts a candidate of its own when
+                // its first word is one the guard knows, and prose after it ("block; a bare
+                // rename makes terraform destroy them") is no command at all.
+                let rest = &sentence[w..];
+                let end = rest.find(';').map_or(rest.len(), |i| i + 1);
+                out.push((&sentence[..w], &rest[..end]));
             }
         }
         prose_before = sentences(part).pop().unwrap_or(part);

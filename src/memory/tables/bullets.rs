@@ -10,9 +10,7 @@ use crate::error::{CmError, Result};
 use crate::memory::bullet::{Bullet, FeedbackEvent, FeedbackSource, FeedbackType};
 use rusqlite::{Connection, OptionalExtension, params};
 
-pub(super) fn sql(e: rusqlite::Error) -> CmError {
-    crate::store::map_err(e, &crate::paths::db_path())
-}
+pub(super) use crate::store::sql_error as sql;
 
 fn doc_of(b: &Bullet) -> Result<String> {
     serde_json::to_string(b)

@@ -1,14 +1,12 @@
 //! Recorded session outcomes, waiting for `cm outcome-apply`.
 
-use crate::error::{CmError, Result};
+use crate::error::Result;
 use crate::memory::bullet::FeedbackType;
 use crate::memory::implicit::Sentiment;
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
-fn sql(e: rusqlite::Error) -> CmError {
-    crate::store::map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

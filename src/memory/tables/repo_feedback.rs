@@ -12,9 +12,7 @@ use std::collections::HashMap;
 /// Every rule's events for one repository file.
 pub const FOR_REPO_SQL: &str = "SELECT rule_id, events FROM repo_rule_feedback WHERE repo = ?1";
 
-fn sql(e: rusqlite::Error) -> CmError {
-    crate::store::map_err(e, &crate::paths::db_path())
-}
+use crate::store::sql_error as sql;
 
 /// The events recorded for the rules of `repo` (the playbook file's path), by rule id. A store
 /// older than the table (a hook opens it read-only and never migrates) has none.

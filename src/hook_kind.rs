@@ -1,7 +1,8 @@
 //! The hook entry points, named once: what `cm hook NAME` accepts (with its aliases), the link
 //! names that reach a hook without the argument parser, and which hooks the installers write
-//! into agents' settings. Dispatch ([`crate::dispatch`], [`super::run`]) and the installers
-//! ([`crate::install`]) both use this enum.
+//! into agents' settings. Dispatch ([`crate::dispatch`], [`crate::hooks::run`]), the installers
+//! ([`crate::install`]) and the services that report on them all use this enum, so it sits
+//! below every layer: none of them imports the hooks to name one.
 
 use serde::Serialize;
 
