@@ -1,8 +1,11 @@
-//! `cm init [--force] [--starter NAME]` and `cm starters` (built-in and user starters, see `starters`).
+//! `cm init [--force] [--starter NAME] [--yes]` and `cm starters` (built-in and user starters,
+//! see `starters`); `cm init --repo` is in `init_repo`.
 //!
 //! Creates the data directory, the store (migrated) and a default `config.json`. An existing
 //! config is kept; `--force` rewrites it to the defaults after saving the old one as
 //! `config.json.bak` (a malformed one is never touched). The store's rules are never deleted.
+//! `cm init` never prompts, so `--yes` (which scripts written for the original tool pass) changes
+//! nothing here; `--repo --force` needs it.
 
 use super::Ctx;
 use crate::clock;
@@ -16,15 +19,32 @@ use serde_json::json;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Rewrite config.json with the defaults (the old file is kept as config.json.bak).
+    /// Rewrite config.json with the defaults (the old file is kept as config.json.bak); with
+    /// --repo, reset the repository playbook (backed up first; needs --yes).
     #[arg(long)]
     pub force: bool,
-    /// Seed the playbook with a starter (see `cm starters`).
+    /// Seed the playbook with a starter (see `cm starters`); with --repo, the repository's.
     #[arg(long)]
     pub starter: Option<String>,
+    /// Initialise the git repository's .cass/ (playbook.yaml and traumas.jsonl) instead.
+    #[arg(long)]
+    pub repo: bool,
+    /// Confirm what --force replaces (cm init never prompts).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
+    if args.repo {
+        return super::init_repo::run(
+            &super::init_repo::Request {
+                force: args.force,
+                yes: args.yes,
+                starter: args.starter.as_deref(),
+            },
+            ctx,
+        );
+    }
     let starter = match &args.starter {
         Some(name) => Some(super::starters::find(name)?),
         None => None,
@@ -72,26 +92,12 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         let now = clock::now_rfc3339();
         let mut added = Vec::new();
         for b in &mut bullets {
-            // A user starter is a file anyone could have handed over: its rules pass the
-            // playbook's safety check like every other way in.
-            if let Some(why) = crate::memory::safety::refusal(&b.content) {
-                eprintln!(
-                    "cm: warning: starter {name}: rule \"{}\" skipped: {why}",
-                    crate::context::sanitize::clip(
-                        &crate::context::sanitize::clean(&b.content),
-                        80
-                    )
-                );
+            if !super::starters::admissible(&name, b)
+                || rows::find_by_content(store, &b.content)?.is_some()
+            {
                 continue;
             }
-            if rows::find_by_content(store, &b.content)?.is_some() {
-                continue;
-            }
-            b.id = crate::memory::bullet::new_bullet_id();
-            b.created_at = now.clone();
-            b.updated_at = now.clone();
-            b.source_agents = vec![format!("starter:{name}")];
-            b.reasoning = Some(format!("From the {name} starter playbook"));
+            super::starters::adopt(b, &name, &now);
             added.push(b.clone());
         }
         Playbook::open(store, &ctx.cwd).add(&added, None)?;

@@ -22,6 +22,7 @@ mod hook;
 mod hooks_cmd;
 mod import;
 mod init;
+mod init_repo;
 mod list_json;
 mod mark;
 mod mcp;

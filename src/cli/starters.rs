@@ -128,6 +128,29 @@ pub fn find(name: &str) -> Result<(String, Vec<Bullet>)> {
     }
 }
 
+/// Whether the starter `name`'s rule `b` may be added: a user starter is a file anyone could
+/// have handed over, so its rules pass the playbook's safety check like every other way in (a
+/// refused one is named on stderr).
+pub fn admissible(name: &str, b: &Bullet) -> bool {
+    let Some(why) = crate::memory::safety::refusal(&b.content) else {
+        return true;
+    };
+    eprintln!(
+        "cm: warning: starter {name}: rule \"{}\" skipped: {why}",
+        crate::context::sanitize::clip(&crate::context::sanitize::clean(&b.content), 80)
+    );
+    false
+}
+
+/// Make the starter `name`'s rule `b` a new rule of this playbook, added at `now`.
+pub fn adopt(b: &mut Bullet, name: &str, now: &str) {
+    b.id = crate::memory::bullet::new_bullet_id();
+    b.created_at = now.to_string();
+    b.updated_at = now.to_string();
+    b.source_agents = vec![format!("starter:{name}")];
+    b.reasoning = Some(format!("From the {name} starter playbook"));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

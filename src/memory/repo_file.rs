@@ -214,6 +214,13 @@ pub fn modify<T>(path: &Path, f: impl FnOnce(&mut Vec<Bullet>) -> Result<T>) -> 
         // Nothing to write (a mark on a repository rule is this user's, not the file's).
         return Ok(value);
     }
+    write(path, bullets)?;
+    Ok(value)
+}
+
+/// Replace `path` with a repository playbook holding `bullets` (none: an empty one, as
+/// `cm init --repo` creates it).
+pub fn write(path: &Path, bullets: Vec<Bullet>) -> Result<()> {
     let doc = PlaybookDoc {
         schema_version: 2,
         name: Some("repository".into()),
@@ -222,6 +229,5 @@ pub fn modify<T>(path: &Path, f: impl FnOnce(&mut Vec<Bullet>) -> Result<T>) -> 
     };
     let text = serde_norway::to_string(&doc)
         .map_err(|e| CmError::internal(format!("serialize playbook: {e}")))?;
-    fsutil::write_atomic(path, text.as_bytes())?;
-    Ok(value)
+    fsutil::write_atomic(path, text.as_bytes())
 }

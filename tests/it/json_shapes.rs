@@ -201,6 +201,12 @@ fn every_command_has_its_json_shape_documented() {
 
     w.doc.push_str("## Setting up and the playbook\n\n");
     w.record("init", &["init"], None);
+    w.record("init --repo", &["init", "--repo"], None);
+    w.record(
+        "init --repo --force --yes",
+        &["init", "--repo", "--force", "--yes"],
+        None,
+    );
     w.record("starters", &["starters"], None);
     w.record("quickstart", &["quickstart"], None);
     let a = id(&w.record(

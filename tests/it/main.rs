@@ -32,6 +32,7 @@ mod guard_repo_yaml;
 mod guard_trust;
 mod hooks_hygiene;
 mod house;
+mod init_repo;
 mod install;
 mod json_shapes;
 mod learning;
