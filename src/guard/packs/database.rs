@@ -6,8 +6,8 @@ use crate::guard::Severity::{Critical, High};
 use crate::guard::normalize::Lang::{Line, Node, Python, Shell, Sql};
 
 /// The only statement drops scratch tables: each name starts or ends with `tmp`, `temp` or
-/// `scratch` (or the table is TEMPORARY).
-const SCRATCH_DROP: &str = r#"(?i)^\s*drop\s+(?:temporary\s+table|table\s+(?:if\s+exists\s+)?(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?(?:\s*,\s*(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?)*)(?:\s+cascade)?\s*;?\s*$"#;
+/// `scratch` (or the table is TEMPORARY, or was created TEMP just before).
+const SCRATCH_DROP: &str = r#"(?i)^\s*create\s+temp(?:orary)?\s+table\s[^;]*;\s*drop\s+table\s+(?:if\s+exists\s+)?[\w"`]+\s*;?\s*$|^\s*drop\s+(?:temporary\s+table|table\s+(?:if\s+exists\s+)?(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?(?:\s*,\s*(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?)*)(?:\s+cascade)?\s*;?\s*$"#;
 
 pub static PACK: Pack = Pack {
     name: "database",

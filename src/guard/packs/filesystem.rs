@@ -286,7 +286,8 @@ pub static PACK: Pack = Pack {
             programs: &[],
             needles: &["rmtree"],
             regex: r#"\brmtree\(\s*[^'"\s)]"#,
-            unless: None,
+            // A directory the code made itself with `tempfile` (`d = tempfile.mkdtemp()`).
+            unless: Some(r"\btempfile\.(?:mkdtemp|TemporaryDirectory|gettempdir)\("),
             and: None,
             why: "shutil.rmtree on a computed path: if it resolves to the home directory or / everything is gone",
             instead: "pass a literal path inside the project (`shutil.rmtree('build')`), or delete it from the shell by name",
@@ -322,7 +323,11 @@ pub static PACK: Pack = Pack {
             programs: &[],
             needles: &["rm"],
             regex: r#"\b(?:rmSync|rmdirSync|rm|rmdir)\(\s*[^'"`\s)][^;]*recursive\s*:\s*true"#,
-            unless: None,
+            // A loop over a literal list of names in the project (`for (const d of ['.turbo',
+            // 'dist'])`), or a directory the code made in the temp dir (`fs.mkdtempSync`).
+            unless: Some(
+                r#"\bfor\s*\(\s*(?:const|let|var)\s+\w+\s+of\s+\[(?:\s*['"`]\.?[\w-][\w.-]*(?:/[\w.-]+)*['"`]\s*,?)+\s*\]\s*\)|\bmkdtempSync\("#,
+            ),
             and: None,
             why: "recursive delete of a computed path: if it resolves to the home directory or / everything is gone",
             instead: "pass a literal path inside the project (`fs.rmSync('dist', {recursive: true})`)",
