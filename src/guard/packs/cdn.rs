@@ -66,7 +66,7 @@ pub static PACK: Pack = Pack {
             High,
             &[],
             &["purge", "invalidat"],
-            r"^(?:fastly\s(?:.*\s)?purge\s(?:.*\s)?--all|akamai\s(?:.*\s)?purge\s(?:.*\s)?(?:delete|invalidate)\s(?:.*\s)?--cpcode|az\s(?:.*\s)?(?:cdn|afd)\s(?:.*\s)?endpoint\s+purge\s(?:.*\s)?--content-paths\s+'?/\*|aws\s(?:.*\s)?cloudfront\s+create-invalidation\s(?:.*\s)?--paths\s+(?:\S+\s+)*'?/\*'?|gcloud\s(?:.*\s)?compute\s+url-maps\s+invalidate-cdn-cache\s(?:.*\s)?--path[=\s]'?/\*'?)(?:\s|$|')|^(?:curl|curlie|http|https|xh|wget)\s.*(?:purge_everything|/purge_all\b|/purge/all\b|purgeAll)",
+            r"^(?:fastly\s(?:.*\s)?purge\s(?:.*\s)?--all|akamai\s(?:.*\s)?purge\s(?:.*\s)?(?:delete|invalidate)\s(?:.*\s)?--cpcode|az\s(?:.*\s)?(?:cdn|afd)\s(?:.*\s)?endpoint\s+purge\s(?:.*\s)?--content-paths\s+'?/\*|aws\s(?:.*\s)?cloudfront\s+create-invalidation\s(?:.*\s)?--paths\s+(?:\S+\s+)*'?/\*'?|gcloud\s(?:.*\s)?compute\s+url-maps\s+invalidate-cdn-cache\s(?:.*\s)?--path[=\s]'?/\*'?)(?:\s|$|')|^(?:curl|curlie|http|https|xh|wget)\s.*(?:purge_everything|/purge_all\b|/purge/all\b|purgeAll|purge_cache\S*\s.*\bhosts|/pullzone/\d+/purgeCache|/ccu/v3/(?:delete|invalidate)/cpcode/|api\.fastly\.com/service/[^/\s'\x22]+/purge['\x22\s].*Surrogate-Key:\s*all\b)|^aws\s(?:.*\s)?cloudfront\s+create-invalidation\s.*\\?\x22Items\\?\x22\s*:\s*\[\s*\\?\x22/\*\\?\x22",
             "purges everything cached: every request goes to the origin at once",
             "purge by URL, key or tag",
         ),
