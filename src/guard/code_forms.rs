@@ -48,6 +48,11 @@ pub fn expand(
             let plus = words.iter().filter_map(|w| w.strip_prefix('+'));
             for ex in a.code.iter().copied().chain(plus) {
                 let ex = ex.trim_start_matches([':', ' ']);
+                // `:silent !cmd`, `:sil! !cmd`: the modifier runs the same command quietly.
+                let ex = ex
+                    .strip_prefix("silent")
+                    .or_else(|| ex.strip_prefix("sil"))
+                    .map_or(ex, |r| r.trim_start_matches('!').trim_start());
                 if let Some(cmd) = ex.strip_prefix('!') {
                     sh(cmd, out);
                 } else if let Some(cmd) = ex.strip_prefix("call system(") {

@@ -517,6 +517,8 @@ pub fn expand(
             redis(stdin, out);
         } else if FILE_CLIENTS.contains(&program) {
             file_client(program, args, stdin, out);
+        } else if program == "make" || program == "gmake" {
+            make_recipes(args, stdin, depth, st, out);
         }
         return;
     };
@@ -597,7 +599,40 @@ fn texts<'a>(words: &[&'a Word]) -> Vec<&'a str> {
 
 /// Clients of remote file servers that read their own commands (`rm`, `rmdir`, `del`) from a
 /// batch file or standard input: `echo 'rm /upload/*' | sftp -b - host`.
-const FILE_CLIENTS: &[&str] = &["sftp", "ftp", "lftp", "smbclient", "ncftp"];
+/// (Also a DNS update client and a backup console, whose batches delete records and volumes.)
+const FILE_CLIENTS: &[&str] = &[
+    "sftp",
+    "ftp",
+    "lftp",
+    "smbclient",
+    "ncftp",
+    "nsupdate",
+    "bconsole",
+];
+
+/// `make -f /dev/stdin <<< $'x:\n\trm -rf ~'` (or `-f -`, `-f <(...)`): a makefile the line
+/// spells out; its recipe lines (after a tab) are shell commands make runs.
+fn make_recipes(args: &[Word], stdin: &[String], depth: usize, st: &State, out: &mut Vec<Segment>) {
+    let mut texts: Vec<&str> = Vec::new();
+    for (k, w) in args.iter().enumerate() {
+        let file = match w.text.as_str() {
+            "-f" | "--file" | "--makefile" => args.get(k + 1),
+            _ => None,
+        };
+        match file {
+            Some(f) if matches!(f.text.as_str(), "/dev/stdin" | "-") => {
+                texts.extend(stdin.iter().map(String::as_str))
+            }
+            Some(f) => texts.extend(f.file.as_deref()),
+            None => {}
+        }
+    }
+    for t in texts {
+        for line in t.lines().filter_map(|l| l.strip_prefix('\t')) {
+            shell_string(line.trim_start_matches(['@', '-', '+']), depth, st, out);
+        }
+    }
+}
 
 /// The client's batch commands as one segment of the client (`sftp rm /upload/* ; quit`), for
 /// the remote pack's rules; the batch comes from standard input or a file whose contents are

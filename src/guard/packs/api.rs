@@ -16,11 +16,15 @@ use crate::guard::normalize::Lang;
 const LOCAL: &str = r"(?://|\s|@|^|')(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|host\.docker\.internal|httpbin\.org|postman-echo\.com)(?:[:/\s']|$)|\s:\d*/|\s:\d+(?:\s|$)|[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'?-]|\s|$)";
 
 /// What a tool's delete verb passes with: tools with packs of their own or whose removals are
-/// everyday (package managers, version control, editors' extensions, local containers and
+/// judged there (the clouds' and forges' CLIs: one object removed is everyday, a bucket is not;
+/// an optional pack's rules stay off until it is enabled), lookups of
+/// a command (`which rm`, `man rm`), tools whose removals are
+/// everyday (package managers, and Node runners' own verbs: `pnpm wrangler queues delete` is
+/// still asked about; version control, editors' extensions, local containers and
 /// clusters), scratch things the agent made (`tmp`, `temp`, `scratch`, `test` in a name), dry
 /// runs and help, keep-the-newest retention (`delete retain 7`, `--keep-last`), and a consumed
 /// queue message acknowledged (`sqs delete-message`). Cache purges are the cdn pack's.
-const VERB_UNLESS: &str = r#"^(?:npm|pnpm|yarn|bun|bunx|npx|pip|pip3|pipx|uv|poetry|pdm|hatch|cargo|go|conda|mamba|micromamba|brew|apt|apt-get|aptitude|dnf|yum|zypper|pacman|apk|snap|flatpak|port|gem|bundle|composer|dotnet|nuget|rustup|asdf|mise|nvm|pyenv|rbenv|sdk|code|cursor|git|docker|podman|nerdctl|kubectl|oc|helm|kind|minikube|k3d|rm|rmdir|unlink|trash|trash-put|gio|tmux|screen|zellij|systemctl|launchctl|crontab|sed|awk|jq|yq|tr|cut|sort|xargs|find|ls|echo|printf|cat|grep|rg|make|just|task|terraform|tofu|pulumi|cdk|sam|serverless|sls|vagrant|multipass|lxc|virsh|zfs|zpool|btrfs|lvremove|vgremove|pvremove|mdadm|redis-cli|psql|mysql|sqlite3|mongosh|mongo|python|python3|node|deno|ruby|perl|php|bash|sh|zsh|rsync|rclone|curl|wget|http|xh|ssh|scp|sftp|ipfs|nix|nix-env|guix|emerge|flutter|dart|pod|carthage|swift|mvn|gradle|sbt|lein|mix|stack|cabal|opam|luarocks|cpan|cpanm|R|Rscript|julia|raco|tlmgr|xcrun|simctl|adb|emulator|avdmanager|sdkmanager|pm2|forever|supervisorctl|ollama|huggingface-cli|dvc|bd|task|todo|gh\s+(?:pr|issue|gist|run\s+cancel|alias|extension|codespace|label\s+(?:list|view)))(?:\s|$)|(?i)(?:^|[\s/:=_.'"@-])(?:tmp|temp|scratch|tests?|testing)(?:[\s/:=_.'"?@-]|\d|$)|\sdelete-message\s|\s(?:--dry-?run|--dry_run|--what-?if|--noop|--plan|--help|-h|--check|--preview|--simulate|--list|--keep(?:-\w+)?(?:=\S+)?|retain)(?:[\s=]|$)"#;
+const VERB_UNLESS: &str = r#"^(?:npm|pnpm|yarn|bun|bunx|npx)\s+(?:-\S+\s+)*(?:remove|rm|r|un|uninstall|unlink|prune|dedupe|cache|store|config|dist-tag|owner|team|access|token|hook|profile|unpublish|deprecate|link|patch-remove)(?:\s|$)|^(?:gh|glab|tea|which|type|whereis|whatis|apropos|man|info|tldr|help|aws|gcloud|gsutil|az|azcopy|doctl|hcloud|linode-cli|vultr-cli|oci|ibmcloud|s3cmd|mc|pip|pip3|pipx|uv|poetry|pdm|hatch|cargo|go|conda|mamba|micromamba|brew|apt|apt-get|aptitude|dnf|yum|zypper|pacman|apk|snap|flatpak|port|gem|bundle|composer|dotnet|nuget|rustup|asdf|mise|nvm|pyenv|rbenv|sdk|code|cursor|git|docker|podman|nerdctl|kubectl|oc|helm|kind|minikube|k3d|rm|rmdir|unlink|trash|trash-put|gio|tmux|screen|zellij|systemctl|launchctl|crontab|sed|awk|jq|yq|tr|cut|sort|xargs|find|ls|echo|printf|cat|grep|rg|make|just|task|terraform|tofu|pulumi|cdk|sam|serverless|sls|vagrant|multipass|lxc|virsh|zfs|zpool|btrfs|lvremove|vgremove|pvremove|mdadm|redis-cli|psql|mysql|sqlite3|mongosh|mongo|python|python3|node|deno|ruby|perl|php|bash|sh|zsh|rsync|rclone|curl|wget|http|xh|ssh|scp|sftp|ipfs|nix|nix-env|guix|emerge|flutter|dart|pod|carthage|swift|mvn|gradle|sbt|lein|mix|stack|cabal|opam|luarocks|cpan|cpanm|R|Rscript|julia|raco|tlmgr|xcrun|simctl|adb|emulator|avdmanager|sdkmanager|pm2|forever|supervisorctl|ollama|huggingface-cli|dvc|bd|task|todo|gh\s+(?:pr|issue|gist|run\s+cancel|alias|extension|codespace|label\s+(?:list|view)))(?:\s|$)|(?i)(?:^|[\s/:=_.'"@-])(?:tmp|temp|scratch|tests?|testing)(?:[\s/:=_.'"?@-]|\d|$)|\sdelete-message\s|\s(?:--dry-?run|--dry_run|--what-?if|--noop|--plan|--help|-h|--check|--preview|--simulate|--list|--keep(?:-\w+)?(?:=\S+)?|retain)(?:[\s=]|$)"#;
 
 /// The verbs an SDK call that deletes is named with (`delete_hosted_zone`, `dropDatabase`,
 /// `flushall`, `clear_objects`).
@@ -93,8 +97,8 @@ pub static PACK: Pack = Pack {
                 &[
                     "curl", "curlie", "wget", "http", "https", "xh", "xhs", "httpie",
                 ],
-                &["delete", "destroy", "wipe", "clear"],
-                r"^(?:curl|curlie|wget|http|https|xh|xhs|httpie)\s(?:.*\s)?'?(?:https?://)?[\w.$:{}-]+(?:/\S*)?/(?:do)?(?:[Dd]elete|[Dd]estroy|[Ww]ipe|[Cc]lear)(?:[-_]\w+|[A-Z]\w*)?(?:[/?#'\s]|$)",
+                &["delete", "destroy", "wipe", "clear", "erase"],
+                r"^(?:curl|curlie|wget|http|https|xh|xhs|httpie)\s(?:.*\s)?'?(?:https?://)?[\w.$:{}-]+(?:/\S*)?/(?:do)?(?:[Dd]elete|[Dd]estroy|[Ww]ipe|[Cc]lear|[Ee]rase)(?:[-_]\w+|[A-Z]\w*)?(?:[/?#'\s]|$)",
                 "calls an endpoint of a remote service named for deleting, clearing or wiping",
                 "read what the endpoint does first, and let the user confirm",
             )
@@ -103,7 +107,7 @@ pub static PACK: Pack = Pack {
             // Taking a label, an assignee, a reviewer or a reaction off an issue or pull
             // request is everyday triage.
             unless: Some(
-                r"/(?:issues|pulls)/\d+/(?:labels|assignees|requested_reviewers|reactions)\b|/reactions/|/subscription\b|/notifications\b|[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'?-]|\s|$)",
+                r"/(?:issues|pulls)/\d+/(?:labels|assignees|requested_reviewers|reactions)\b|/reactions/|/comments/\d+(?:['\s]|$)|/subscription\b|/notifications\b|[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'?-]|\s|$)",
             ),
             ..shell(
                 "forge-api-delete",
@@ -176,5 +180,14 @@ pub static PACK: Pack = Pack {
                 "list or describe what it names first, and let the user confirm the deletion",
             )
         },
+        shell(
+            "forge-graphql-delete",
+            High,
+            &["gh", "glab"],
+            &[],
+            r"^(?:gh|glab)\s(?:.*\s)?api\s+graphql\s.*\bmutation\b[^{]*\{\s*(?:delete|remove|destroy|archive|transfer)[A-Z]\w*\s*\(",
+            "a GraphQL mutation on the forge that deletes, archives or transfers what it names",
+            "query the same id first to see what it names, and let the user confirm",
+        ),
     ],
 };

@@ -11,6 +11,7 @@ pub static PACK: Pack = Pack {
     default_on: false,
     keywords: &[
         "restic",
+        "bconsole",
         "borg",
         "kopia",
         "velero",
@@ -135,6 +136,15 @@ pub static PACK: Pack = Pack {
             r"^(?:tmutil\s+(?:delete|deletelocalsnapshots|thinlocalsnapshots)|timeshift\s(?:.*\s)?--delete(?:-all)?|snapper\s(?:.*\s)?(?:delete|rm)|vssadmin\s+delete\s+shadows|wbadmin\s+delete|rdiff-backup\s(?:.*\s)?--remove-older-than|rdiff-backup\s(?:.*\s)?remove\s+increments)(?:\s|$)",
             "deletes system snapshots or backups (Time Machine, Timeshift, snapper, Windows shadow copies)",
             "list them first, and let a human delete",
+        ),
+        shell(
+            "bconsole-delete",
+            Critical,
+            &["bconsole"],
+            &[],
+            r"(?i)^bconsole\s.*\b(?:delete\s+(?:volume|jobid|job|pool|client)|purge\s+(?:volume|jobs|files)|truncate\s+(?:volume|allpools))\b",
+            "deletes or purges Bacula/Bareos volumes and jobs from the catalog: the backups they record can no longer be restored",
+            "`list volumes` / `list jobs` first, and let a human delete",
         ),
     ],
 };

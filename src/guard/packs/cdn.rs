@@ -2,7 +2,7 @@
 //! purging everything cached (CloudFront, Fastly, Azure Front Door and CDN, Google load balancing,
 //! Cloudflare, Akamai, ELB). They can be created again, but traffic fails meanwhile: high, asked.
 
-use super::{Pack, shell};
+use super::{Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
 
 pub static PACK: Pack = Pack {
@@ -39,15 +39,19 @@ pub static PACK: Pack = Pack {
             "replaces a distribution's whole configuration (disabling it, or dropping origins and behaviours)",
             "compare the new config with `get-distribution-config` first",
         ),
-        shell(
-            "edge-delete",
-            Critical,
-            &["fastly", "akamai", "wrangler"],
-            &[],
-            r"^(?:fastly\s(?:.*\s)?delete|akamai\s(?:.*\s)?(?:property-manager\s+delete-property|property\s+delete|delete-property|edgeworkers\s+delete)|wrangler\s(?:.*\s)?(?:delete|deployments?\s+delete|pages\s+project\s+delete|kv:namespace\s+delete|kv\s+namespace\s+delete|d1\s+delete|queues\s+delete|r2\s+bucket\s+delete|kv:bulk\s+delete|kv\s+bulk\s+delete|versions\s+delete))(?:\s|$)",
-            "deletes an edge service, property, worker, Pages project or namespace with its configuration or data",
-            "list it first, and let a human delete",
-        ),
+        Rule {
+            // Wrangler's `--local` works on the development emulator's storage.
+            unless: Some(r"\s--local(?:\s|$)"),
+            ..shell(
+                "edge-delete",
+                Critical,
+                &["fastly", "akamai", "wrangler"],
+                &[],
+                r"^(?:fastly\s(?:.*\s)?delete|akamai\s(?:.*\s)?(?:property-manager\s+delete-property|property\s+delete|delete-property|edgeworkers\s+delete)|wrangler\s(?:.*\s)?(?:delete|deployments?\s+delete|pages\s+project\s+delete|kv:namespace\s+delete|kv\s+namespace\s+delete|d1\s+delete|queues\s+delete|r2\s+bucket\s+delete|kv:bulk\s+delete|kv\s+bulk\s+delete|versions\s+delete))(?:\s|$)",
+                "deletes an edge service, property, worker, Pages project or namespace with its configuration or data",
+                "list it first, and let a human delete",
+            )
+        },
         shell(
             "edge-api-delete",
             Critical,
@@ -62,7 +66,7 @@ pub static PACK: Pack = Pack {
             High,
             &[],
             &["purge", "invalidat"],
-            r"^(?:fastly\s(?:.*\s)?purge\s(?:.*\s)?--all|akamai\s(?:.*\s)?purge\s(?:.*\s)?(?:delete|invalidate)\s(?:.*\s)?--cpcode|az\s(?:.*\s)?(?:cdn|afd)\s(?:.*\s)?endpoint\s+purge\s(?:.*\s)?--content-paths\s+'?/\*|aws\s(?:.*\s)?cloudfront\s+create-invalidation\s(?:.*\s)?--paths\s+(?:\S+\s+)*'?/\*'?|gcloud\s(?:.*\s)?compute\s+url-maps\s+invalidate-cdn-cache\s(?:.*\s)?--path[=\s]'?/\*'?)(?:\s|$|')|^(?:curl|curlie|http|https|xh|wget)\s.*(?:purge_everything|/purge_all\b|/purge/all\b|purgeAll)",
+            r"^(?:fastly\s(?:.*\s)?purge\s(?:.*\s)?--all|akamai\s(?:.*\s)?purge\s(?:.*\s)?(?:delete|invalidate)\s(?:.*\s)?--cpcode|az\s(?:.*\s)?(?:cdn|afd)\s(?:.*\s)?endpoint\s+purge\s(?:.*\s)?--content-paths\s+'?/\*|aws\s(?:.*\s)?cloudfront\s+create-invalidation\s(?:.*\s)?--paths\s+(?:\S+\s+)*'?/\*'?|gcloud\s(?:.*\s)?compute\s+url-maps\s+invalidate-cdn-cache\s(?:.*\s)?--path[=\s]'?/\*'?)(?:\s|$|')|^(?:curl|curlie|http|https|xh|wget)\s.*(?:purge_everything|/purge_all\b|/purge/all\b|purgeAll|purge_cache\S*\s.*\bhosts|/pullzone/\d+/purgeCache|/ccu/v3/(?:delete|invalidate)/cpcode/|api\.fastly\.com/service/[^/\s'\x22]+/purge['\x22\s].*Surrogate-Key:\s*all\b)|^aws\s(?:.*\s)?cloudfront\s+create-invalidation\s.*\\?\x22Items\\?\x22\s*:\s*\[\s*\\?\x22/\*\\?\x22",
             "purges everything cached: every request goes to the origin at once",
             "purge by URL, key or tag",
         ),

@@ -92,11 +92,13 @@ pub static PACK: Pack = Pack {
             severity: Critical,
             on: SH,
             programs: &["docker", "podman"],
-            needles: &["rm"],
-            regex: r"^(?:docker|podman|nerdctl)\s(?:.*\s)?(?:run|create|exec)\s(?:.*\s)?(?:-v|--volume|--mount)[=\s]'?(?:type=bind,\s*)?(?:(?:src|source)=)?(?:/+|~/*|/+(?:home|root|etc|usr|var|srv|opt|Users)(?:/[^:,\s']*)?|/+home/+[^/:,\s']+)[:,]",
+            needles: &[],
+            regex: r"^(?:docker|podman|nerdctl)\s(?:.*\s)?(?:run|create|exec)\s(?:.*\s)?(?:-v|--volume|--mount)[=\s]'?(?:type=bind,\s*)?(?:(?:src|source)=)?(?:/+|~/*|\$HOME/*|\$\{HOME\}/*|/+(?:home|root|etc|usr|var|srv|opt|Users|dev|boot|data|mnt)(?:/[^:,\s']*)?|/+home/+[^/:,\s']+)[:,]|^(?:docker|podman|nerdctl)\s(?:.*\s)?(?:run|create|exec)\s(?:.*\s)?--privileged(?:[=\s]|$)",
             unless: None,
-            and: Some(r"\srm\s+(?:.*\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s"),
-            why: "the container gets the host's root, home or a system directory mounted and deletes recursively inside it: the host's files go",
+            and: Some(
+                r"[\s'\x22]rm\s+(?:.*\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)[\s'\x22]|[\s'\x22](?:dd\s(?:.*\s)?of=/dev/|mkfs\S*\s|wipefs\s|shred\s|sgdisk\s+(?:-Z|--zap-all)|blkdiscard\s)",
+            ),
+            why: "the container gets the host's root, home, devices or a system directory (or every device, privileged) and deletes or overwrites inside it: the host's files or disks go",
             instead: "mount only the project directory (`-v \"$PWD\":/src`), and delete inside it",
         },
         Rule {

@@ -6,8 +6,8 @@ use crate::guard::Severity::{Critical, High};
 use crate::guard::normalize::Lang::{Line, Node, Python, Shell, Sql};
 
 /// The only statement drops scratch tables: each name starts or ends with `tmp`, `temp` or
-/// `scratch` (or the table is TEMPORARY).
-const SCRATCH_DROP: &str = r#"(?i)^\s*drop\s+(?:temporary\s+table|table\s+(?:if\s+exists\s+)?(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?(?:\s*,\s*(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?)*)(?:\s+cascade)?\s*;?\s*$"#;
+/// `scratch` (or the table is TEMPORARY, or was created TEMP just before).
+const SCRATCH_DROP: &str = r#"(?i)^\s*create\s+temp(?:orary)?\s+table\s[^;]*;\s*drop\s+table\s+(?:if\s+exists\s+)?[\w"`]+\s*;?\s*$|^\s*drop\s+(?:temporary\s+table|table\s+(?:if\s+exists\s+)?(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?(?:\s*,\s*(?:[\w"`]+\.)?["`]?(?:(?:tmp|temp|scratch)_\w*|\w+_(?:tmp|temp|scratch))["`]?)*)(?:\s+cascade)?\s*;?\s*$"#;
 
 pub static PACK: Pack = Pack {
     name: "database",
@@ -245,15 +245,19 @@ pub static PACK: Pack = Pack {
                 )
             }
         },
-        shell(
-            "sql-generated-drops",
-            High,
-            &[],
-            &["drop"],
-            r"(?i)\bselect\s+(?:distinct\s+)?(?:(?:format|concat|string_agg|group_concat)\s*\(\s*)?[^\s\w]{1,6}drop\s+(?:table|schema|database|view|sequence)\b",
-            "generates DROP statements for many tables, usually piped into a client that runs them",
-            "read the generated list, and let a human run it",
-        ),
+        Rule {
+            // Generated from a catalog (`|| tablename ... FROM pg_tables`), not one literal.
+            and: Some(r"(?i)\|\||\bfrom\s|\b(?:concat|format|string_agg|group_concat)\s*\("),
+            ..shell(
+                "sql-generated-drops",
+                High,
+                &[],
+                &["drop"],
+                r"(?i)\bselect\s+(?:distinct\s+)?(?:(?:format|concat|string_agg|group_concat)\s*\(\s*)?[^\s\w]{1,6}drop\s+(?:table|schema|database|view|sequence)\b",
+                "generates DROP statements for many tables, usually piped into a client that runs them",
+                "read the generated list, and let a human run it",
+            )
+        },
         Rule {
             on: On::Lang(Line),
             ..shell(
@@ -290,7 +294,7 @@ pub static PACK: Pack = Pack {
             Critical,
             &[],
             &["delete", "destroy", "truncate"],
-            r"\b[A-Z]\w*(?:\.(?:all|unscoped))?\.(?:delete_all|destroy_all)\b|\.objects\.all\(\)\.delete\(\)|\b[A-Z]\w*\.(?:truncate|destroy)\(\s*(?:\{\s*(?:where\s*:\s*\{\s*\}\s*,?\s*)?(?:truncate\s*:\s*true\s*)?\}\s*)?\)|\.deleteMany\(\s*(?:\{\s*\})?\s*\)",
+            r"\b[A-Z]\w*(?:\.(?:all|unscoped))?\.(?:delete_all|destroy_all)\b|\b[A-Z]\w*\.objects\.all\(\)\.delete\(\)|\b[A-Z]\w*\.(?:truncate|destroy)\(\s*(?:\{\s*(?:where\s*:\s*\{\s*\}\s*,?\s*)?(?:truncate\s*:\s*true\s*)?\}\s*)?\)|\.deleteMany\(\s*(?:\{\s*\})?\s*\)",
             "deletes every row of a model's table through the ORM",
             "filter the rows you mean (`where(...)`, `.filter(...)`), run it in a transaction, and let a human confirm",
         ),
@@ -301,7 +305,7 @@ pub static PACK: Pack = Pack {
                 Critical,
                 &[],
                 &["delete"],
-                r"\.objects\.all\(\)\.delete\(\)|\.objects\.delete\(\)|\.query\.delete\(\)",
+                r"\b[A-Z]\w*\.objects\.(?:all\(\)\.)?delete\(\)|\b[A-Z]\w*\.query\.delete\(\)",
                 "deletes every row of a model's table through the ORM",
                 "filter the rows you mean (`.filter(...)`), and let a human confirm",
             )

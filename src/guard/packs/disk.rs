@@ -94,7 +94,8 @@ pub static PACK: Pack = Pack {
             programs: &["wipefs"],
             needles: &[],
             regex: r"^wipefs\s(?:.*\s)?(?:-[a-zA-Z]*a[a-zA-Z]*|--all|-o|--offset)(?:\s|$)",
-            unless: None,
+            // `--no-act` (`-n`) only shows what would be erased.
+            unless: Some(r"\s(?:--no-act|-[a-zA-Z]*n[a-zA-Z]*)(?:\s|$)"),
             and: None,
             why: "erases filesystem and partition signatures; the data becomes unreachable",
             instead: "`wipefs DEVICE` without -a only lists the signatures",

@@ -4,7 +4,7 @@
 
 use super::{On, Pack, Rule};
 use crate::guard::Severity::{Critical, High};
-use crate::guard::normalize::Lang::{Node, Perl, Python, Ruby, Shell};
+use crate::guard::normalize::Lang::{Line, Node, Perl, Python, Ruby, Shell};
 
 const SH: super::On = On::Lang(Shell);
 
@@ -14,7 +14,7 @@ pub static PACK: Pack = Pack {
     default_on: true,
     keywords: &[
         "rm", "find", "mv", "chmod", "chown", "chgrp", "rsync", "/etc/", "/.ssh", "rimraf",
-        "remove", "~/.", "home/.", "home}/.",
+        "remove", "~/.", "home/.", "home}/.", "unlink", "shred", "walk",
     ],
     rules: &[
         Rule {
@@ -63,9 +63,9 @@ pub static PACK: Pack = Pack {
             id: "rm-system-file",
             severity: High,
             on: SH,
-            programs: &["rm"],
+            programs: &["rm", "unlink", "shred"],
             needles: &[],
-            regex: r"^rm\s(?:.*\s)?'?/+(?:etc|boot|usr|bin|sbin|lib|lib32|lib64|private/+etc|var/+named|var/+lib/+bind)/+[^\s/]",
+            regex: r"^(?:rm|unlink|shred)\s(?:.*\s)?'?/+(?:etc|boot|usr|bin|sbin|lib|lib32|lib64|private/+etc|var/+named|var/+lib/+bind)/+[^\s/]",
             unless: None,
             and: None,
             why: "deletes a file of the system's configuration or software",
@@ -161,7 +161,7 @@ pub static PACK: Pack = Pack {
             on: SH,
             programs: &["find"],
             needles: &[],
-            regex: r"^find\s+(?:-[HLP]\s+)*(?:\S+\s+)*?'?/+(?:etc|usr|var|boot|opt|srv|root|bin|sbin|lib|lib32|lib64|snap|private/+etc|private/+var)/+[^\s/]\S*\s(?:.*\s)?(?:-delete|-exec(?:dir)?\s+(?:rm|shred|unlink))(?:\s|$)",
+            regex: r"^find\s+(?:-[HLP]\s+)*(?:\S+\s+)*?'?/+(?:etc|usr|var|boot|opt|srv|root|bin|sbin|lib|lib32|lib64|snap|private/+etc|private/+var)/+[^\s/]\S*\s(?:.*\s)?(?:-delete|-exec(?:dir)?\s+(?:rm|shred|unlink|truncate))(?:\s|$)",
             unless: Some(
                 r"^find\s+(?:-[HLP]\s+)*'?/+(?:private/+)?var/+(?:tmp|folders|cache)(?:/|\s|$)",
             ),
@@ -286,7 +286,8 @@ pub static PACK: Pack = Pack {
             programs: &[],
             needles: &["rmtree"],
             regex: r#"\brmtree\(\s*[^'"\s)]"#,
-            unless: None,
+            // A directory the code made itself with `tempfile` (`d = tempfile.mkdtemp()`).
+            unless: Some(r"\btempfile\.(?:mkdtemp|TemporaryDirectory|gettempdir)\("),
             and: None,
             why: "shutil.rmtree on a computed path: if it resolves to the home directory or / everything is gone",
             instead: "pass a literal path inside the project (`shutil.rmtree('build')`), or delete it from the shell by name",
@@ -322,7 +323,11 @@ pub static PACK: Pack = Pack {
             programs: &[],
             needles: &["rm"],
             regex: r#"\b(?:rmSync|rmdirSync|rm|rmdir)\(\s*[^'"`\s)][^;]*recursive\s*:\s*true"#,
-            unless: None,
+            // A loop over a literal list of names in the project (`for (const d of ['.turbo',
+            // 'dist'])`), or a directory the code made in the temp dir (`fs.mkdtempSync`).
+            unless: Some(
+                r#"\bfor\s*\(\s*(?:const|let|var)\s+\w+\s+of\s+\[(?:\s*['"`]\.?[\w-][\w.-]*(?:/[\w.-]+)*['"`]\s*,?)+\s*\]\s*\)|\bmkdtempSync\("#,
+            ),
             and: None,
             why: "recursive delete of a computed path: if it resolves to the home directory or / everything is gone",
             instead: "pass a literal path inside the project (`fs.rmSync('dist', {recursive: true})`)",
@@ -458,6 +463,30 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "tee without -a overwrites a file of the system's configuration (`/etc/resolv.conf`) or an ssh key",
             instead: "append with `tee -a` if that is what you mean, after a backup",
+        },
+        Rule {
+            id: "find-home-xargs-delete",
+            severity: Critical,
+            on: On::Lang(Line),
+            programs: &[],
+            needles: &["find"],
+            regex: r"\bfind\s+(?:-[HLP]\s+)*(?:~|\$HOME|\$\{HOME\}|/|/home|/Users|/root|/etc|/usr|(?:~|\$HOME)/+[^/\s]+)/*\s[^|;&]*\|\s*(?:sudo\s+)?xargs\s(?:[^|;&]*\s)?(?:rm|shred|unlink|truncate)\s",
+            unless: None,
+            and: None,
+            why: "deletes (or shreds) what `find` lists across the home directory, the root or a system directory",
+            instead: "run `find` on the project directory, read its list first, and let the user confirm",
+        },
+        Rule {
+            id: "python-walk-remove",
+            severity: Critical,
+            on: On::Lang(Python),
+            programs: &[],
+            needles: &["walk"],
+            regex: r#"\bos\.walk\(\s*(?:os\.path\.expanduser\(\s*|Path\.home\(\)\s*|os\.environ\[\s*)?['"](?:~[^'"]*|HOME|/(?:[^t'"][^'"]*)?)['"]"#,
+            unless: None,
+            and: Some(r"\b(?:os\.(?:remove|unlink|rmdir)|shutil\.rmtree)\("),
+            why: "walks the home directory, the root or a system directory and deletes every file it meets",
+            instead: "walk the project directory, print the list first, and let the user confirm",
         },
     ],
 };

@@ -25,7 +25,7 @@ pub static PACK: Pack = Pack {
                 "kafka-configs*",
             ],
             &[],
-            r"^(?:kafka-topics(?:\.sh)?\s(?:.*\s)?--delete|kafka-delete-records(?:\.sh)?\s|rpk\s(?:.*\s)?(?:topic\s+(?:delete|trim-prefix)|group\s+delete)|kafka-configs(?:\.sh)?\s(?:.*\s)?--alter\s(?:.*\s)?retention\.(?:ms|bytes)=(?:0|1|[1-9]\d{0,3})\b)",
+            r"^(?:kafka-topics(?:\.sh)?\s(?:.*\s)?--delete|kafka-delete-records(?:\.sh)?\s|rpk\s(?:.*\s)?(?:topic\s+(?:delete|trim-prefix)|group\s+delete)|kafka-configs(?:\.sh)?\s(?:.*\s)?--alter\s(?:.*[\s,=])?retention\.(?:ms|bytes)=(?:0|1|[1-9]\d{0,3})\b)",
             "deletes Kafka topics or records: the messages in them are gone",
             "`kafka-topics --describe` first, and let a human delete the topic",
         ),

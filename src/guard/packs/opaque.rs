@@ -22,6 +22,9 @@ pub static PACK: Pack = Pack {
         "basenc",
         "openssl",
         "xxd",
+        // Text reversed on its way to a shell (`echo 'fr- mr' | rev | sh`).
+        "| rev",
+        "|rev",
         // A command spelled in escapes (`printf '\x72\x6d' | sh`, `echo -e '\0162...'`).
         "printf",
         "\\x",

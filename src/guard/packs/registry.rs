@@ -12,6 +12,8 @@ pub static PACK: Pack = Pack {
     default_on: false,
     keywords: &[
         "unpublish",
+        "mix",
+        "registry",
         "yank",
         "nuget",
         "crane",
@@ -96,5 +98,17 @@ pub static PACK: Pack = Pack {
             "removes a published tag, deprecates published versions or removes an owner: every user of the package sees it",
             "check with the package's owners first",
         ),
+        Rule {
+            unless: Some(r"\s(?:-d|--dry-run)(?:\s|$)"),
+            ..shell(
+                "registry-prune",
+                Critical,
+                &["mix", "registry", "aws"],
+                &[],
+                r"^mix\s+hex\.publish\s(?:.*\s)?--revert(?:\s|$)|^registry\s+garbage-collect(?:\s|$)|^aws\s(?:.*\s)?ecr\s+put-lifecycle-policy\s(?:.*\s)?.*expire",
+                "removes published versions or images for good: a reverted Hex release, a registry's garbage collection, a lifecycle rule that expires images",
+                "list what would go first (`--dry-run` for garbage-collect), and let a human do it",
+            )
+        },
     ],
 };

@@ -61,7 +61,7 @@ pub static PACK: Pack = Pack {
             High,
             &["lftp", "unison", "sftp", "ftp", "smbclient", "ncftp"],
             &[],
-            r"^(?:lftp\s.*mirror\s(?:.*\s)?(?:-R\s(?:.*\s)?)?(?:--delete|-e)|unison\s(?:.*\s)?(?:-force|-prefer)\s|(?:sftp|ftp|ncftp|lftp|smbclient)\s.*(?:(?:^|[\s;'\x22])(?:rm|rmdir|del|mdelete|mrm|deltree|rmtree)\s|\\n(?:rm|rmdir|del|mdelete|mrm|deltree)\s))",
+            r"^(?:lftp\s.*mirror\s(?:.*\s)?(?:-R\s(?:.*\s)?)?(?:--delete|-e)|unison\s(?:.*\s)?(?:-force|-prefer)\s|(?:sftp|ftp|ncftp|lftp|smbclient)(?:\s.*)?(?:[\s;'\x22](?:rm|rmdir|del|mdelete|mrm|deltree|rmtree)\s|\\n(?:rm|rmdir|del|mdelete|mrm|deltree)\s))",
             "mirrors to or from a remote host deleting what the other side lacks, or deletes remote files",
             "run the mirror with `--dry-run` first, and list the remote files before deleting any",
         ),

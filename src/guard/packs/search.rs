@@ -28,7 +28,7 @@ pub static PACK: Pack = Pack {
             // Clearing scroll or point-in-time contexts frees server memory, nothing stored; an
             // index the agent made for itself is named so (`agent-scratch-test`, `tmp-reindex`).
             unless: Some(
-                r"/_search/scroll\b|/_pit\b|[/:=_.'-](?:tmp|temp|scratch)(?:[/_.'?-]|\s|$)",
+                r"/_search/scroll\b|/_pit\b|(?::\d+|\.\w+)/(?:[\w.-]*[-_.])?(?:tmp|temp|scratch)(?:[-_.][\w.-]*)?(?:['\s/?]|$)",
             ),
             ..shell(
                 "index-delete-http",

@@ -13,6 +13,7 @@ pub static PACK: Pack = Pack {
     default_on: false,
     keywords: &[
         "vault",
+        "conjur",
         "secret",
         "ssm",
         "kms",
@@ -153,6 +154,15 @@ pub static PACK: Pack = Pack {
             r"^(?:rm|shred|unlink|srm)\s(?:.*\s)?\S*(?:/\.ssh/id_[\w.-]+|/age/keys\.txt|/\.gnupg(?:/\S*)?)(?:\s|$)",
             "deletes a private key (an ssh identity, the age key sops decrypts with, the GnuPG keyring): what it signs or decrypts is locked out for good",
             "back the key up first, and let a human delete it",
+        ),
+        shell(
+            "conjur-wipe",
+            Critical,
+            &["conjur"],
+            &[],
+            r"^conjur\s(?:.*\s)?(?:policy\s+replace\s(?:.*\s)?(?:-f|--file)[=\s]*/dev/null|variable\s+set\s(?:.*\s)?(?:-v|--value)[=\s]*''(?:\s|$))",
+            "replaces a Conjur policy with nothing (every variable and grant under it goes) or blanks a secret's value",
+            "load the policy with `--dry-run` first, and let a human replace it",
         ),
     ],
 };

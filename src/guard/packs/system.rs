@@ -23,6 +23,8 @@ pub static PACK: Pack = Pack {
         "crontab",
         "sysrq",
         "fork",
+        "userdel",
+        "deluser",
     ],
     rules: &[
         Rule {
@@ -144,6 +146,18 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "a fork bomb: processes multiply until the machine stops responding",
             instead: "nothing; there is no legitimate use from an agent",
+        },
+        Rule {
+            id: "userdel-remove-home",
+            severity: Critical,
+            on: On::Lang(Shell),
+            programs: &["userdel", "deluser"],
+            needles: &[],
+            regex: r"^(?:userdel\s(?:.*\s)?(?:-[a-zA-Z]*r[a-zA-Z]*|--remove)|deluser\s(?:.*\s)?--remove-(?:home|all-files))(?:\s|$)",
+            unless: None,
+            and: None,
+            why: "deletes the user together with their home directory and mail: their files are gone",
+            instead: "`userdel` without `-r` keeps the home; archive it first, and let a human delete it",
         },
     ],
 };
