@@ -137,7 +137,7 @@ const KINDS: &[Kind] = &[
         ],
     },
     Kind {
-        clause: "When setting up the project (installing its dependencies)",
+        clause: "When setting up the project (installing dependencies)",
         command: never,
         words: &["setup", "clone", "onboarding"],
         with: &[],
@@ -311,23 +311,9 @@ fn kind_of_text(rule: &str) -> Option<&'static Kind> {
 /// situation when the lesson is `about` it (the user objected to it, or it is the command that
 /// failed) or names what it runs; otherwise the rule's own words do.
 pub fn situated(rule: &str, command: Option<&str>, about: bool, max: usize) -> String {
-    let lower = rule.to_lowercase();
-    if SITUATED.iter().any(|s| lower.starts_with(s)) {
-        return rule.to_string();
-    }
-    let from_command = command.and_then(|c| {
-        let program = gist::base(c);
-        let program = program.split_whitespace().next().unwrap_or("");
-        let named = program.len() >= 2
-            && lower.contains(&program.rsplit('/').next().unwrap_or(program).to_lowercase());
-        kind_of_command(c).filter(|_| named || about)
-    });
-    let Some(kind) = from_command.or_else(|| kind_of_text(rule)) else {
+    let Some(clause) = clause(rule, command, about) else {
         return rule.to_string();
     };
-    if lower.contains(&kind.clause.to_lowercase()) {
-        return rule.to_string();
-    }
     let mut c = rule.chars();
     let first = c.next().unwrap_or(' ');
     let second = c.clone().next().unwrap_or(' ');
@@ -336,12 +322,29 @@ pub fn situated(rule: &str, command: Option<&str>, about: bool, max: usize) -> S
     } else {
         rule.to_string()
     };
-    let out = format!("{}: {body}", kind.clause);
+    let out = format!("{clause}: {body}");
     if out.chars().count() <= max {
         out
     } else {
         rule.to_string()
     }
+}
+
+/// The clause [`situated`] would put before `rule`, whatever its length.
+pub fn clause(rule: &str, command: Option<&str>, about: bool) -> Option<&'static str> {
+    let lower = rule.to_lowercase();
+    if SITUATED.iter().any(|s| lower.starts_with(s)) {
+        return None;
+    }
+    let from_command = command.and_then(|c| {
+        let program = gist::base(c);
+        let program = program.split_whitespace().next().unwrap_or("");
+        let named = program.len() >= 2
+            && lower.contains(&program.rsplit('/').next().unwrap_or(program).to_lowercase());
+        kind_of_command(c).filter(|_| named || about)
+    });
+    let kind = from_command.or_else(|| kind_of_text(rule))?;
+    (!lower.contains(&kind.clause.to_lowercase())).then_some(kind.clause)
 }
 
 /// `rule` without a clause [`situated`] put before it: what the lesson itself says.
