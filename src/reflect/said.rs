@@ -301,7 +301,7 @@ fn echo_question(read: &mut [Sentence], before: Option<&ToolRun>, call: &[String
                 && !s.chatter
                 && !s.text.ends_with('?')
                 && s.text.split_whitespace().count() >= 3
-        })
+        }) && !read.iter().any(|s| accepts(&s.text.to_lowercase()))
     };
     for i in 0..read.len() {
         let body = read[i].text.trim_end_matches(['?', '!', ' ']).to_string();
@@ -315,6 +315,27 @@ fn echo_question(read: &mut [Sentence], before: Option<&ToolRun>, call: &[String
             read[i].objection = true;
         }
     }
+}
+
+/// Lets what the agent did stand ("it's fine", "whatever, go on", "keep it").
+fn accepts(lower: &str) -> bool {
+    [
+        "fine",
+        "whatever",
+        "keep it",
+        "leave it",
+        "go on",
+        "works",
+        "good enough",
+        "never mind",
+        "nvm",
+        "doesn't matter",
+        "ok",
+        "okay",
+        "all good",
+    ]
+    .iter()
+    .any(|a| speech::has_word(lower, a))
 }
 
 /// A message that only hesitates ("hmm", "hm?", "really?"): the agent asking what is wrong
@@ -817,7 +838,21 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                 let first = answer.first_mut();
                 first.is_some_and(names_the_way)
             };
-            if named_way || answer.iter().any(states) {
+            // After a mere "hmm", only an answer that names a way or states how things are
+            // here; agreeing to what the agent proposed ("yes, run the integration tests too")
+            // is the task going on.
+            let opening = next.text.trim_start().to_lowercase();
+            let agrees = ["yes", "yeah", "yep", "sure", "ok", "okay"]
+                .iter()
+                .any(|a| opening.starts_with(a));
+            let hesitation_answer = !hesitates
+                || objection
+                || (!agrees
+                    && (named_way
+                        || answer
+                            .iter()
+                            .any(|s| s.general || s.prohibition || s.why.is_some())));
+            if hesitation_answer && (named_way || answer.iter().any(states)) {
                 kept.extend(answer);
                 skip_next = true;
                 if hesitates && !objection {
@@ -1554,6 +1589,23 @@ mod mechanism_tests {
                 assert!(r[0].contains(w), "{answer}: {r:?}");
             }
         }
+        // Agreeing to what the agent proposes after a "hmm" is the task going on; a program
+        // asked back and then let be is no correction.
+        let (r, o) = rules(vec![
+            Step::Tool(ToolRun::shell(1, "go test ./...", "ok", false)),
+            user(2, "hmm"),
+            Step::Agent {
+                line: 3,
+                text: "Should I run the integration tests too?".into(),
+            },
+            user(4, "yes, run the integration tests with make itest as well"),
+        ]);
+        assert_eq!((r.len(), o), (0, 0), "{r:?}");
+        let (r, _) = rules(vec![
+            Step::Tool(ToolRun::shell(1, "npm install left-pad", "ok", false)),
+            user(2, "npm? whatever, go on with the form"),
+        ]);
+        assert_eq!(r, Vec::<String>::new());
         // "hmm" that the agent does not ask about is nothing.
         let (r, o) = rules(vec![
             Step::Tool(ToolRun::shell(1, "mvn -q verify", "ok", false)),
