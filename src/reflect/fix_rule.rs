@@ -69,6 +69,16 @@ fn failed_step(command: &str) -> String {
 
 /// The rule `f` teaches, or `None` when its fix is no lesson. `reason`: the agent's account.
 pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Option<String> {
+    rule_within(f, reason, workspace, super::rule_text::MAX)
+}
+
+/// [`rule`] in at most `max` characters (room left for the clause saying when it applies).
+pub fn rule_within(
+    f: &Failure,
+    reason: Option<&str>,
+    workspace: Option<&str>,
+    max: usize,
+) -> Option<String> {
     let fix = f.fix.as_ref()?;
     // A loop, a remote command or a long chain is a script, not a step a rule can name.
     let scripted = |c: &str| {
@@ -152,10 +162,8 @@ pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Optio
         .filter(|_| !matches!(fix, Fix::Edits(_)))
         .map(|c| format!(": without it, it fails with '{c}'"));
     // The longest that fits in a rule: the reason goes first, then the error.
-    // The error cut at a word to what room is left beside the clause saying when the rule
-    // applies (about 50 characters, which later tasks are found by): its first words still say
-    // what failed.
-    let room = super::rule_text::MAX.saturating_sub(head.chars().count() + 1 + 50);
+    // The error cut at a word to what room is left: its first words still say what failed.
+    let room = max.saturating_sub(head.chars().count() + 1);
     let cut = cause.as_deref().and_then(|c| {
         let body = c.strip_suffix('\'')?;
         let mut out = String::new();
@@ -177,7 +185,7 @@ pub fn rule(f: &Failure, reason: Option<&str>, workspace: Option<&str>) -> Optio
         (None, None),
     ] {
         let rule = format!("{head}{}{}.", b.unwrap_or(""), c.unwrap_or(""));
-        if rule.chars().count() <= super::rule_text::MAX {
+        if rule.chars().count() <= max {
             return Some(rule);
         }
     }

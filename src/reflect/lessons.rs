@@ -208,6 +208,21 @@ pub fn reflect(t: &Transcript, success: bool, workspace: Option<&str>) -> Vec<De
         }
         let reason = explanation(t, f.line);
         if let Some(rule) = super::fix_rule::rule(&f, reason.as_deref(), workspace) {
+            // The clause saying when it applies is what a later task finds it by: the error is
+            // shortened to make room for it.
+            let clause = super::situation::clause(&rule, Some(&f.command), true);
+            let rule = match clause {
+                Some(c) if rule.chars().count() + c.len() + 2 > MAX => {
+                    super::fix_rule::rule_within(
+                        &f,
+                        reason.as_deref(),
+                        workspace,
+                        MAX - c.len() - 2,
+                    )
+                    .unwrap_or(rule)
+                }
+                _ => rule,
+            };
             let rule = super::situation::situated(&rule, Some(&f.command), true, MAX);
             push_rule(&mut out, rule, LessonKind::Fix, reason, f.line);
         }

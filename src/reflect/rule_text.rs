@@ -412,6 +412,11 @@ pub fn compose(sentences: &[Sentence], referent: Referent) -> Option<String> {
 }
 
 fn lower_first(s: &str) -> String {
+    // "SharedPreferences blocks ...": a name keeps its capital.
+    let first_word = s.split_whitespace().next().unwrap_or("");
+    if first_word.chars().skip(1).any(char::is_uppercase) {
+        return s.to_string();
+    }
     let mut c = s.chars();
     match (c.next(), c.clone().next()) {
         (Some(first), Some(second)) if !second.is_uppercase() && first != '`' => {

@@ -266,6 +266,12 @@ fn bare_name(text: &str) -> Option<&str> {
     ok.then_some(t)
 }
 
+/// One name alone ("GlobalScope again??", "DateTime.Now."), not a name with a verb
+/// ("Instant::now_utc works").
+fn named_alone(text: &str) -> bool {
+    bare_name(text).is_some_and(|n| !n.contains(' '))
+}
+
 /// "`make build` sets the ldflags": the command to use, and what it does.
 fn quoted_subject(text: &str) -> Option<String> {
     let rest = text.strip_prefix('`')?;
@@ -281,17 +287,55 @@ fn quoted_subject(text: &str) -> Option<String> {
 
 /// The name of the call's program asked back ("kubeval?" after `kubeval --strict ...`): an
 /// objection to it, as "why kubeval?" would be.
-fn echo_question(read: &mut [Sentence], call: &[String]) {
-    for s in read.iter_mut() {
-        let body = s.text.trim_end_matches(['?', '!', ' ']);
-        if s.text.ends_with('?')
+/// Only with more said beside it ("kubeval? that thing's been dead for years"): "prettier?
+/// oh it's fine" asks and lets it be.
+fn echo_question(read: &mut [Sentence], before: Option<&ToolRun>, call: &[String]) {
+    let fetched_name = before
+        .and_then(|r| r.command.as_deref())
+        .and_then(fetched)
+        .map(|f| f.rsplit('/').next().unwrap_or(&f).to_lowercase());
+    let more = |i: usize, read: &[Sentence]| {
+        read.iter().enumerate().any(|(j, s)| {
+            j != i
+                && !s.local
+                && !s.chatter
+                && !s.text.ends_with('?')
+                && s.text.split_whitespace().count() >= 3
+        }) && !read.iter().any(|s| accepts(&s.text.to_lowercase()))
+    };
+    for i in 0..read.len() {
+        let body = read[i].text.trim_end_matches(['?', '!', ' ']).to_string();
+        let lower = body.to_lowercase();
+        let asked_back = read[i].text.ends_with('?')
             && !body.contains(' ')
-            && call.first().is_some_and(|c| c.eq_ignore_ascii_case(body))
-        {
-            s.why = Some(format!("Don't use {body}"));
-            s.objection = true;
+            && (call.first().is_some_and(|c| *c == lower)
+                || fetched_name.as_deref() == Some(&lower));
+        if asked_back && more(i, read) {
+            read[i].why = Some(format!("Don't use {body}"));
+            read[i].objection = true;
         }
     }
+}
+
+/// Lets what the agent did stand ("it's fine", "whatever, go on", "keep it").
+fn accepts(lower: &str) -> bool {
+    [
+        "fine",
+        "whatever",
+        "keep it",
+        "leave it",
+        "go on",
+        "works",
+        "good enough",
+        "never mind",
+        "nvm",
+        "doesn't matter",
+        "ok",
+        "okay",
+        "all good",
+    ]
+    .iter()
+    .any(|a| speech::has_word(lower, a))
 }
 
 /// A message that only hesitates ("hmm", "hm?", "really?"): the agent asking what is wrong
@@ -357,7 +401,7 @@ fn lesson_sentences(
     let marked = all.iter().any(|s| s.objection);
     let mut read: Vec<Sentence> = all.into_iter().filter(|s| !s.text.is_empty()).collect();
     let call = call_words(before);
-    echo_question(&mut read, &call);
+    echo_question(&mut read, before, &call);
     let named: Vec<bool> = read.iter().map(|s| names_edit(s, before)).collect();
     let replaced = read
         .iter()
@@ -378,10 +422,11 @@ fn lesson_sentences(
         });
     // "no Repo in controllers" after an edit that added `Repo.insert`: it forbids what the
     // edit brought in.
+    // "GlobalScope again??" after an edit that added `GlobalScope.launch`: the name alone.
     let forbids_edit = read
         .iter()
         .zip(&named)
-        .any(|(s, n)| *n && s.prohibition && !s.local && !s.chatter);
+        .any(|(s, n)| *n && (s.prohibition || named_alone(&s.text)) && !s.local && !s.chatter);
     let objection = refused(before)
         || replaced
         || points_back
@@ -401,7 +446,7 @@ fn lesson_sentences(
                 || (s.contrast && contrast_ran(s, ran))
                 || s.why.is_some()
                 || (objection && s.prohibition)
-                || (objection && named && !s.text.ends_with('?'))
+                || (objection && named && (!s.text.ends_with('?') || named_alone(&s.text)))
                 || replaces(s, before)
                 || turns_against(s, &call))
     };
@@ -425,7 +470,7 @@ fn lesson_sentences(
         // in ("DateTime.Now again."), else what to use ("contexts.").
         if objection && let Some(name) = bare_name(&s.text) {
             let name = name.to_string();
-            if named[i] {
+            if named[i] && !name.contains(' ') {
                 s.text = format!("Don't use {name}");
                 s.prohibition = true;
             } else if follows {
@@ -503,7 +548,7 @@ fn used_way_end(rule: &str) -> Option<usize> {
     }
     let end = rest.find([',', ';', ':', '.']).unwrap_or(rest.len());
     let words = rest[..end].split_whitespace().count();
-    (words >= 1 && words <= 3 && !rest[..end].contains('(')).then_some(4 + end)
+    ((1..=3).contains(&words) && !rest[..end].contains('(')).then_some(4 + end)
 }
 
 /// "gradle, not maven" is about this project's tools when the session ran one of the two
@@ -791,9 +836,23 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             // "constructor injection please": the answer names the way to use.
             let named_way = (objection || hesitates) && kept.is_empty() && {
                 let first = answer.first_mut();
-                first.is_some_and(|s| names_the_way(s))
+                first.is_some_and(names_the_way)
             };
-            if named_way || answer.iter().any(states) {
+            // After a mere "hmm", only an answer that names a way or states how things are
+            // here; agreeing to what the agent proposed ("yes, run the integration tests too")
+            // is the task going on.
+            let opening = next.text.trim_start().to_lowercase();
+            let agrees = ["yes", "yeah", "yep", "sure", "ok", "okay"]
+                .iter()
+                .any(|a| opening.starts_with(a));
+            let hesitation_answer = !hesitates
+                || objection
+                || (!agrees
+                    && (named_way
+                        || answer
+                            .iter()
+                            .any(|s| s.general || s.prohibition || s.why.is_some())));
+            if hesitation_answer && (named_way || answer.iter().any(states)) {
                 kept.extend(answer);
                 skip_next = true;
                 if hesitates && !objection {
@@ -1530,6 +1589,23 @@ mod mechanism_tests {
                 assert!(r[0].contains(w), "{answer}: {r:?}");
             }
         }
+        // Agreeing to what the agent proposes after a "hmm" is the task going on; a program
+        // asked back and then let be is no correction.
+        let (r, o) = rules(vec![
+            Step::Tool(ToolRun::shell(1, "go test ./...", "ok", false)),
+            user(2, "hmm"),
+            Step::Agent {
+                line: 3,
+                text: "Should I run the integration tests too?".into(),
+            },
+            user(4, "yes, run the integration tests with make itest as well"),
+        ]);
+        assert_eq!((r.len(), o), (0, 0), "{r:?}");
+        let (r, _) = rules(vec![
+            Step::Tool(ToolRun::shell(1, "npm install left-pad", "ok", false)),
+            user(2, "npm? whatever, go on with the form"),
+        ]);
+        assert_eq!(r, Vec::<String>::new());
         // "hmm" that the agent does not ask about is nothing.
         let (r, o) = rules(vec![
             Step::Tool(ToolRun::shell(1, "mvn -q verify", "ok", false)),

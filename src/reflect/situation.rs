@@ -118,6 +118,28 @@ const KINDS: &[Kind] = &[
             "package",
             "packages",
         ],
+        // "inside a package folder" is no dependency added.
+        with: &[
+            "add",
+            "adding",
+            "install",
+            "installing",
+            "new",
+            "library",
+            "libraries",
+            "bump",
+            "upgrade",
+            "lockfile",
+            "dependency",
+            "dependencies",
+            "deps",
+            "dep",
+        ],
+    },
+    Kind {
+        clause: "When setting up the project (installing dependencies)",
+        command: never,
+        words: &["setup", "clone", "onboarding"],
         with: &[],
     },
     Kind {
@@ -138,7 +160,23 @@ const KINDS: &[Kind] = &[
         clause: "When committing work to git",
         command: commits,
         words: &["commit", "commits"],
-        with: &[],
+        // "SharedPreferences blocks when it commits" is no git commit.
+        with: &[
+            "git",
+            "message",
+            "messages",
+            "branch",
+            "push",
+            "pr",
+            "before",
+            "conventional",
+            "squash",
+            "amend",
+            "hook",
+            "hooks",
+            "sign",
+            "signed",
+        ],
     },
     Kind {
         clause: "When linting or formatting (code style)",
@@ -225,15 +263,35 @@ fn kind_of_command(command: &str) -> Option<&'static Kind> {
         let program = w.next().unwrap_or("");
         let program = program.rsplit('/').next().unwrap_or(program);
         let sub = w.next().unwrap_or("");
+        // `pnpm install`, `pip install -r requirements.txt`, `uv sync`: the project's own
+        // dependencies installed, which is setting the project up, not adding one.
+        let at = step.iter().position(|x| x == sub);
+        let named = at.is_some_and(|i| {
+            step[i + 1..]
+                .iter()
+                .any(|x| !x.starts_with('-') && !x.contains(['/', '.']))
+        }) && !step.iter().any(|x| x == "-r" || x == "--requirement");
+        if (adds_dependency(program, sub) && !named)
+            || ["sync", "ci", "bootstrap"].contains(&sub) && adds_dependency(program, "install")
+            || (program, sub) == ("mix", "deps.get")
+            || (program, sub) == ("go", "mod") && step.iter().any(|x| x == "download")
+        {
+            return KINDS
+                .iter()
+                .find(|k| k.clause.starts_with("When setting up"));
+        }
         KINDS.iter().find(|k| (k.command)(program, sub))
     })
 }
 
-/// The kind of work a rule's own words name, when exactly one kind does.
+/// The kind of work a rule's own words name, when exactly one kind does. Paths are no words
+/// ("packages/ui" names no package being added).
 fn kind_of_text(rule: &str) -> Option<&'static Kind> {
     let lower = rule.to_lowercase();
     let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .split_whitespace()
+        .filter(|w| !w.contains('/'))
+        .flat_map(|w| w.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')))
         .collect();
     let named: Vec<&'static Kind> = KINDS
         .iter()
@@ -253,23 +311,9 @@ fn kind_of_text(rule: &str) -> Option<&'static Kind> {
 /// situation when the lesson is `about` it (the user objected to it, or it is the command that
 /// failed) or names what it runs; otherwise the rule's own words do.
 pub fn situated(rule: &str, command: Option<&str>, about: bool, max: usize) -> String {
-    let lower = rule.to_lowercase();
-    if SITUATED.iter().any(|s| lower.starts_with(s)) {
-        return rule.to_string();
-    }
-    let from_command = command.and_then(|c| {
-        let program = gist::base(c);
-        let program = program.split_whitespace().next().unwrap_or("");
-        let named = program.len() >= 2
-            && lower.contains(&program.rsplit('/').next().unwrap_or(program).to_lowercase());
-        kind_of_command(c).filter(|_| named || about)
-    });
-    let Some(kind) = from_command.or_else(|| kind_of_text(rule)) else {
+    let Some(clause) = clause(rule, command, about) else {
         return rule.to_string();
     };
-    if lower.contains(&kind.clause.to_lowercase()) {
-        return rule.to_string();
-    }
     let mut c = rule.chars();
     let first = c.next().unwrap_or(' ');
     let second = c.clone().next().unwrap_or(' ');
@@ -278,12 +322,29 @@ pub fn situated(rule: &str, command: Option<&str>, about: bool, max: usize) -> S
     } else {
         rule.to_string()
     };
-    let out = format!("{}: {body}", kind.clause);
+    let out = format!("{clause}: {body}");
     if out.chars().count() <= max {
         out
     } else {
         rule.to_string()
     }
+}
+
+/// The clause [`situated`] would put before `rule`, whatever its length.
+pub fn clause(rule: &str, command: Option<&str>, about: bool) -> Option<&'static str> {
+    let lower = rule.to_lowercase();
+    if SITUATED.iter().any(|s| lower.starts_with(s)) {
+        return None;
+    }
+    let from_command = command.and_then(|c| {
+        let program = gist::base(c);
+        let program = program.split_whitespace().next().unwrap_or("");
+        let named = program.len() >= 2
+            && lower.contains(&program.rsplit('/').next().unwrap_or(program).to_lowercase());
+        kind_of_command(c).filter(|_| named || about)
+    });
+    let kind = from_command.or_else(|| kind_of_text(rule))?;
+    (!lower.contains(&kind.clause.to_lowercase())).then_some(kind.clause)
 }
 
 /// `rule` without a clause [`situated`] put before it: what the lesson itself says.

@@ -370,3 +370,79 @@ fn the_stop_hook_reflector_needs_a_correction_or_a_streak_and_no_llm() {
         .ok();
     assert_eq!(out.stdout, "", "{}", out.stderr);
 }
+
+/// Corrections that name no program the agent ran, through the real binary: an objection to
+/// what the last edit brought in, a terse reaction finished by the answer to the agent's
+/// question, the call's program asked back, two bare names. Each gives one rule that names
+/// both the wrong and the right way; a question with "always" in it gives none.
+#[test]
+fn corrections_by_mechanism_give_a_rule_naming_both_ways() {
+    let env = Env::builder().now(NOW).build();
+    let mut edit = Transcript::new(&session(40), CWD);
+    edit.user("reservations should expire after 30 minutes").tool(
+        "Edit",
+        json!({"file_path": format!("{CWD}/src/Reservation.cs"), "old_string": "    public DateTimeOffset CreatedAt { get; init; }",
+               "new_string": "    public DateTimeOffset CreatedAt { get; init; }\n    public bool IsExpired => DateTime.Now - CreatedAt > TimeSpan.FromMinutes(30);"}),
+        "The file has been updated.",
+        false,
+    );
+    edit.user("ugh, DateTime.Now again. inject TimeProvider and use GetUtcNow(), otherwise nobody can test expiry")
+        .agent("Switching to an injected TimeProvider.");
+    let mut asked = Transcript::new(&session(41), CWD);
+    asked
+        .user("add recharts and draw the weekly active users")
+        .bash(
+            "yarn add recharts",
+            "success Saved 1 new dependency.",
+            false,
+        )
+        .user("wrong package manager")
+        .agent("Which one should I use?")
+        .user("pnpm, the lockfile is pnpm-lock.yaml. and delete that yarn.lock it just made")
+        .bash("rm yarn.lock && pnpm add recharts", "Done in 2.1s", false);
+    let mut echoed = Transcript::new(&session(42), CWD);
+    echoed
+        .user("validate all the charts")
+        .bash("kubeval --strict charts/*/templates/*.yaml", "PASS", false)
+        .user("kubeval? that thing's been dead for years. `make lint` does helm lint + kubeconform with our CRD schemas")
+        .bash("make lint", "57 resources valid", false);
+    let mut contrast = Transcript::new(&session(43), CWD);
+    contrast
+        .user("run the stock service tests")
+        .bash("mvn -q test -Dtest=StockServiceTest", "Tests run: 4", false)
+        .user("gradle, not maven")
+        .bash(
+            "./gradlew test --tests '*StockServiceTest'",
+            "BUILD SUCCESSFUL",
+            false,
+        );
+    let mut question = Transcript::new(&session(44), CWD);
+    question
+        .user("why does the dev plan always show the lambda as changed?")
+        .agent("Its source hash is computed from a zip with timestamps.");
+    for (t, words) in [
+        (&edit, &["DateTime.Now", "TimeProvider"][..]),
+        (&asked, &["pnpm", "`yarn add`"]),
+        (&echoed, &["kubeval", "`make lint`"]),
+        (&contrast, &["`./gradlew test`", "`mvn test`"]),
+    ] {
+        let path = t.write_to(&env);
+        let d = reflect(&env, &[path.to_str().unwrap()]);
+        let added = d["added"].as_array().unwrap();
+        assert_eq!(added.len(), 1, "{words:?}: {d:#}");
+        let rule = env
+            .rule_contents()
+            .into_iter()
+            .find(|r| r.contains(words[0]))
+            .unwrap_or_else(|| panic!("{words:?}: {:?}", env.rule_contents()));
+        for w in words {
+            assert!(rule.contains(w), "{rule}");
+        }
+        assert!(!rule.contains("package manager"), "{rule}");
+    }
+    let before = env.rule_contents().len();
+    let path = question.write_to(&env);
+    let d = reflect(&env, &[path.to_str().unwrap()]);
+    assert_eq!(d["added"], json!([]), "{d:#}");
+    assert_eq!(env.rule_contents().len(), before);
+}
