@@ -141,7 +141,7 @@ pub fn rerank(
 ) -> Vec<Snippet> {
     let mut out: Vec<Snippet> = hits
         .into_iter()
-        .map(|(mut hit, a)| {
+        .map(|(hit, a)| {
             let age = hit
                 .created_at
                 .as_deref()
@@ -151,7 +151,6 @@ pub fn rerank(
             let rel = hit.score.max(0.0) / (hit.score.max(0.0) + 5.0);
             let rec = arousal::recency(age, BASE_HALF_LIFE_DAYS, a).max(RECENCY_FLOOR);
             let rank = (0.7 * rel + 0.3 * a) * rec;
-            super::sanitize::hit(&mut hit);
             Snippet {
                 hit,
                 arousal: a,
@@ -166,6 +165,10 @@ pub fn rerank(
             .then_with(|| a.hit.line_number.cmp(&b.hit.line_number))
     });
     out.truncate(want);
+    // Only what is kept is cleaned: redaction may compile secret patterns, a few ms a pattern.
+    for s in &mut out {
+        super::sanitize::hit(&mut s.hit);
+    }
     out
 }
 
