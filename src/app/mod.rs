@@ -11,6 +11,7 @@
 //! - [`history_search`]: the indexed sessions searched, with remote hosts (`cm history search`).
 //! - [`index_sessions`]: agents' sessions indexed, with the upkeep the hooks rely on.
 //! - [`diary`]: one diary entry by its id, its session's id or a prefix (`cm diary show`).
+//! - [`guard_check`]: the guard's decision on a command, as the hook makes it (`cm guard check`).
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`repair`]: the safe repairs of `cm doctor --fix`.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
@@ -26,6 +27,7 @@ pub mod audit;
 pub mod diary;
 pub mod feedback_once;
 pub mod from_original;
+pub mod guard_check;
 pub mod history_search;
 pub mod import_rules;
 pub mod index_sessions;

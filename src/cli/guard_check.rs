@@ -4,55 +4,22 @@
 
 use super::Ctx;
 use crate::error::{CmError, Result};
-use crate::guard::{self, AllowEntry, AllowScope, matcher, normalize, policy_file, reason};
+use crate::guard::{self, AllowEntry, AllowScope, matcher, normalize, policy_file};
 use crate::output::{Report, Style, paint};
 use serde_json::json;
 
-/// Print the exact decision the hook would make for `command`. `not_utf8` is the argument as
-/// given (bytes escaped) when it was not UTF-8: `command` is then its lossy text, decided on as
-/// such (a destructive command stays destructive with a replacement character in a path), and
-/// a warning says so.
+/// Print the exact decision the hook would make for `command` ([`crate::app::guard_check`]).
 pub fn run_check(command: &str, not_utf8: Option<&str>, ctx: &Ctx) -> Result<Report> {
-    if command.trim().is_empty() {
-        return Err(CmError::usage("INVALID_ARGUMENT", "no command to check")
-            .hint("quote the command as one argument: cm guard check \"git reset --hard\""));
-    }
-    let (policy, mut sources) = policy_file::load(&ctx.cwd);
-    if let Some(raw) = not_utf8 {
-        sources.warnings.push(format!(
-            "the command \"{raw}\" is not valid UTF-8; it was checked as \"{command}\" (each invalid byte read as U+FFFD)"
-        ));
-    }
-    let at = guard::expand::Context::from_env(Some(&ctx.cwd));
-    let decision = guard::evaluate_at(command, &policy, &at);
-    let segments = normalize::segments_at(command, &at);
-    let deny_reason = reason::deny_reason(&decision);
-    let data = json!({
-        "command": command,
-        "lossy": not_utf8.is_some(),
-        "decision": decision.verdict,
-        "answer": decision.answer(),
-        "severity": decision.hit.as_ref().filter(|_| decision.is_deny()).map(|h| h.severity),
-        "quickRejected": decision.quick_rejected,
-        "hit": decision.hit,
-        "allowedBy": decision.allowed_by,
-        "reason": if deny_reason.is_empty() { None } else { Some(&deny_reason) },
-        "segments": segments.iter().map(|s| json!({"lang": s.lang.name(), "program": s.program, "text": s.text})).collect::<Vec<_>>(),
-        "packs": policy.packs_state().iter().map(|(n, state)| json!({"name": n, "enabled": *state != "off", "state": state})).collect::<Vec<_>>(),
-        "activeTraumas": policy.traumas().len(),
-        "configFiles": sources.config_files,
-        "traumaFiles": sources.trauma_files,
-        "warnings": sources.warnings,
-    });
+    let checked = crate::app::guard_check::check(command, not_utf8, &ctx.cwd)?;
     let human = human(
         command,
-        &decision,
-        &deny_reason,
-        &segments,
-        &sources.warnings,
+        &checked.decision,
+        &checked.deny_reason,
+        &checked.segments,
+        &checked.warnings,
     );
-    let quiet = decision.answer().as_str();
-    Ok(Report::new(data).human(human).quiet(quiet))
+    let quiet = checked.decision.answer().as_str();
+    Ok(Report::new(checked.to_json()).human(human).quiet(quiet))
 }
 
 fn human(

@@ -3,8 +3,9 @@
 //! [`crate::app::task_context`] and the renderer `cm context --json` uses; the others through
 //! the services [`crate::app::similar`] (as `cm similar`), [`crate::app::history_search`] (as
 //! `cm history search`) and the very commands (`cm mark`, `cm outcome`, `cm reflect`,
-//! `cm guard check`, `cm playbook list`) with [`crate::cli::run_in`]; the resources `cm://stats` and
-//! `cm://diary/{id}` through [`crate::app::stats`] and [`crate::app::diary`],
+//! `cm playbook list`) with [`crate::cli::run_in`]; `cm_guard_check` through [`crate::app::guard_check`];
+//! the resources `cm://stats` and `cm://diary/{id}` through [`crate::app::stats`] and
+//! [`crate::app::diary`],
 //! so each answers with the same JSON as the command's `--json` `data`. Arguments reach those
 //! commands as `--flag=value` words and positionals after `--`, so no value can pose as a flag.
 //!
@@ -256,13 +257,11 @@ fn reflect(a: tools::ReflectArgs, roots: &Roots, due: Instant) -> Result<Value> 
     command(w, &roots.dirs()[0], due)
 }
 
-fn guard(a: tools::GuardArgs, roots: &Roots, due: Instant) -> Result<Value> {
+/// The guard opens no store and keeps to the hook's own bounds, so the request's deadline has
+/// nothing to stop.
+fn guard(a: tools::GuardArgs, roots: &Roots, _due: Instant) -> Result<Value> {
     let cwd = roots.workspace(a.cwd.as_deref())?;
-    command(
-        vec!["guard".into(), "check".into(), "--".into(), a.command],
-        &cwd,
-        due,
-    )
+    Ok(crate::app::guard_check::check(&a.command, None, &cwd)?.to_json())
 }
 
 /// A resource's JSON text.
