@@ -175,7 +175,7 @@ pub static PACK: Pack = Pack {
                     "rb",
                     "del",
                 ],
-                r"^[\w.+-]+(?:\s+\S+){0,4}?\s+(?:[a-z0-9]+[-_:])*(?:delete|destroy|remove|drop|prune|wipe|erase|forget|expunge|truncate|terminate|deregister|unregister|nuke|unsubscribe|rm|rmi|rmm|rmr|rb|del|deleteall)(?:[-_:][a-zA-Z0-9]+|[A-Z][a-zA-Z0-9]*)*(?:\s|$)",
+                r"^[\w.+-]+(?:\s+\S+){0,3}?\s+(?:[a-z0-9]+[-_:])*(?:delete|destroy|remove|drop|prune|wipe|erase|forget|expunge|truncate|terminate|deregister|unregister|nuke|unsubscribe|rm|rmi|rmm|rmr|rb|del|deleteall)(?:[-_:][a-zA-Z0-9]+|[A-Z][a-zA-Z0-9]*)*(?:\s|$)",
                 "a tool's subcommand that deletes, destroys or purges what it names, on a service or store the guard knows nothing else about",
                 "list or describe what it names first, and let the user confirm the deletion",
             )
