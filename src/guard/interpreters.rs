@@ -531,7 +531,13 @@ pub fn expand(
                     let positional: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
                     shell_script(&script.text, &positional, depth, st, out);
                 }
-            } else if let Some(script) = a.operands.first().filter(|w| w.text != "-") {
+            } else if let Some(script) = a.operands.first().filter(|w| {
+                // `source /dev/stdin <<< CMD`: the script file is standard input.
+                !matches!(
+                    w.text.as_str(),
+                    "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+                )
+            }) {
                 // A script file: examined when its contents are known (`bash <(echo ...)`).
                 if let Some(text) = &script.file {
                     sh(text, out);

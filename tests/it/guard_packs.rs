@@ -7,7 +7,7 @@ use crate::harness::*;
 use serde_json::{Value, json};
 
 /// The hook's answer for `cmd` from Claude Code: `deny`, `ask` or `allow`.
-fn answer(env: &Env, cmd: &str) -> String {
+pub(crate) fn answer(env: &Env, cmd: &str) -> String {
     let out = env.pretool(&claude_bash(cmd, &env.cwd));
     assert_eq!(out.code, 0, "{cmd}: {}", out.stderr);
     if out.stdout.trim().is_empty() {
@@ -21,7 +21,7 @@ fn answer(env: &Env, cmd: &str) -> String {
         .to_string()
 }
 
-fn expect(env: &Env, want: &str, cmds: &[&str]) {
+pub(crate) fn expect(env: &Env, want: &str, cmds: &[&str]) {
     let wrong: Vec<String> = cmds
         .iter()
         .map(|c| (c, answer(env, c)))

@@ -10,7 +10,6 @@ pub static PACK: Pack = Pack {
     description: "deleting DNS zones and records (route53, cloud dns, azure dns, cloudflare, ...)",
     default_on: false,
     keywords: &[
-        "nsupdate",
         "aws",
         "gcloud",
         "az",
@@ -93,15 +92,6 @@ pub static PACK: Pack = Pack {
             r"^(?:printf|echo|cat)\s.*update\s+del(?:ete)?\s",
             "writes a dynamic DNS update that deletes records (piped into nsupdate)",
             "note the records' values first (`dig`), and let the user confirm",
-        ),
-        shell(
-            "nsupdate-delete",
-            High,
-            &["nsupdate"],
-            &[],
-            r"(?i)^nsupdate\s.*\b(?:update\s+)?(?:delete|del)\s+\S",
-            "deletes DNS records on the server the batch names: what resolves through them stops resolving",
-            "query the records first (`dig`), and let the user confirm",
         ),
     ],
 };

@@ -1,8 +1,11 @@
-//! Remote hosts: `rsync --delete` onto another machine, mirroring with deletion over FTP or SFTP,
-//! copies that overwrite a remote system file, and Ansible's file module removing paths. What `ssh
-//! HOST CMD` and `ansible -a CMD` run is judged by every other pack already (the command is read as
-//! shell). On by default; a remote `rsync --delete` is often intended, so it asks the user, and
-//! so does `rclone sync`, which deletes at its destination what its source lacks.
+//! Remote hosts: `rsync --delete` onto another machine, mirroring with deletion over FTP or SFTP
+//! (batches on standard input too), copies that overwrite a remote system file, Ansible's file
+//! module removing paths, playbooks named for tearing down. What `ssh HOST CMD` and `ansible -a
+//! CMD` run is judged by every other pack (the command is read as shell); on another host or in
+//! a container no path is the agent's checkout, so a recursive or forced delete there is asked
+//! about whole (`remote-destructive-command`) unless it only clears `/tmp`. On by default; a
+//! remote `rsync --delete` is often intended, so it asks the user, and so does `rclone sync`,
+//! which deletes at its destination what its source lacks.
 
 use super::{Pack, Rule, shell};
 use crate::guard::Severity::{Critical, High};
