@@ -167,6 +167,24 @@ fn clean(s: &Sentence, referent: Referent) -> String {
             break;
         }
     }
+    // "I'd rather you use pnpm", "let's not use npm", "can we not use pip": said softly, the
+    // same rule.
+    let lower = text.to_lowercase();
+    for (lead, with) in [
+        ("i'd rather you ", ""),
+        ("i would rather you ", ""),
+        ("i'd prefer you ", ""),
+        ("let's not ", "Don't "),
+        ("lets not ", "Don't "),
+        ("can we not ", "Don't "),
+        ("could we not ", "Don't "),
+        ("can you not ", "Don't "),
+    ] {
+        if lower.starts_with(lead) {
+            text = format!("{with}{}", &text[lead.len()..]);
+            break;
+        }
+    }
     // "doing that with the ORM instead": the way to use.
     let lower = text.to_lowercase();
     for lead in [

@@ -272,6 +272,42 @@ fn named_alone(text: &str) -> bool {
     bare_name(text).is_some_and(|n| !n.contains(' '))
 }
 
+/// "don't." said alone: an objection to what the agent just did.
+const DONT: &[&str] = &["don't", "dont", "please don't", "no don't", "no, don't"];
+
+/// "there's a make target for that: make test spins up the db" gives "Use the make target:
+/// ..."; "that's what `make test` is for" gives "Use `make test`"; "npm -> pnpm" gives "Use
+/// pnpm instead of npm".
+fn other_way(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    for lead in [
+        "there's a ",
+        "there's an ",
+        "there is a ",
+        "we have a ",
+        "we've got a ",
+    ] {
+        if let Some(rest) = lower.strip_prefix(lead) {
+            let at = rest.find(" for that").or_else(|| rest.find(" for this"))?;
+            let name = &text[lead.len()..lead.len() + at];
+            let after = &text[lead.len() + at + 9..];
+            return (name.split_whitespace().count() <= 4)
+                .then(|| format!("Use the {name}{after}"));
+        }
+    }
+    for lead in ["that's what ", "that is what "] {
+        if let Some(rest) = lower.strip_prefix(lead) {
+            let end = rest.find(" is for").or_else(|| rest.find(" are for"))?;
+            let name = &text[lead.len()..lead.len() + end];
+            return (name.split_whitespace().count() <= 4).then(|| format!("Use {name}"));
+        }
+    }
+    let (from, to) = text.split_once(" -> ").or_else(|| text.split_once(" → "))?;
+    let to = to.trim().trim_end_matches(['.', '!']);
+    (from.split_whitespace().count() <= 3 && (1..=3).contains(&to.split_whitespace().count()))
+        .then(|| format!("Use {to} instead of {}", from.trim()))
+}
+
 /// "`make build` sets the ldflags": the command to use, and what it does.
 fn quoted_subject(text: &str) -> Option<String> {
     let rest = text.strip_prefix('`')?;
@@ -397,9 +433,26 @@ fn lesson_sentences(
         .iter()
         .map(|s| speech::read(s))
         .collect();
-    // "not like that": all opener, no words left, still an objection.
-    let marked = all.iter().any(|s| s.objection);
-    let mut read: Vec<Sentence> = all.into_iter().filter(|s| !s.text.is_empty()).collect();
+    // "not like that": all opener, no words left, still an objection; so is "don't." alone.
+    let bare_dont =
+        |s: &Sentence| DONT.contains(&s.text.trim_end_matches(['.', '!']).to_lowercase().as_str());
+    let marked = all.iter().any(|s| s.objection || bare_dont(s));
+    let mut read: Vec<Sentence> = all
+        .into_iter()
+        .filter(|s| !s.text.is_empty() && !bare_dont(s))
+        .collect();
+    // "there's a make target for that: ...", "that's what `make test` is for", "npm -> pnpm"
+    // right after a call: another way to do what the call did.
+    if before.is_some_and(|r| r.command.is_some()) {
+        for s in read.iter_mut() {
+            if let Some(way) = other_way(&s.text) {
+                s.text = way.clone();
+                s.directive = true;
+                s.why = Some(way);
+                s.objection = true;
+            }
+        }
+    }
     let call = call_words(before);
     echo_question(&mut read, before, &call);
     let named: Vec<bool> = read.iter().map(|s| names_edit(s, before)).collect();
@@ -1672,5 +1725,70 @@ mod mechanism_tests {
             "fyi anything an HTTP handler returns has to be a Problem: problem.New(404, ...). a bare error is a 500",
         ]);
         assert!(r.len() == 1 && r[0].contains("problem.New"), "{r:?}");
+    }
+}
+
+#[cfg(test)]
+mod softer_wordings_tests {
+    use super::*;
+
+    /// Corrections said softly or sideways after a call: each gives one rule with the way in
+    /// it and none of the softening.
+    #[test]
+    fn soft_and_sideways_corrections_give_a_rule() {
+        let missed: Vec<String> = [
+            (
+                "npm install dayjs",
+                "I'd rather you use pnpm here, npm writes a second lockfile",
+                "Use pnpm",
+            ),
+            (
+                "npm install dayjs",
+                "let's not use npm, pnpm only in this monorepo",
+                "Don't use npm",
+            ),
+            (
+                "python -m pytest",
+                "there's a make target for that: make test spins up the db",
+                "make test",
+            ),
+            (
+                "python -m pytest",
+                "that's what `make test` is for",
+                "Use `make test`",
+            ),
+            (
+                "pip install requests",
+                "can we not use pip? uv add keeps the lock in sync",
+                "Don't use pip",
+            ),
+            (
+                "npm install dayjs",
+                "npm -> pnpm",
+                "Use pnpm instead of npm",
+            ),
+            (
+                "rails db:migrate",
+                "don't. migrations only run through bin/migrate, it takes the lock",
+                "bin/migrate",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(cmd, said, want)| {
+            let t = Transcript {
+                steps: vec![
+                    Step::Tool(ToolRun::shell(1, cmd, "ok", false)),
+                    Step::User {
+                        line: 2,
+                        text: said.to_string(),
+                    },
+                ],
+            };
+            let (s, o) = read(&t, None);
+            let ok = s.len() == 1 && s[0].rule.contains(want) && o.len() == 1;
+            (!ok).then(|| format!("{said}: {s:?}"))
+        })
+        .collect();
+        assert!(missed.is_empty(), "{missed:#?}");
     }
 }

@@ -405,6 +405,10 @@ const HOW_THINGS_ARE: &[&str] = &[
     "we pin ",
     "we migrate ",
     "we compare ",
+    "we've been on ",
+    "we have been on ",
+    "we've been using ",
+    "we have been using ",
     "we switched to ",
     "we moved to ",
     "we migrated to ",
@@ -1037,23 +1041,37 @@ fn asks(lower: &str) -> bool {
 /// something is allowed, a rule of the place.
 fn only_where(lower: &str) -> bool {
     let words: Vec<&str> = lower.split_whitespace().collect();
-    words.iter().enumerate().any(|(i, w)| {
+    const MOVES: &[&str] = &[
+        "run", "runs", "go", "goes", "live", "lives", "happen", "happens", "belong", "belongs",
+        "get", "gets", "come", "comes",
+    ];
+    // "migrations only run through bin/migrate": a subject, then where it only goes.
+    let moves = words.iter().enumerate().any(|(i, w)| {
         *w == "only"
-            && words
-                .get(i + 1..(i + 3).min(words.len()))
-                .is_some_and(|next| {
-                    next.iter().any(|n| {
-                        [
-                            "in", "for", "via", "through", "inside", "from", "under", "within",
-                        ]
-                        .contains(n)
-                    })
-                })
             && i > 0
-            && ["is", "are", "'s", "belongs", "lives", "goes", "allowed"]
-                .iter()
-                .any(|v| words[..i].iter().any(|x| x == v || x.ends_with(v)))
-    })
+            && words.get(i + 1).is_some_and(|v| MOVES.contains(v))
+            && words.get(i + 2).is_some_and(|p| {
+                ["in", "through", "via", "from", "inside", "under", "on"].contains(p)
+            })
+    });
+    moves
+        || words.iter().enumerate().any(|(i, w)| {
+            *w == "only"
+                && words
+                    .get(i + 1..(i + 3).min(words.len()))
+                    .is_some_and(|next| {
+                        next.iter().any(|n| {
+                            [
+                                "in", "for", "via", "through", "inside", "from", "under", "within",
+                            ]
+                            .contains(n)
+                        })
+                    })
+                && i > 0
+                && ["is", "are", "'s", "belongs", "lives", "goes", "allowed"]
+                    .iter()
+                    .any(|v| words[..i].iter().any(|x| x == v || x.ends_with(v)))
+        })
 }
 
 /// "gradle, not maven", "pytest not unittest": one name set against another, nothing else.
