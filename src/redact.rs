@@ -319,7 +319,7 @@ fn find_plain(text: &str) -> Vec<Finding> {
                 && caps
                     .name("key")
                     .is_some_and(|k| !k.as_str().bytes().any(|b| b.is_ascii_lowercase()));
-            if (kind == "password-assignment" || kind == "bearer-token")
+            if (is_assignment(kind) || kind == "bearer-token" || kind == "keyword-secret")
                 && !plausible_value(kind, m.as_str(), quoted.is_some() || env_line)
             {
                 continue;
@@ -348,7 +348,12 @@ fn find_plain(text: &str) -> Vec<Finding> {
 /// rather than a placeholder, a word or code.
 /// `literal`: quoted, or the value of an environment line, so not code.
 fn plausible_value(kind: &str, v: &str, literal: bool) -> bool {
-    if is_placeholder(v) || (kind == "password-assignment" && entropy(v) < 2.5) {
+    if is_placeholder(v) || (is_assignment(kind) && entropy(v) < 2.5) {
+        return false;
+    }
+    // A name merely ending in `key` or `pass` (`cache_key: user_profile_v2`) is given a secret
+    // only when the value reads as one: a quoted or environment value, or mixed case with digits.
+    if kind == "named-key-assignment" && !literal && !mixed_case(v) {
         return false;
     }
     if literal {
@@ -360,7 +365,12 @@ fn plausible_value(kind: &str, v: &str, literal: bool) -> bool {
         return false;
     }
     // Nor is an unquoted variable reference: `'token': token_value`, `this.authToken`.
-    !(kind == "password-assignment" && is_code_identifier(v))
+    !(is_assignment(kind) && is_code_identifier(v))
+}
+
+/// The kinds that find a value given to a name (`password = ...`, `imgproxyKey: ...`).
+fn is_assignment(kind: &str) -> bool {
+    kind == "password-assignment" || kind == "named-key-assignment"
 }
 
 /// Kinds whose value follows a flag or a header name: `$VAR` and `<your-key>` are not secrets.
@@ -435,8 +445,9 @@ mod tests {
             .filter(|(_, s)| matches!(s.hint, Hint::LowerThen(..)))
             .map(|(i, _)| i)
             .collect();
-        assert_eq!(gated.len(), 2);
+        assert_eq!(gated.len(), 3);
         for calm in [
+            "the key points of this pass are listed below",
             "the oauth token refresh timeout in CI",
             "auth middleware and the token bucket",
             "Token refresh fails; see the Authorization header docs",
@@ -452,6 +463,9 @@ mod tests {
             (seed >> 33) as usize
         };
         let parts = [
+            "Key",
+            "_key",
+            "_PASS",
             "token",
             "Token",
             "TOKEN",
@@ -515,6 +529,20 @@ mod tests {
                 "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
                 "private-key",
             ),
+            ("MAIL_RELAY_PASS=Qw7rTz2LpX9vKm4NbE", "named-key-assignment"),
+            (
+                r#""thumborSigningKey": "Ze4Rk8PqW2nXc7LvB9mT3sYd6HjF1uGa""#,
+                "named-key-assignment",
+            ),
+            (
+                "signing_key = 'Lp3Xr8Wq2Zt6Nv9Kc4Mb'",
+                "named-key-assignment",
+            ),
+            (r#":password "Tg5Hw9Qe3Rz7Xp2Lm8Vn""#, "keyword-secret"),
+            (
+                r#"{:db {:api-key "Mc4Zq8Wr2Tx6Lp9Nb3Vk"}}"#,
+                "keyword-secret",
+            ),
         ];
         for (text, kind) in cases {
             let f = find(text);
@@ -533,6 +561,12 @@ mod tests {
             "return {'password_field': password_field, 'ok': True}",
             "const token = this.authToken;",
             "secret: settings.client_secret",
+            "sort_key: created_at",
+            "monkey: bananas_and_more",
+            "bypass: enabled_for_everyone",
+            "partition_key = order_id",
+            "cache_key: user_profile_v2",
+            r#"{:password-min-length 12}"#,
         ] {
             assert!(find(text).is_empty(), "{text}: {:?}", find(text));
         }

@@ -374,4 +374,26 @@ pub const SOURCES: &[Source] = &[
         ],
         Then::Assignment,
     ),
+    // A name ending in a `Key` or `PASS` part given a value: `imgproxyKey: "..."`,
+    // `signing_key=...`, `SMTP_PASS=...`, `db-pass: ...` (the names above miss these; a bare
+    // `key:` or `monkey` is not one, and the value must still look like a secret).
+    lower_then(
+        "named-key-assignment",
+        r#"\b(?P<key>[A-Za-z0-9]+(?:[A-Za-z0-9_\-]*[a-z0-9]Key|[A-Za-z0-9_\-]*[_\-](?:key|KEY|Key|pass|PASS|Pass)))\\?["']?(?P<op>\s*(?:=|:|=>)\s*)(?:\\?"(?P<dq>[^"\\\n]{6,200})\\?"|'(?P<sq>[^'\n]{6,200})'|(?P<secret>[^\s"',;}{]{8,}))"#,
+        &["key", "pass"],
+        Then::Assignment,
+    ),
+    // A keyword given a secret in EDN and Clojure maps: `:password "..."`, `:api-key "..."`.
+    lower(
+        "keyword-secret",
+        r#"(?i)(?P<key>:[a-z0-9\-]*(?:password|passwd|secret|token|key|pass))\s+"(?P<dq>[^"\\\n]{6,200})""#,
+        &[
+            "password \"",
+            "passwd \"",
+            "secret \"",
+            "token \"",
+            "key \"",
+            "pass \"",
+        ],
+    ),
 ];
