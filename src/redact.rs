@@ -327,6 +327,11 @@ fn find_plain(text: &str) -> Vec<Finding> {
             if FLAG_VALUES.contains(&kind) && is_placeholder(m.as_str()) {
                 continue;
             }
+            if kind == "secret-in-prose"
+                && !(mixed_case(m.as_str()) && m.as_str().bytes().any(|b| b.is_ascii_digit()))
+            {
+                continue;
+            }
             if kind == "aws-secret-key-nearby" && !mixed_case(m.as_str()) {
                 continue;
             }
@@ -543,6 +548,10 @@ mod tests {
                 r#"{:db {:api-key "Mc4Zq8Wr2Tx6Lp9Nb3Vk"}}"#,
                 "keyword-secret",
             ),
+            (
+                "the signing key is on my clipboard: Hq7Ws2Nd9Kx4Bt6Lz3Rm8Vc5",
+                "secret-in-prose",
+            ),
         ];
         for (text, kind) in cases {
             let f = find(text);
@@ -567,6 +576,9 @@ mod tests {
             "partition_key = order_id",
             "cache_key: user_profile_v2",
             r#"{:password-min-length 12}"#,
+            "the cache key is 3f9a2c7e1b8d4f6a0c5e2b9d7a1f3c8e4b6d0a2f",
+            "rotate the token via RefreshTokenHandlerFactory",
+            "the key is stored in KeychainAccessService for now",
         ] {
             assert!(find(text).is_empty(), "{text}: {:?}", find(text));
         }

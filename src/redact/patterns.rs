@@ -396,4 +396,19 @@ pub const SOURCES: &[Source] = &[
             "pass \"",
         ],
     ),
+    // A key pasted in prose: a secret word, then within a few words a long run of letters and
+    // digits ("the key is in my clipboard: Xk3...": no name, no `=`). Kept only when the run is
+    // mixed case with digits, which words, hex digests and identifiers in lower case are not.
+    lower(
+        "secret-in-prose",
+        r"\b(?i:key|token|secret|password|passphrase|credential)s?\b[ -~]{0,40}?[^A-Za-z0-9/+=_.\-](?P<secret>[A-Za-z0-9]{20,})(?:[^A-Za-z0-9/+=_.\-]|$)",
+        &[
+            "key",
+            "token",
+            "secret",
+            "password",
+            "passphrase",
+            "credential",
+        ],
+    ),
 ];
