@@ -173,8 +173,22 @@ async fn pump_out<W>(
         if output.flush().await.is_err() {
             return;
         }
-        // Once the server has stopped, nothing more is answered.
+        // Once the server has stopped, nothing more is answered, except the parse errors of
+        // lines already read: they may still sit in the channel when the server's output ends
+        // first (a client that sends a bad line and then closes stdin must get its -32700).
         if !server_open {
+            while errors.try_recv().is_ok() {
+                owed += 1;
+            }
+            if pending.is_empty() {
+                for _ in 0..owed {
+                    if output.write_all(PARSE_ERROR.as_bytes()).await.is_err()
+                        || output.write_all(b"\n").await.is_err()
+                    {
+                        return;
+                    }
+                }
+            }
             break;
         }
     }
