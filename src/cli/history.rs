@@ -6,7 +6,7 @@ mod search;
 
 use super::Ctx;
 use crate::episodic::connectors::{self, Connector};
-use crate::error::{CmError, Result};
+use crate::error::Result;
 use crate::output::Report;
 use std::path::PathBuf;
 
@@ -137,20 +137,13 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     }
 }
 
-/// The connectors to use: all of them, or the one `--agent` names.
+/// The connectors to use: all of them, or the one `--agent` names (checked as queries check it,
+/// [`crate::app::history_search::agent_filter`]).
 pub(super) fn selected(agent: Option<&str>) -> Result<Vec<Box<dyn Connector>>> {
     let all = connectors::all();
-    let Some(want) = agent else {
+    let Some(want) = crate::app::history_search::agent_filter(agent)? else {
         return Ok(all);
     };
-    let known: Vec<&str> = all.iter().map(|c| c.slug()).collect();
-    if !known.contains(&want) {
-        return Err(CmError::usage(
-            "UNKNOWN_AGENT",
-            format!("no connector for agent \"{want}\""),
-        )
-        .hint(format!("known agents: {}", known.join(", "))));
-    }
     Ok(all.into_iter().filter(|c| c.slug() == want).collect())
 }
 
