@@ -33,5 +33,6 @@ pub mod render;
 pub mod sanitize;
 pub mod semantic;
 pub mod signals;
-pub mod stem;
-pub mod tokenize;
+/// The stemmer and tokenizer live in [`crate::text`] (every layer uses them); these names stay
+/// for the ranking code that grew up beside them.
+pub use crate::text::{stem, tokenize};

@@ -64,20 +64,7 @@ pub fn withheld(why: &str) -> String {
     format!("[withheld: {why}]")
 }
 
-/// At most `max` characters of `text`, cut at a word boundary with an ellipsis when shortened.
-pub fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    if let Some(i) = cut.rfind(' ')
-        && i > max / 2
-    {
-        cut.truncate(i);
-    }
-    cut.push('…');
-    cut
-}
+pub use crate::text::clip::clip;
 
 #[cfg(test)]
 mod tests {

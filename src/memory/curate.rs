@@ -14,8 +14,8 @@
 //!   at least `dedupSimilarityThreshold` alike contradict each other; of the same polarity, they
 //!   are near-duplicates.
 
-use crate::context::stem::stem;
-use crate::context::tokenize::is_stop_word;
+use crate::text::stem::stem;
+use crate::text::tokenize::is_stop_word;
 use std::collections::BTreeSet;
 
 /// The text two rules are compared by: lower case, one space between words, no surrounding

@@ -99,7 +99,7 @@ pub fn untrusted(rules: Vec<Bullet>, who: &str, deadline: Option<Instant>) -> Ve
             if refused <= SHOWN {
                 eprintln!(
                     "{who}: repository rule {} left out: {why}",
-                    crate::context::sanitize::clip(&b.id, 40)
+                    crate::text::clip::clip(&b.id, 40)
                 );
             }
             continue;

@@ -7,7 +7,7 @@
 //! [`learn`] folds every newly indexed conversation message into a bounded table of per-term
 //! associates (normalised PMI, [`links`]); this module reads it.
 //!
-//! API (terms are stems, as [`crate::context::tokenize::query_terms`] gives them; use
+//! API (terms are stems, as [`crate::text::tokenize::query_terms`] gives them; use
 //! [`terms::of_query_word`] for a raw word):
 //!
 //! ```no_run

@@ -1,4 +1,4 @@
-//! The terms a message teaches: the stems the rule index uses ([`crate::context::stem`]), each
+//! The terms a message teaches: the stems the rule index uses ([`crate::text::stem`]), each
 //! with a form seen in the text (what the full-text index is searched with: its own tokenizer
 //! stems it the same way).
 //!
@@ -6,8 +6,8 @@
 //! splits them, and also the joined word as a term of its own whose form is the hyphenated one:
 //! so a query saying `destress` learns, from the index alone, that the text writes `de-stress`.
 
-use crate::context::stem::stem;
-use crate::context::tokenize::is_stop_word;
+use crate::text::stem::stem;
+use crate::text::tokenize::is_stop_word;
 
 /// Distinct terms learned from one message, at most (its first ones): bounds the pairs a long
 /// message adds to `MAX_TERMS * (MAX_TERMS - 1) / 2`.

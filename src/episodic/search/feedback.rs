@@ -21,9 +21,9 @@
 use super::Ranked;
 use super::plan::{self, TermStat};
 use super::statements::{COUNT_SQL, HIT_SQL, quote};
-use crate::context::stem::stem;
 use crate::episodic::assoc::TERM_SQL;
 use crate::episodic::assoc::terms::learnable;
+use crate::text::stem::stem;
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::HashMap;
 

@@ -126,7 +126,7 @@ pub fn guard_refusal(text: &str) -> Option<Refusal> {
                 severity: Severity::Risky,
                 reason: format!(
                     "the guard blocks a command it recommends (`{}`)",
-                    crate::context::sanitize::clip(command.trim(), 80)
+                    crate::text::clip::clip(command.trim(), 80)
                 ),
             });
         }
