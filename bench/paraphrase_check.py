@@ -17,7 +17,7 @@ from reflect_common import ROOT, session_text
 
 SUITE = os.path.join(ROOT, "tests", "fixtures", "paraphrase")
 SETS = ("dev", "heldout")
-MINIMUM = {"dev": (8, 40), "heldout": (3, 12), "dev2": (6, 30), "heldout2": (12, 65), "heldout3": (12, 65)}  # projects, triples
+MINIMUM = {"dev": (8, 40), "heldout": (3, 12), "dev2": (6, 30), "heldout2": (12, 65), "heldout3": (12, 65), "heldout4": (12, 65)}  # projects, triples
 CATEGORIES = ("debugging", "testing", "architecture", "workflow", "documentation", "integration",
               "collaboration", "git", "security", "performance", "general")
 TRIPLE_KEYS = ("id", "rule", "category", "session", "task", "unrelated")

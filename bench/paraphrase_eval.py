@@ -239,8 +239,8 @@ def suite_sets(suite):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=DEFAULT_BIN)
-    ap.add_argument("--set", choices=("dev", "heldout", "dev2", "heldout2", "heldout3", "all"), default="dev",
-                    help="dev2, heldout2 and heldout3 exist in tests/fixtures/recall-heldout only")
+    ap.add_argument("--set", choices=("dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4", "all"), default="dev",
+                    help="dev2, heldout2, heldout3 and heldout4 exist in tests/fixtures/recall-heldout only")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--check", action="store_true", help="validate the fixtures only")
