@@ -27,9 +27,11 @@ fn exit_of(name: &str) -> u8 {
 
 /// Every code raised in the sources, with the exit codes it is raised with and where.
 fn raised() -> BTreeMap<String, BTreeMap<u8, Vec<String>>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // The binary's sources and every library crate's (crates/*/src).
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    rust_files(&top.join("src"), &mut files);
+    rust_files(&top.join("crates"), &mut files);
     let texts: Vec<(PathBuf, String)> = files
         .into_iter()
         .filter(|f| !f.ends_with("error_codes_tests.rs"))
@@ -66,7 +68,7 @@ fn raised() -> BTreeMap<String, BTreeMap<u8, Vec<String>>> {
         let at = |pos: usize| {
             format!(
                 "{}:{}",
-                file.strip_prefix(&root).unwrap().display(),
+                file.strip_prefix(top).unwrap().display(),
                 text[..pos].lines().count()
             )
         };

@@ -4,20 +4,18 @@
 //! matching), `memory` (playbook and scoring), `episodic` (session logs and their index),
 //! `context` (retrieval for a task), `store` (the only module that opens SQLite), `cli`.
 
-pub mod agent;
+// The base layer is its own crate (crates/cm-base); its modules keep their paths here so the
+// layers above still name them `crate::paths`, `crate::error`, ... until they move to crates too.
+pub use cm_base::{
+    agent, clock, config, degraded, due, emoji, error, fsutil, hook_kind, output, paths, private,
+    redact, text, untrusted, workspace,
+};
+
 pub mod app;
 pub mod cli;
-pub mod clock;
-pub mod config;
 pub mod context;
-pub mod degraded;
-pub mod due;
-pub mod emoji;
 pub mod episodic;
-pub mod error;
-pub mod fsutil;
 pub mod guard;
-pub mod hook_kind;
 pub mod hooks;
 pub mod http;
 pub mod install;
@@ -25,15 +23,8 @@ pub mod llm;
 pub mod mcp;
 pub mod memory;
 pub mod onboard;
-pub mod output;
-pub mod paths;
-pub mod private;
-pub mod redact;
 pub mod reflect;
 pub mod store;
-pub mod text;
-pub mod untrusted;
-pub mod workspace;
 
 #[cfg(test)]
 mod error_codes_tests;

@@ -6,8 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
+/// The environment variable that moves the data directory.
 pub const DATA_DIR_ENV: &str = "CASS_MEMORY_HOME";
+/// The SQLite store's file name in the data directory.
 pub const DB_FILE: &str = "cm.db";
+/// The global configuration's file name in the data directory.
 pub const CONFIG_FILE: &str = "config.json";
 
 /// The data directory (not created here).
@@ -27,10 +30,12 @@ pub fn home_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// The SQLite store.
 pub fn db_path() -> PathBuf {
     data_dir().join(DB_FILE)
 }
 
+/// The global configuration file.
 pub fn global_config_path() -> PathBuf {
     data_dir().join(CONFIG_FILE)
 }
@@ -92,6 +97,7 @@ pub fn repo_cass_dir_for_write(start: &Path) -> PathBuf {
     })
 }
 
+/// The current directory, or `.` when it cannot be read (deleted under us).
 pub fn cwd() -> PathBuf {
     std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }

@@ -24,7 +24,9 @@ use regex::Regex;
 
 /// One kind of secret: a name for reports and the regex that finds it.
 pub struct SecretPattern {
+    /// The kind's name in reports (`aws-access-key`, ...).
     pub kind: &'static str,
+    /// What finds it.
     pub regex: Regex,
 }
 
@@ -270,8 +272,11 @@ pub fn entropy(s: &str) -> f64 {
 /// A secret found in text: its kind and byte range.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
+    /// The kind's name in reports (`aws-access-key`, ...).
     pub kind: &'static str,
+    /// Where the secret starts (byte offset).
     pub start: usize,
+    /// Where it ends (byte offset, exclusive).
     pub end: usize,
 }
 
@@ -600,7 +605,8 @@ mod tests {
     #[test]
     fn the_secrets_corpus_is_redacted_and_its_decoys_kept() {
         let corpus: serde_json::Value =
-            serde_json::from_str(include_str!("../tests/fixtures/secrets/corpus.json")).unwrap();
+            serde_json::from_str(include_str!("../../../tests/fixtures/secrets/corpus.json"))
+                .unwrap();
         let marked = |t: &str| -> (String, String) {
             let (a, rest) = t.split_once("{{").unwrap();
             let (mid, b) = rest.split_once("}}").unwrap();

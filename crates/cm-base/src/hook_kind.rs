@@ -1,25 +1,32 @@
 //! The hook entry points, named once: what `cm hook NAME` accepts (with its aliases), the link
 //! names that reach a hook without the argument parser, and which hooks the installers write
-//! into agents' settings. Dispatch ([`crate::dispatch`], [`crate::hooks::run`]), the installers
-//! ([`crate::install`]) and the services that report on them all use this enum, so it sits
+//! into agents' settings. Dispatch (`cm::dispatch`, `cm::hooks::run`), the installers
+//! (`cm::install`) and the services that report on them all use this enum, so it sits
 //! below every layer: none of them imports the hooks to name one.
 
 use serde::Serialize;
 
+/// A hook entry point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HookKind {
+    /// A session starts: inject rules and history.
     SessionStart,
+    /// The user sent a prompt: inject what is relevant to it.
     Prompt,
+    /// A tool is about to run: the guard decides.
     Pretool,
+    /// A session ended: index and reflect on it.
     Postsession,
     /// The end of a turn (Claude Code and Codex `Stop`, Gemini CLI `AfterAgent`): index the
     /// transcript so far, in case the session's end is never reported.
     Stop,
+    /// A git commit is about to be made: check the staged changes.
     Precommit,
 }
 
 impl HookKind {
+    /// Every hook, in the order reports list them.
     pub const ALL: [HookKind; 6] = [
         HookKind::Pretool,
         HookKind::Postsession,

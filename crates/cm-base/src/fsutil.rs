@@ -71,10 +71,12 @@ pub fn write_cache(path: &Path, bytes: &[u8]) -> bool {
 /// cycles on plain files (repo playbook, trauma lists) across processes.
 pub struct FileLock {
     file: File,
+    /// The lock file.
     pub path: PathBuf,
 }
 
 impl FileLock {
+    /// Take the lock at `path` (created, with its directory, if missing), waiting for another holder.
     pub fn acquire(path: &Path) -> Result<FileLock> {
         if let Some(dir) = path.parent() {
             crate::private::create_dir_all(dir)

@@ -25,6 +25,7 @@ const STOP_WORDS: &[&str] = &[
     "you", "your", "yours",
 ];
 
+/// Whether `word` (lower case) carries no meaning for matching: a function word or rule filler.
 pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }

@@ -12,14 +12,19 @@
 
 use serde::Serialize;
 
+/// One missing or failing part: what it is and how to fix it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Issue {
+    /// A stable machine code (`NO_SESSIONS`, `LLM_UNAVAILABLE`, ...).
     pub code: &'static str,
+    /// What is missing, for a human.
     pub message: String,
+    /// What to do about it.
     pub fix: String,
 }
 
 impl Issue {
+    /// An issue with its code, message and fix.
     pub fn new(code: &'static str, message: &str, fix: &str) -> Issue {
         Issue {
             code,
@@ -29,24 +34,32 @@ impl Issue {
     }
 }
 
+/// The `degraded` field of an answer: each part that was missing, by part. Empty when nothing was.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Degraded {
+    /// Session history (no index, no sessions).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Issue>,
+    /// Semantic ranking (no embedding endpoint).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub semantic: Option<Issue>,
+    /// Associations between sessions and rules.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub associations: Option<Issue>,
+    /// Remote history sources.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<Issue>,
+    /// The global playbook.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub playbook: Option<Issue>,
+    /// The repository's `.cass/playbook.yaml`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repo_playbook: Option<Issue>,
 }
 
 impl Degraded {
+    /// Whether nothing was missing.
     pub fn is_empty(&self) -> bool {
         self.history.is_none()
             && self.semantic.is_none()

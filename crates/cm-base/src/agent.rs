@@ -1,22 +1,31 @@
-//! The coding agents cm works with, named once: hook payload dialects ([`crate::hooks::pretool`]),
-//! installers ([`crate::install`]), session connectors ([`crate::episodic::connectors`]) and the
+//! The coding agents cm works with, named once: hook payload dialects (`cm::hooks::pretool`),
+//! installers (`cm::install`), session connectors (`cm::episodic::connectors`) and the
 //! `agent` column of the session index all use this enum and its [`Agent::slug`].
 
 use serde::Serialize;
 
+/// A coding agent cm reads sessions of or installs hooks into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Agent {
+    /// Claude Code.
     Claude,
+    /// Codex CLI.
     Codex,
+    /// Gemini CLI.
     Gemini,
+    /// Cursor.
     Cursor,
+    /// Aider.
     Aider,
+    /// OpenCode.
     OpenCode,
+    /// Cline.
     Cline,
 }
 
 impl Agent {
+    /// Every agent, in the order reports list them.
     pub const ALL: [Agent; 7] = [
         Agent::Claude,
         Agent::Codex,

@@ -12,21 +12,27 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+/// cm's version, as every JSON answer reports it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// How the user asked to see results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
+    /// Text for a person, colored on a terminal.
     #[default]
     Human,
+    /// One JSON object on stdout.
     Json,
+    /// Only the essentials (ids), or nothing.
     Quiet,
 }
 
 /// What a successful command produced.
 #[derive(Default)]
 pub struct Report {
+    /// The JSON answer's data.
     pub data: Value,
+    /// What a person sees.
     pub human: String,
     /// What `--quiet` prints (usually ids, one per line). Empty prints nothing.
     pub quiet: String,
@@ -54,6 +60,7 @@ impl std::fmt::Debug for Report {
 }
 
 impl Report {
+    /// A report of `data`, with no human text yet.
     pub fn new(data: Value) -> Self {
         Report {
             data,
@@ -70,10 +77,12 @@ impl Report {
         r.stream = Some(Box::new(write));
         r
     }
+    /// The same report with its human text.
     pub fn human(mut self, text: impl Into<String>) -> Self {
         self.human = text.into();
         self
     }
+    /// The same report with what `--quiet` prints.
     pub fn quiet(mut self, text: impl Into<String>) -> Self {
         self.quiet = text.into();
         self
@@ -140,6 +149,7 @@ pub fn emit(command: &str, mode: Mode, started: Instant, result: Result<Report, 
     }
 }
 
+/// The JSON error object for `err` raised by `command` (code, message, hint, exit code).
 pub fn error_json(command: &str, err: &CmError) -> Value {
     json!({
         "success": false,
@@ -174,6 +184,7 @@ pub fn init_color() {
     COLOR.store(on, Ordering::Relaxed);
 }
 
+/// Whether human output is colored (a terminal, and `NO_COLOR` unset).
 pub fn color_enabled() -> bool {
     COLOR.load(Ordering::Relaxed)
 }
@@ -181,14 +192,21 @@ pub fn color_enabled() -> bool {
 /// ANSI styles used by human output.
 #[derive(Clone, Copy)]
 pub enum Style {
+    /// Bold.
     Bold,
+    /// Dim.
     Dim,
+    /// Red.
     Red,
+    /// Green.
     Green,
+    /// Yellow.
     Yellow,
+    /// Cyan.
     Cyan,
 }
 
+/// `text` in `style` when color is on, else unchanged.
 pub fn paint(text: &str, style: Style) -> String {
     if !color_enabled() {
         return text.to_string();

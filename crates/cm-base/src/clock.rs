@@ -26,6 +26,7 @@ pub fn now_rfc3339() -> String {
     to_rfc3339(now())
 }
 
+/// `t` as the RFC 3339 text every stored timestamp uses (UTC, milliseconds, `Z`).
 pub fn to_rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }

@@ -15,13 +15,18 @@ use std::path::Path;
 /// Identity and version of a file as read: a cache keyed by it is invalidated by any rewrite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Stamp {
+    /// The device.
     pub dev: u64,
+    /// The inode.
     pub ino: u64,
+    /// The length in bytes.
     pub size: u64,
+    /// The modification time, in nanoseconds since the epoch.
     pub mtime_ns: i128,
 }
 
 impl Stamp {
+    /// The stamp of a file's metadata.
     pub fn of(meta: &std::fs::Metadata) -> Stamp {
         Stamp {
             dev: meta.dev(),
@@ -39,6 +44,7 @@ pub struct Capped {
     pub bytes: Vec<u8>,
     /// The file is longer than `cap`; the rest was not read.
     pub truncated: bool,
+    /// The stamp of the file as it was read.
     pub stamp: Stamp,
 }
 

@@ -37,13 +37,19 @@ pub const REPO_FORBIDDEN_KEYS: &[&str] = &[
     "budget",
 ];
 
+/// How feedback becomes a rule's score and maturity (`scoring` in config.json).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Scoring {
+    /// Days after which a feedback event counts half (90).
     pub decay_half_life_days: f64,
+    /// How much more a harmful mark weighs than a helpful one (4).
     pub harmful_multiplier: f64,
+    /// Feedback events before a candidate rule becomes established.
     pub min_feedback_for_active: u32,
+    /// Helpful marks before an established rule can become proven.
     pub min_helpful_for_proven: u32,
+    /// The largest harmful share a proven rule may have.
     pub max_harmful_ratio_for_proven: f64,
 }
 
@@ -59,20 +65,29 @@ impl Default for Scoring {
     }
 }
 
+/// The typed part of the configuration (defaults, then the global file, then the repository's).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Config {
+    /// Scoring and maturity thresholds.
     pub scoring: Scoring,
+    /// Most rules `cm context` returns.
     pub max_bullets_in_context: usize,
+    /// Most history snippets `cm context` returns.
     pub max_history_in_context: usize,
+    /// How far back (days) reflection looks for sessions by default.
     pub session_lookback_days: u32,
+    /// Rules scoring below this for a task are left out of context.
     pub min_relevance_score: f64,
     /// Days without feedback after which a rule counts as stale.
     pub stale_days: u32,
     /// Rules whose effective score falls below this are reported by `cm stale --project`.
     pub min_score: f64,
+    /// Whether an embedding endpoint adds semantic similarity to ranking.
     pub semantic_search_enabled: bool,
+    /// The share of semantic similarity in a blended rank (0..1).
     pub semantic_weight: f64,
+    /// Similarity above which two rules count as the same lesson.
     pub dedup_similarity_threshold: f64,
     /// Categories accepted in addition to the built-in ones.
     pub custom_categories: Vec<String>,
@@ -99,11 +114,15 @@ impl Default for Config {
 /// The merged configuration plus where it came from.
 #[derive(Debug, Clone)]
 pub struct Loaded {
+    /// The typed configuration.
     pub config: Config,
     /// The merged JSON (defaults, global, repo) for sections owned by other modules.
     pub raw: Value,
+    /// Where the global file is (it may not exist).
     pub global_path: PathBuf,
+    /// The repository's `.cass/config.*`, when there is one.
     pub repo_path: Option<PathBuf>,
+    /// Problems found while loading (unknown keys, bad values), for `cm doctor` and stderr.
     pub warnings: Vec<String>,
 }
 

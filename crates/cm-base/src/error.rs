@@ -45,18 +45,26 @@ impl ExitCode {
     }
 }
 
+/// A failure as the user sees it: code, message, hint and exit code.
 #[derive(Debug, Clone)]
 pub struct CmError {
+    /// The stable machine code (`RULE_NOT_FOUND`); scripts branch on it.
     pub code: &'static str,
+    /// What went wrong.
     pub message: String,
+    /// What to do about it, when there is something to do.
     pub hint: Option<String>,
+    /// The exit-code class.
     pub exit: ExitCode,
+    /// Whether the same call may succeed if retried (a busy store, a full disk freed).
     pub retryable: bool,
 }
 
+/// A result whose error is a [`CmError`].
 pub type Result<T> = std::result::Result<T, CmError>;
 
 impl CmError {
+    /// An error with its code, exit class and message, no hint.
     pub fn new(code: &'static str, exit: ExitCode, message: impl Into<String>) -> Self {
         CmError {
             code,
@@ -67,11 +75,13 @@ impl CmError {
         }
     }
 
+    /// The same error with a hint.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
 
+    /// The same error marked retryable.
     pub fn retryable(mut self) -> Self {
         self.retryable = true;
         self
@@ -82,14 +92,17 @@ impl CmError {
         Self::new(code, ExitCode::Usage, message)
     }
 
+    /// A configuration file is wrong (exit 2).
     pub fn config(code: &'static str, message: impl Into<String>) -> Self {
         Self::new(code, ExitCode::Config, message)
     }
 
+    /// The store or the filesystem failed (exit 1).
     pub fn fs(code: &'static str, message: impl Into<String>) -> Self {
         Self::new(code, ExitCode::Filesystem, message)
     }
 
+    /// A bug or an unclassified failure (`INTERNAL`, exit 1).
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new("INTERNAL", ExitCode::Internal, message)
     }
@@ -115,6 +128,7 @@ impl CmError {
         }
     }
 
+    /// The number the process exits with.
     pub fn exit_code(&self) -> i32 {
         self.exit.number()
     }

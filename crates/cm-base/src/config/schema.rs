@@ -8,23 +8,32 @@
 
 use serde_json::Value;
 
+/// What kind of value a configuration key takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
+    /// `true` or `false`.
     Bool,
     /// A number in `min..=max`; `above` makes the minimum exclusive.
     Number {
+        /// The smallest value allowed.
         min: f64,
+        /// The largest value allowed.
         max: f64,
+        /// The value must be above `min`, not equal to it.
         above: bool,
     },
     /// A whole number in `min..=max`.
     Integer {
+        /// The smallest value allowed.
         min: i64,
+        /// The largest value allowed.
         max: i64,
     },
+    /// Any string.
     Text,
     /// A string that must be one of these words.
     OneOf(&'static [&'static str]),
+    /// A list of strings.
     TextList,
     /// A list whose entries the owning module checks.
     List,
@@ -181,7 +190,9 @@ pub fn kind_of(path: &str) -> Option<Kind> {
 /// A value that breaks the schema: the key's path and what is wrong with it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invalid {
+    /// The key's dotted path (`scoring.harmfulMultiplier`).
     pub path: String,
+    /// What is wrong with the value, for a human.
     pub problem: String,
 }
 

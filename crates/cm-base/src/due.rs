@@ -1,7 +1,7 @@
 //! When the work this thread does for a request is due.
 //!
 //! `cm serve` answers a request that runs past `--request-timeout` with `TIMEOUT`, but the
-//! thread doing it went on: its SQL statements stop at the deadline ([`crate::store::deadline`]),
+//! thread doing it went on: its SQL statements stop at the deadline (`cm::store::deadline`),
 //! the rest did not. A workspace whose `.cass/playbook.yaml` holds 4 MiB of rules full of
 //! commands kept a worker checking them for a minute after the client had its answer, and a few
 //! such requests held every worker. So the server marks each call's thread with its deadline
