@@ -45,5 +45,5 @@ case "$host" in
         fi
         ;;
 esac
-cargo rustc --release --locked --bin cm "${quiet[@]}" "${flags[@]}" >&2
+cargo rustc --release --locked -p cm --bin cm "${quiet[@]}" "${flags[@]}" >&2
 echo "$PWD/target/release/cm"

@@ -10,6 +10,8 @@ pub use cm_base::{
     agent, clock, config, degraded, due, emoji, error, fsutil, hook_kind, output, paths, private,
     redact, text, untrusted, workspace,
 };
+// The SQLite plumbing is the second (crates/cm-store), named `crate::store` here likewise.
+pub use cm_store as store;
 
 pub mod app;
 pub mod cli;
@@ -24,7 +26,6 @@ pub mod mcp;
 pub mod memory;
 pub mod onboard;
 pub mod reflect;
-pub mod store;
 
 #[cfg(test)]
 mod error_codes_tests;

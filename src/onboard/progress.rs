@@ -1,6 +1,6 @@
 //! Onboarding progress: which sessions were marked as read, when, and how many rules came of
 //! them. One row per session (agent, session id); marking again updates the row. The table is
-//! `onboarding_sessions` (store/sql/007_onboarding.sql) and its statements live only here.
+//! `onboarding_sessions` (crates/cm-store/src/sql/007_onboarding.sql) and its statements live only here.
 
 use crate::error::{CmError, Result};
 use crate::store::Store;

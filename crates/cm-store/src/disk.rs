@@ -49,7 +49,7 @@ impl Store {
     /// keep it from being emptied. Returns whether space is short (the caller then keeps its
     /// transactions small). A checkpoint that fails for lack of room is the error: the caller
     /// stops before writing more.
-    pub fn checkpoint_if_tight(&self) -> crate::error::Result<bool> {
+    pub fn checkpoint_if_tight(&self) -> cm_base::error::Result<bool> {
         if !is_tight(&self.path) {
             return Ok(false);
         }

@@ -11,7 +11,7 @@
 //!   nothing and each statement is compiled once.
 
 use super::map_err;
-use crate::error::Result;
+use cm_base::error::Result;
 use rusqlite::Connection;
 use std::path::Path;
 
@@ -30,7 +30,7 @@ pub(super) fn tune(conn: &Connection, path: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::store::Store;
+    use crate::Store;
     use rusqlite::StatementStatus;
 
     /// Binding new values to a cached statement whose plan SQLite would otherwise fold them into

@@ -5,7 +5,7 @@
 //! processes opening a fresh store at once cannot both apply them.
 
 use super::Store;
-use crate::error::{CmError, ExitCode, Result};
+use cm_base::error::{CmError, ExitCode, Result};
 
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("sql/001_playbook.sql")),
@@ -21,6 +21,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (13, include_str!("sql/013_feedback_weight.sql")),
 ];
 
+/// The schema version the newest migration brings the store to.
 pub fn latest_version() -> i64 {
     MIGRATIONS.last().map(|m| m.0).unwrap_or(0)
 }

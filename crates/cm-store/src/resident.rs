@@ -9,7 +9,7 @@
 //! ([`Store::release_memory`]) and maps it again when work comes ([`Store::map_file`]).
 
 use super::Store;
-use crate::error::Result;
+use cm_base::error::Result;
 
 /// How much of the file a connection maps.
 pub const MMAP_BYTES: i64 = 256 << 20;

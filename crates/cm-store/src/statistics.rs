@@ -9,7 +9,7 @@
 //! since its statistics were taken, with `analysis_limit` bounding the work.
 
 use super::Store;
-use crate::error::Result;
+use cm_base::error::Result;
 use rusqlite::{Connection, OptionalExtension};
 
 /// Tables whose statistics are kept current.

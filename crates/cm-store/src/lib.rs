@@ -1,4 +1,4 @@
-//! The embedded SQLite store: the only module that opens the database.
+//! cm-store: the embedded SQLite store, the only crate that opens the database.
 //!
 //! One file, `<data dir>/cm.db`, in WAL mode with a busy timeout so many hook processes and CLI
 //! commands can read and write at once. Writers take `BEGIN IMMEDIATE` (see [`Store::write`]),
@@ -8,6 +8,8 @@
 //!
 //! A file that is not a database, or a database that is not ours (its `application_id` differs),
 //! is refused with an error and left untouched.
+
+#![deny(missing_docs)]
 
 pub mod deadline;
 pub mod disk;
@@ -22,7 +24,7 @@ pub use tune::STATEMENT_CACHE;
 use tune::tune;
 pub mod statistics;
 
-use crate::error::{CmError, ExitCode, Result};
+use cm_base::error::{CmError, ExitCode, Result};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,21 +35,24 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 /// WAL size past which a writer folds it back into the database (see
 /// [`Store::truncate_wal_if_large`]).
 pub const WAL_TRUNCATE_BYTES: u64 = 1 << 20;
+/// An open connection to the store and the file it is on. Domain crates run their own statements on `conn`; nothing else opens the database.
 pub struct Store {
+    /// The SQLite connection (WAL, busy timeout, tuned statement cache).
     pub conn: Connection,
+    /// The database file.
     pub path: PathBuf,
 }
 
 impl Store {
     /// Open (creating if needed) the database at the default location and migrate it.
     pub fn open_default() -> Result<Store> {
-        Self::open(&crate::paths::db_path())
+        Self::open(&cm_base::paths::db_path())
     }
 
     /// Open (creating if needed) the database at `path` and apply pending migrations.
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            crate::private::create_dir(dir)
+            cm_base::private::create_dir(dir)
                 .map_err(|e| CmError::io(dir, "create data directory", &e))?;
         }
         files::prepare(path)?;
@@ -179,6 +184,7 @@ impl Store {
         integrity::follow(self, before);
     }
 
+    /// A SQLite failure on this store as a user-facing error (busy, full disk, corrupt file get their own codes).
     pub fn map_err(&self, e: rusqlite::Error) -> CmError {
         map_err(e, &self.path)
     }
@@ -301,7 +307,7 @@ pub const INTERRUPTED: &str = "INTERRUPTED";
 /// [`map_err`] for the store at its usual place: what a domain's table module uses on every
 /// statement (one definition, not a copy per module).
 pub fn sql_error(e: rusqlite::Error) -> CmError {
-    map_err(e, &crate::paths::db_path())
+    map_err(e, &cm_base::paths::db_path())
 }
 
 /// Turn a SQLite error into one with a code, the path and a hint.

@@ -11,8 +11,8 @@
 //! checkpoints, and the check is rare. `cm doctor` always checks.
 
 use super::Store;
-use crate::error::{CmError, ExitCode, Result};
-use crate::untrusted::Stamp;
+use cm_base::error::{CmError, ExitCode, Result};
+use cm_base::untrusted::Stamp;
 use std::path::PathBuf;
 
 /// Re-check at least this often even when the file looks untouched.
@@ -28,6 +28,7 @@ fn record_path(store: &Store) -> PathBuf {
     store.path.with_file_name(format!(".{name}.verified"))
 }
 
+/// The identity and version of the database file now, when it can be read.
 pub fn stamp(store: &Store) -> Option<Stamp> {
     std::fs::metadata(&store.path).ok().map(|m| Stamp::of(&m))
 }
@@ -53,8 +54,8 @@ pub fn verify_if_changed(store: &Store) -> Result<()> {
     .all(|want| fields.next() == Some(want.as_str()));
     let fresh = fields
         .next()
-        .and_then(crate::clock::parse)
-        .is_some_and(|at| (crate::clock::now() - at).num_seconds() < MAX_AGE_SECS);
+        .and_then(cm_base::clock::parse)
+        .is_some_and(|at| (cm_base::clock::now() - at).num_seconds() < MAX_AGE_SECS);
     if same && fresh {
         return Ok(());
     }
@@ -68,7 +69,7 @@ pub fn verify_if_changed(store: &Store) -> Result<()> {
 pub fn record(store: &Store, checked: bool) {
     let Some(s) = stamp(store) else { return };
     let at = if checked {
-        crate::clock::now_rfc3339()
+        cm_base::clock::now_rfc3339()
     } else {
         match std::fs::read_to_string(record_path(store))
             .ok()
@@ -78,7 +79,7 @@ pub fn record(store: &Store, checked: bool) {
             None => return,
         }
     };
-    crate::fsutil::write_cache(&record_path(store), encode(s, &at).as_bytes());
+    cm_base::fsutil::write_cache(&record_path(store), encode(s, &at).as_bytes());
 }
 
 /// After cm's own checkpoint changed the file from `before`: carry a record that matched

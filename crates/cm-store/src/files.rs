@@ -2,7 +2,7 @@
 //!
 //! `cm.db` and the `-wal`/`-shm` files SQLite keeps beside it hold every indexed transcript, so
 //! they are 0600 (SQLite gives the `-wal` and `-shm` files the mode of the database file); an
-//! older store with wider modes is tightened on open when it is ours ([`crate::private`]).
+//! older store with wider modes is tightened on open when it is ours ([`cm_base::private`]).
 //!
 //! SQLite takes an empty file for a new database and would build a fresh, empty store in it.
 //! An empty `cm.db` with cm's own files beside it (the `-wal`/`-shm` files, which cm keeps after
@@ -11,7 +11,7 @@
 //! hide the loss, so it is refused. An empty file with nothing beside it is one cm (or another
 //! process creating the store at the same moment) has just created, and becomes the store.
 
-use crate::error::{CmError, ExitCode, Result};
+use cm_base::error::{CmError, ExitCode, Result};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +49,7 @@ pub fn prepare(db: &Path) -> Result<()> {
             let created = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
-                .mode(crate::private::FILE_MODE)
+                .mode(cm_base::private::FILE_MODE)
                 .open(db);
             match created {
                 Ok(_) => Ok(()),
@@ -65,7 +65,7 @@ pub fn prepare(db: &Path) -> Result<()> {
 /// After opening: the database and its WAL files lose group and other permissions.
 pub fn tighten(db: &Path) {
     for p in [db.to_path_buf(), beside(db, "-wal"), beside(db, "-shm")] {
-        crate::private::tighten(&p);
+        cm_base::private::tighten(&p);
     }
 }
 
