@@ -168,3 +168,21 @@ fn source_for(
         parent_session_id: None,
     })
 }
+
+/// The `history` config section for indexing; `redact` comes from the global config only, so a
+/// repository cannot turn redaction off for the user.
+pub fn limits(loaded: &crate::config::Loaded) -> Result<crate::episodic::index::prepare::Limits> {
+    let mut limits: crate::episodic::index::prepare::Limits = loaded.section("history")?;
+    limits.redact = redaction_on(loaded);
+    Ok(limits)
+}
+
+/// Whether session text is redacted as it is indexed (the global config's `history.redact`,
+/// on unless the user turned it off).
+pub fn redaction_on(loaded: &crate::config::Loaded) -> bool {
+    crate::config::read_json_file(&loaded.global_path)
+        .ok()
+        .flatten()
+        .and_then(|v| v.get("history")?.get("redact")?.as_bool())
+        .unwrap_or(true)
+}

@@ -15,10 +15,14 @@
 //! - [`audit`]: recent sessions that went against a rule or ran a guarded command.
 //! - [`repair`]: the safe repairs of `cm doctor --fix`.
 //! - [`reflect`]: sessions reflected on: diary, learned rules, feedback.
+//! - [`reflect_on`]: `cm reflect` and the MCP reflect tool: index, reflect, say why not.
 //! - [`onboard`]: onboarding from past sessions: progress, gaps, sampling, reading.
-//! - [`outcomes`]: session outcomes recorded and turned into feedback.
+//! - [`mark`]: feedback on one rule (`cm mark`, the MCP feedback tool).
+//! - [`record_outcome`]: a session's outcome recorded with its implicit signals.
+//! - [`outcomes`]: recorded outcomes turned into feedback (`cm outcome-apply`).
 //! - [`project`]: the rules that belong in a repository's documentation (`cm project`).
 //! - [`quickstart`]: what this machine has set up, for `cm quickstart`.
+//! - [`playbook_list`]: the playbook as JSON (`cm playbook list --json`, `cm://playbook`).
 //! - [`stats`]: playbook health in numbers (`cm stats`).
 //! - [`similar`]: rules ranked by how alike they are to a text (`cm similar`).
 
@@ -32,12 +36,17 @@ pub mod history_search;
 pub mod import_rules;
 pub mod index_sessions;
 pub mod inject;
+pub mod list_json;
+pub mod mark;
 pub mod onboard;
 pub mod outcomes;
+pub mod playbook_list;
 pub mod project;
 pub mod prompt_flashback;
 pub mod quickstart;
+pub mod record_outcome;
 pub mod reflect;
+pub mod reflect_on;
 pub mod repair;
 pub mod session_start;
 pub mod similar;

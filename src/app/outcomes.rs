@@ -3,12 +3,17 @@
 //! or a crash part-way never apply an outcome twice or half.
 
 use super::feedback_once::{self, Once};
+use crate::config::Config;
 use crate::config::Scoring;
+use crate::error::CmError;
 use crate::error::Result;
 use crate::memory::bullet::{FeedbackSource, FeedbackType};
 use crate::memory::playbook::Playbook;
 use crate::memory::tables::outcomes::{self, Outcome};
+use crate::output::Report;
 use crate::store::Store;
+use serde_json::json;
+use std::path::Path;
 
 /// One outcome applied by [`apply_pending`].
 #[derive(Debug)]
@@ -163,4 +168,73 @@ impl OneRule<'_> {
         effects.inverted.extend(given.inverted);
         Ok(())
     }
+}
+
+/// Which pending outcomes `cm outcome-apply` applies.
+#[derive(Debug, Default)]
+pub struct ApplyRequest {
+    /// Only those recorded for this session (its log file or reference).
+    pub session: Option<String>,
+    /// At most this many, the oldest first.
+    pub limit: Option<usize>,
+}
+
+/// `cm outcome-apply`: apply the pending outcomes `req` selects, answering with what was
+/// applied, the rules that no longer exist and the anti-patterns created.
+pub fn apply(store: &Store, cfg: &Config, cwd: &Path, req: &ApplyRequest) -> Result<Report> {
+    let args = req;
+    if args.limit == Some(0) {
+        return Err(
+            CmError::usage("INVALID_ARGUMENT", "--limit 0 applies nothing")
+                .hint("give --limit 1 or more, or leave it out to apply every pending outcome"),
+        );
+    }
+    let playbook = Playbook::open(store, cwd);
+    let which = Which {
+        session: args
+            .session
+            .as_deref()
+            .map(|s| crate::paths::session_ref(s, cwd)),
+        limit: args.limit,
+    };
+    let done = apply_pending(
+        store,
+        &playbook,
+        &cfg.scoring,
+        crate::clock::now_rfc3339,
+        &which,
+    )?;
+    let applied: Vec<_> = done
+        .applied
+        .iter()
+        .map(|o| {
+            let mut a = json!({"id": o.id, "status": o.status, "rules": o.rules});
+            if let Some(s) = &o.signals {
+                a["type"] = json!(s.kind);
+                a["weight"] = json!(s.weight);
+                a["reasons"] = json!(s.reasons);
+            }
+            a
+        })
+        .collect();
+    let (missing, inverted) = (done.missing, done.inverted);
+    let count = applied.len();
+    let human = if count == 0 {
+        "No recorded outcomes to apply.".to_string()
+    } else {
+        let mut s = format!("Applied {count} outcome(s).");
+        if !missing.is_empty() {
+            s.push_str(&format!(
+                " Skipped rules that no longer exist: {}.",
+                missing.join(", ")
+            ));
+        }
+        if !inverted.is_empty() {
+            s.push_str(&format!(" New anti-patterns: {}.", inverted.join(", ")));
+        }
+        s
+    };
+    Ok(Report::new(json!({"applied": applied, "count": count, "missingRules": missing, "invertedTo": inverted}))
+        .human(human)
+        .quiet(count.to_string()))
 }

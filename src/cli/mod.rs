@@ -23,7 +23,6 @@ mod hooks_cmd;
 mod import;
 mod init;
 mod init_repo;
-mod list_json;
 mod mark;
 mod mcp;
 mod onboard;
@@ -215,46 +214,6 @@ fn dispatch(cmd: &Command, ctx: &Ctx) -> Result<Report> {
         Command::Onboard(a) => onboard::run(a, ctx),
         Command::Mcp(a) => mcp::run(a, ctx),
         Command::Serve(a) => serve::run(a, ctx),
-    }
-}
-
-/// Run one command as `cm WORDS --json` would in `cwd` and return its `data` (what the MCP
-/// server's read-only views answer with: the same code and the same JSON as the command line).
-/// `store` is reused when given and handed back, so a server does not reopen it per request.
-pub fn run_in(
-    words: &[String],
-    cwd: &std::path::Path,
-    store: Option<crate::store::Store>,
-) -> (Result<serde_json::Value>, Option<crate::store::Store>) {
-    let argv = std::iter::once("cm".to_string()).chain(words.iter().cloned());
-    let cli = match <Cli as Parser>::try_parse_from(argv) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let message = e
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ")
-                .to_string();
-            return (Err(CmError::usage("INVALID_ARGUMENT", message)), store);
-        }
-    };
-    let ctx = Ctx::at(Mode::Json, cwd.to_path_buf(), store);
-    let result = dispatch(&cli.command, &ctx).and_then(report_data);
-    (result, ctx.into_store())
-}
-
-/// A report's JSON `data`, with a streamed one collected and parsed.
-fn report_data(report: Report) -> Result<serde_json::Value> {
-    match report.stream {
-        None => Ok(report.data),
-        Some(stream) => {
-            let mut buf = Vec::new();
-            stream(&mut buf).map_err(|e| CmError::internal(format!("cannot render: {e}")))?;
-            serde_json::from_slice(&buf)
-                .map_err(|e| CmError::internal(format!("cannot read the rendered data: {e}")))
-        }
     }
 }
 

@@ -12,12 +12,8 @@
 
 use super::Ctx;
 use crate::app::outcomes;
-use crate::clock;
-use crate::error::{CmError, Result};
-use crate::memory::implicit::{self, Sentiment};
-use crate::memory::playbook::Playbook;
-use crate::memory::scoring::{effective_score, round3};
-use crate::memory::tables::outcomes::{Outcome, Signals};
+use crate::app::record_outcome::{self, RecordRequest};
+use crate::error::Result;
 use crate::output::Report;
 use serde_json::json;
 
@@ -65,197 +61,26 @@ pub struct ApplyArgs {
 pub struct ClearArgs {}
 
 pub fn record(args: &Args, ctx: &Ctx) -> Result<Report> {
-    let status = match args.status.trim().to_ascii_lowercase().as_str() {
-        s @ ("success" | "failure" | "mixed") => s.to_string(),
-        "partial" => "mixed".to_string(),
-        _ => {
-            return Err(CmError::usage(
-                "INVALID_ARGUMENT",
-                format!("unknown outcome \"{}\"", args.status),
-            )
-            .hint("use success, failure, mixed or partial (the same as mixed)"));
-        }
+    let req = RecordRequest {
+        status: args.status.clone(),
+        ids: args.ids.clone(),
+        summary: args.summary.clone(),
+        session: args.session.clone(),
+        duration: args.duration,
+        errors: args.errors,
+        retries: args.retries,
+        sentiment: args.sentiment.clone(),
+        text: args.text.clone(),
     };
-    let signals = signals(args, &status)?;
-    let store = ctx.store()?;
-    let playbook = Playbook::open(store, &ctx.cwd);
-    let mut ids = Vec::new();
-    for raw in args.ids.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (id, _) = playbook.resolve(raw)?;
-        if !ids.contains(&id) {
-            ids.push(id);
-        }
-    }
-    if ids.is_empty() {
-        return Err(CmError::usage("INVALID_ARGUMENT", "no rule ids given")
-            .hint("cm outcome success b-abc,b-def"));
-    }
-    let o = Outcome {
-        id: format!("o-{}", &crate::fsutil::unique_suffix()[..12]),
-        timestamp: clock::now_rfc3339(),
-        status: status.clone(),
-        rules_used: ids.clone(),
-        summary: args
-            .summary
-            .as_deref()
-            .or(args.text.as_deref())
-            .map(|s| crate::redact::redact(s).0),
-        session_path: args
-            .session
-            .as_deref()
-            .map(|s| crate::paths::session_ref(s, &ctx.cwd)),
-        applied: false,
-        applied_at: None,
-        signals,
-    };
-    outcomes::record(store, &o)?;
-    let Some(s) = &o.signals else {
-        return Ok(Report::new(json!({"outcome": o}))
-            .human(format!(
-                "Recorded {status} for {}; `cm outcome-apply` applies it.",
-                ids.join(", ")
-            ))
-            .quiet(o.id.clone()));
-    };
-    let cfg = ctx.config()?;
-    let now = clock::now();
-    let mut recorded = Vec::new();
-    for id in &ids {
-        let b = playbook.get(id)?.bullet;
-        recorded.push(json!({
-            "id": id,
-            "type": s.kind,
-            "weight": s.weight,
-            "reasons": s.reasons,
-            "score": round3(effective_score(&b, &cfg.scoring, now)),
-        }));
-    }
-    let verdict = crate::memory::bullet::feedback_type_name(s.kind);
-    Ok(Report::new(json!({
-        "outcome": o,
-        "recorded": recorded,
-        "sentiment": s.sentiment,
-    }))
-    .human(format!(
-        "Recorded {status} for {}: {verdict} feedback weighing {:.2} ({}); `cm outcome-apply` applies it.",
-        ids.join(", "),
-        s.weight,
-        s.reasons.join(", ")
-    ))
-    .quiet(o.id.clone()))
-}
-
-/// The implicit signals given with the outcome, scored; `None` when none was given (a plain
-/// outcome). Bad values are refused before anything is stored.
-fn signals(args: &Args, status: &str) -> Result<Option<Signals>> {
-    let given = args.duration.is_some()
-        || args.errors.is_some()
-        || args.retries.is_some()
-        || args.sentiment.is_some()
-        || args.text.is_some();
-    if !given {
-        return Ok(None);
-    }
-    if let Some(d) = args.duration
-        && (!d.is_finite() || d < 0.0)
-    {
-        return Err(
-            invalid(format!("--duration {d} is not a number of seconds"))
-                .hint("give the session's length in seconds, 0 or more: --duration 420"),
-        );
-    }
-    let count = |flag: &str, n: Option<i64>| -> Result<Option<u64>> {
-        match n {
-            Some(n) if n < 0 => Err(invalid(format!("{flag} {n} is negative"))
-                .hint(format!("give a count of 0 or more: {flag} 2"))),
-            n => Ok(n.map(|n| n as u64)),
-        }
-    };
-    let errors = count("--errors", args.errors)?;
-    let retries = count("--retries", args.retries)?;
-    let sentiment = match args.sentiment.as_deref() {
-        Some(s) => Sentiment::parse(s).ok_or_else(|| {
-            invalid(format!("unknown sentiment \"{s}\""))
-                .hint("use positive, negative or neutral, or leave it out to read it from --text")
-        })?,
-        None => args
-            .text
-            .as_deref()
-            .map_or(Sentiment::Neutral, implicit::detect_sentiment),
-    };
-    let input = implicit::Signals {
-        duration_secs: args.duration,
-        errors,
-        retries,
-        sentiment: Some(sentiment),
-    };
-    let v = implicit::score(status, &input);
-    Ok(Some(Signals {
-        kind: v.kind,
-        weight: round3(v.weight),
-        reasons: v.reasons.iter().map(|r| r.to_string()).collect(),
-        sentiment,
-        duration_secs: args.duration,
-        errors,
-        retries,
-    }))
-}
-
-fn invalid(message: String) -> CmError {
-    CmError::usage("INVALID_ARGUMENT", message)
+    record_outcome::record(ctx.store()?, ctx.config()?, &ctx.cwd, &req)
 }
 
 pub fn apply(args: &ApplyArgs, ctx: &Ctx) -> Result<Report> {
-    if args.limit == Some(0) {
-        return Err(
-            CmError::usage("INVALID_ARGUMENT", "--limit 0 applies nothing")
-                .hint("give --limit 1 or more, or leave it out to apply every pending outcome"),
-        );
-    }
-    let cfg = ctx.config()?;
-    let store = ctx.store()?;
-    let playbook = Playbook::open(store, &ctx.cwd);
-    let which = outcomes::Which {
-        session: args
-            .session
-            .as_deref()
-            .map(|s| crate::paths::session_ref(s, &ctx.cwd)),
+    let req = outcomes::ApplyRequest {
+        session: args.session.clone(),
         limit: args.limit,
     };
-    let done = outcomes::apply_pending(store, &playbook, &cfg.scoring, clock::now_rfc3339, &which)?;
-    let applied: Vec<_> = done
-        .applied
-        .iter()
-        .map(|o| {
-            let mut a = json!({"id": o.id, "status": o.status, "rules": o.rules});
-            if let Some(s) = &o.signals {
-                a["type"] = json!(s.kind);
-                a["weight"] = json!(s.weight);
-                a["reasons"] = json!(s.reasons);
-            }
-            a
-        })
-        .collect();
-    let (missing, inverted) = (done.missing, done.inverted);
-    let count = applied.len();
-    let human = if count == 0 {
-        "No recorded outcomes to apply.".to_string()
-    } else {
-        let mut s = format!("Applied {count} outcome(s).");
-        if !missing.is_empty() {
-            s.push_str(&format!(
-                " Skipped rules that no longer exist: {}.",
-                missing.join(", ")
-            ));
-        }
-        if !inverted.is_empty() {
-            s.push_str(&format!(" New anti-patterns: {}.", inverted.join(", ")));
-        }
-        s
-    };
-    Ok(Report::new(json!({"applied": applied, "count": count, "missingRules": missing, "invertedTo": inverted}))
-        .human(human)
-        .quiet(count.to_string()))
+    outcomes::apply(ctx.store()?, ctx.config()?, &ctx.cwd, &req)
 }
 
 pub fn clear(_args: &ClearArgs, ctx: &Ctx) -> Result<Report> {

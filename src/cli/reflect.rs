@@ -1,15 +1,12 @@
 //! `cm reflect`: learn from finished sessions. Indexes `--session` first, then hands the
-//! selection to [`crate::app::reflect`]; this adapter reads the options and renders the answer.
+//! selection to [`crate::app::reflect_on`]; this adapter reads the options and renders the answer.
 
 use super::Ctx;
-use crate::app::index_sessions::{self, IndexRequest};
-use crate::app::reflect::{self, ReflectRequest, Reflected};
+use crate::app::reflect::Reflected;
+use crate::app::reflect_on::{self, ReflectOn};
 use crate::clock;
-use crate::episodic::connectors::Connector;
-use crate::error::{CmError, Result};
-use crate::memory::playbook::Playbook;
+use crate::error::Result;
 use crate::output::Report;
-use serde_json::json;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -56,120 +53,21 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
         (None, None, Some(_)) => None,
         (None, None, None) => Some(clock::to_rfc3339(now_t - chrono::Duration::days(30))),
     };
-    let cfg = ctx.config()?;
-    let loaded = ctx.loaded()?;
-    let session_file = match &args.session {
-        Some(path) => {
-            // A session is a regular file: a FIFO would block the reader, a device or a
-            // directory is not a transcript.
-            let meta =
-                std::fs::metadata(path).map_err(|e| CmError::io(path, "read session file", &e))?;
-            crate::private::refuse_as_transcript(path)?;
-            if !meta.is_file() {
-                return Err(CmError::usage(
-                    "INVALID_ARGUMENT",
-                    format!(
-                        "{} is not a regular file, so not a session log",
-                        path.display()
-                    ),
-                )
-                .hint("pass the transcript file the agent reported (a .jsonl or .json file)"));
-            }
-            Some(index(Some(path), ctx)?.unwrap_or_default())
-        }
-        None if !args.no_index => index(None, ctx)?,
-        None => None,
-    };
-    let store = ctx.store()?;
-    let playbook = Playbook::open(store, &ctx.cwd);
-    let req = ReflectRequest {
-        session_file,
+    let req = ReflectOn {
+        session: args.session.clone(),
         since,
         workspace: args.workspace.clone(),
         max_sessions: args.max_sessions as usize,
         dry_run: args.dry_run,
         force: args.force,
+        no_index: args.no_index,
+        no_llm: args.no_llm,
         now: clock::to_rfc3339(now_t),
-        llm: (!args.no_llm).then(|| crate::llm::LlmSettings::from_loaded(loaded)),
-        embeddings: if cfg.semantic_search_enabled {
-            crate::context::semantic::provider::from_config(loaded)?
-        } else {
-            None
-        },
     };
-    let done = reflect::run(store, &playbook, cfg, &req)?;
-    let degraded = degraded(&done, store, args);
-    let human = human(&done, args.dry_run, degraded.as_deref());
-    let quiet = done.added.join("\n");
-    let mut data = serde_json::to_value(&done).unwrap_or_default();
-    data["dryRun"] = json!(args.dry_run);
-    data["reflector"] = json!(if done.llm_refined > 0 {
-        "deterministic+llm"
-    } else {
-        "deterministic"
-    });
-    let mut issues = serde_json::Map::new();
-    if let Some(m) = degraded {
-        let issue = if args.session.is_some() && done.empty_sessions > 0 {
-            json!({"code": "EMPTY_SESSION", "message": m, "fix": "nothing needed; reflect on it again once the session has messages"})
-        } else {
-            json!({"code": "NOTHING_TO_REFLECT", "message": m, "fix": "run `cm history index`, or install the post-session hook with `cm hooks install`"})
-        };
-        issues.insert("reflection".into(), issue);
-    }
-    if let Some(issue) = &done.llm_unavailable {
-        issues.insert("llm".into(), json!(issue));
-    }
-    data["degraded"] = if issues.is_empty() {
-        serde_json::Value::Null
-    } else {
-        serde_json::Value::Object(issues)
-    };
-    Ok(Report::new(data).human(human).quiet(quiet))
-}
-
-/// Index what is new (the indexer skips what it already has): one session file, returning its
-/// path as the index keeps it, or every agent's logs.
-fn index(path: Option<&std::path::Path>, ctx: &Ctx) -> Result<Option<String>> {
-    let connectors = super::history::selected(None)?;
-    let refs: Vec<&dyn Connector> = connectors.iter().map(|c| c.as_ref()).collect();
-    let request = IndexRequest {
-        connectors: &refs,
-        places: &crate::episodic::connectors::Places::of_process(),
-        file: path,
-        agent: None,
-        full: false,
-        threads: if path.is_some() { 1 } else { 0 },
-        limits: super::history::index::limits(ctx)?,
-        progress: None,
-    };
-    index_sessions::run(request, || ctx.store())?;
-    Ok(path.map(|p| {
-        std::fs::canonicalize(p)
-            .unwrap_or_else(|_| p.to_path_buf())
-            .display()
-            .to_string()
-    }))
-}
-
-/// Why nothing was reflected on, when nothing was and nothing was even there to reflect on.
-fn degraded(done: &Reflected, store: &crate::store::Store, args: &Args) -> Option<String> {
-    if !done.sessions.is_empty() || done.already_reflected > 0 {
-        return None;
-    }
-    if let (Some(p), true) = (&args.session, done.empty_sessions > 0) {
-        return Some(format!(
-            "{} is a transcript with no messages yet, so there is nothing to learn from",
-            p.display()
-        ));
-    }
-    if !crate::episodic::sessions::has_index(store) {
-        return Some("no sessions are indexed yet, so there is nothing to learn from".into());
-    }
-    Some(match &args.session {
-        Some(p) => format!("{} holds no session the index could read", p.display()),
-        None => "no indexed session matches (try --days or --since for older ones)".into(),
-    })
+    let out = reflect_on::answer(|| ctx.store(), ctx.loaded()?, &ctx.cwd, &req)?;
+    let human = human(&out.done, args.dry_run, out.nothing.as_deref());
+    let quiet = out.done.added.join("\n");
+    Ok(Report::new(out.data).human(human).quiet(quiet))
 }
 
 fn human(done: &Reflected, dry_run: bool, degraded: Option<&str>) -> String {

@@ -15,4 +15,5 @@ pub mod sessions;
 pub mod snippet;
 #[cfg(test)]
 pub mod testing;
+pub mod transcripts;
 pub mod trauma_scan;

@@ -1,13 +1,13 @@
 //! What each tool and resource does, synchronously, on a blocking thread of the server. Every
-//! one goes through the code the command line runs: `cm_context` through the use case
-//! [`crate::app::task_context`] and the renderer `cm context --json` uses; the others through
-//! the services [`crate::app::similar`] (as `cm similar`), [`crate::app::history_search`] (as
-//! `cm history search`) and the very commands (`cm mark`, `cm outcome`, `cm reflect`,
-//! `cm playbook list`) with [`crate::cli::run_in`]; `cm_guard_check` through [`crate::app::guard_check`];
-//! the resources `cm://stats` and `cm://diary/{id}` through [`crate::app::stats`] and
-//! [`crate::app::diary`],
-//! so each answers with the same JSON as the command's `--json` `data`. Arguments reach those
-//! commands as `--flag=value` words and positionals after `--`, so no value can pose as a flag.
+//! one calls the service the command line calls, with a typed request, and answers with the
+//! same JSON as the command's `--json` `data`: `cm_context` through [`crate::app::task_context`]
+//! and the renderer `cm context --json` uses; feedback through [`crate::app::mark`] (`cm mark`);
+//! outcomes through [`crate::app::record_outcome`] and [`crate::app::outcomes`] (`cm outcome`,
+//! `cm outcome-apply`); search through [`crate::app::similar`] and
+//! [`crate::app::history_search`]; reflection through [`crate::app::reflect_on`] (`cm reflect`);
+//! `cm_guard_check` through [`crate::app::guard_check`]; the resources through
+//! [`crate::app::playbook_list`], [`crate::app::stats`] and [`crate::app::diary`]. No argument
+//! is turned back into command-line words, so no value can pose as a flag.
 //!
 //! Calls run on the connections the server keeps open ([`super::pool`]).
 
@@ -15,31 +15,20 @@ use super::confine::Roots;
 use super::pool;
 use super::tools::{self, Call, OutcomeStatus, Scope};
 use crate::app::history_search::{self, HistorySearchRequest};
+use crate::app::mark::{self, MarkRequest};
+use crate::app::outcomes;
+use crate::app::playbook_list::{self, ListRequest};
+use crate::app::record_outcome::{self, RecordRequest};
+use crate::app::reflect_on::{self, ReflectOn};
 use crate::app::similar::{self, SimilarRequest};
 use crate::app::task_context::{self, TaskRequest};
 use crate::context::engine::history_job;
 use crate::context::render;
 use crate::error::{CmError, Result};
+use crate::memory::bullet::{FeedbackSource, FeedbackType};
 use crate::store::deadline;
 use serde_json::{Value, json};
-use std::path::Path;
 use std::time::Instant;
-
-/// `cm WORDS --json` in `cwd`, its `data`; its statements stop at `due`.
-fn command(words: Vec<String>, cwd: &Path, due: Instant) -> Result<Value> {
-    pool::with(|conns| {
-        let _ = conns.store(); // opened here so the deadline holds; run_in reports a failure
-        if let Some(s) = conns.store.as_mut() {
-            let _ = deadline::install(&mut s.conn, due);
-        }
-        let (out, store) = crate::cli::run_in(&words, cwd, conns.store.take());
-        conns.store = store;
-        if let Some(s) = conns.store.as_mut() {
-            let _ = deadline::clear(&mut s.conn);
-        }
-        out
-    })
-}
 
 /// `f` on the call's kept connection, its statements stopping at `due`.
 fn on_store<T>(due: Instant, f: impl FnOnce(&crate::store::Store) -> Result<T>) -> Result<T> {
@@ -54,17 +43,6 @@ fn on_store<T>(due: Instant, f: impl FnOnce(&crate::store::Store) -> Result<T>) 
         }
         out
     })
-}
-
-/// `--name=value` when the value is given.
-fn flag(words: &mut Vec<String>, name: &str, value: Option<impl std::fmt::Display>) {
-    if let Some(v) = value {
-        words.push(format!("--{name}={v}"));
-    }
-}
-
-fn words(list: &[&str]) -> Vec<String> {
-    list.iter().map(|w| w.to_string()).collect()
 }
 
 /// The playbook half of `memory_search` keeps `cm similar`'s default threshold.
@@ -141,9 +119,9 @@ fn answer_context(
 
 fn feedback(a: tools::FeedbackArgs, roots: &Roots, due: Instant) -> Result<Value> {
     let cwd = roots.workspace(a.workspace.as_deref())?;
-    let verdict = match (a.helpful.unwrap_or(false), a.harmful.unwrap_or(false)) {
-        (true, false) => "--helpful",
-        (false, true) => "--harmful",
+    let kind = match (a.helpful.unwrap_or(false), a.harmful.unwrap_or(false)) {
+        (true, false) => FeedbackType::Helpful,
+        (false, true) => FeedbackType::Harmful,
         _ => {
             return Err(CmError::usage(
                 "INVALID_ARGUMENT",
@@ -151,11 +129,21 @@ fn feedback(a: tools::FeedbackArgs, roots: &Roots, due: Instant) -> Result<Value
             ));
         }
     };
-    let mut w = words(&["mark", verdict]);
-    flag(&mut w, "reason", a.reason.as_deref());
-    flag(&mut w, "session", a.session.as_deref());
-    w.extend(["--".into(), a.bullet_id]);
-    command(w, &cwd, due)
+    let loaded = crate::config::load(&cwd)?;
+    let session = a
+        .session
+        .as_deref()
+        .map(|s| crate::paths::session_ref(s, &cwd));
+    let req = MarkRequest {
+        id: &a.bullet_id,
+        kind,
+        source: FeedbackSource::Manual,
+        reason: a.reason.as_deref(),
+        session: session.as_deref(),
+    };
+    on_store(due, |store| {
+        Ok(mark::mark(store, &loaded.config, &cwd, &req)?.data)
+    })
 }
 
 fn outcome(a: tools::OutcomeArgs, roots: &Roots, due: Instant) -> Result<Value> {
@@ -171,15 +159,24 @@ fn outcome(a: tools::OutcomeArgs, roots: &Roots, due: Instant) -> Result<Value> 
             format!("rulesUsed: \"{bad}\" is not one rule id"),
         ));
     }
-    let mut w = words(&["outcome"]);
-    flag(&mut w, "session", Some(&a.session_id));
-    flag(&mut w, "summary", a.summary.as_deref());
-    w.extend(["--".into(), status.into(), a.rules_used.join(",")]);
-    let recorded = command(w, &cwd, due)?;
+    let loaded = crate::config::load(&cwd)?;
+    let req = RecordRequest {
+        status: status.into(),
+        ids: a.rules_used.join(","),
+        summary: a.summary.clone(),
+        session: Some(a.session_id.clone()),
+        ..RecordRequest::default()
+    };
+    let recorded = on_store(due, |store| {
+        Ok(record_outcome::record(store, &loaded.config, &cwd, &req)?.data)
+    })?;
     if !a.apply.unwrap_or(false) {
         return Ok(recorded);
     }
-    let applied = command(words(&["outcome-apply"]), &cwd, due)?;
+    let applied = on_store(due, |store| {
+        let all = outcomes::ApplyRequest::default();
+        Ok(outcomes::apply(store, &loaded.config, &cwd, &all)?.data)
+    })?;
     Ok(json!({"outcome": recorded["outcome"], "applied": applied}))
 }
 
@@ -232,29 +229,38 @@ fn search(a: tools::SearchArgs, roots: &Roots, due: Instant) -> Result<Value> {
 fn reflect(a: tools::ReflectArgs, roots: &Roots, due: Instant) -> Result<Value> {
     tools::check_range("days", a.days, 1, 3650)?;
     tools::check_range("maxSessions", a.max_sessions, 1, 200)?;
-    let mut w = words(&["reflect", "--no-llm"]);
-    match (&a.session, a.days) {
+    let now = crate::clock::now();
+    let (session, since, no_index) = match (&a.session, a.days) {
         (Some(_), Some(_)) => {
             return Err(CmError::usage(
                 "INVALID_ARGUMENT",
                 "give session or days, not both",
             ));
         }
-        (Some(s), None) => {
-            let file = roots.file(s, &crate::paths::data_dir())?;
-            flag(&mut w, "session", Some(file.display()));
-        }
+        (Some(s), None) => (Some(roots.file(s, &crate::paths::data_dir())?), None, false),
         // Only what is indexed already: the server reads no agent's log directory.
         (None, days) => {
-            w.push("--no-index".into());
-            flag(&mut w, "days", Some(days.unwrap_or(30)));
+            let days = i64::from(days.unwrap_or(30));
+            let since = crate::clock::to_rfc3339(now - chrono::Duration::days(days));
+            (None, Some(since), true)
         }
-    }
-    flag(&mut w, "max-sessions", Some(a.max_sessions.unwrap_or(20)));
-    if a.dry_run.unwrap_or(true) {
-        w.push("--dry-run".into());
-    }
-    command(w, &roots.dirs()[0], due)
+    };
+    let cwd = &roots.dirs()[0];
+    let loaded = crate::config::load(cwd)?;
+    let req = ReflectOn {
+        session,
+        since,
+        workspace: None,
+        max_sessions: a.max_sessions.unwrap_or(20) as usize,
+        dry_run: a.dry_run.unwrap_or(true),
+        force: false,
+        no_index,
+        no_llm: true,
+        now: crate::clock::to_rfc3339(now),
+    };
+    on_store(due, |store| {
+        Ok(reflect_on::answer(|| Ok(store), &loaded, cwd, &req)?.data)
+    })
 }
 
 /// The guard opens no store and keeps to the hook's own bounds, so the request's deadline has
@@ -268,7 +274,13 @@ fn guard(a: tools::GuardArgs, roots: &Roots, _due: Instant) -> Result<Value> {
 pub fn resource(uri: &str, roots: &Roots, due: Instant) -> Result<Value> {
     let cwd = &roots.dirs()[0];
     match uri {
-        "cm://playbook" => command(words(&["playbook", "list"]), cwd, due),
+        "cm://playbook" => {
+            let loaded = crate::config::load(cwd)?;
+            on_store(due, |store| {
+                let all_live = ListRequest::default();
+                playbook_list::json(store, &loaded.config, cwd, &all_live)?.into_data()
+            })
+        }
         "cm://stats" => {
             let loaded = crate::config::load(cwd)?;
             on_store(due, |store| {

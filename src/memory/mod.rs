@@ -16,3 +16,4 @@ pub mod scoring;
 pub mod suggest;
 pub mod tables;
 pub mod topic_index;
+pub mod view;

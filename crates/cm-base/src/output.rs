@@ -87,6 +87,19 @@ impl Report {
         self.quiet = text.into();
         self
     }
+
+    /// The JSON `data` alone (what the MCP server answers with), a streamed one collected.
+    pub fn into_data(self) -> Result<Value, CmError> {
+        match self.stream {
+            None => Ok(self.data),
+            Some(stream) => {
+                let mut buf = Vec::new();
+                stream(&mut buf).map_err(|e| CmError::internal(format!("cannot render: {e}")))?;
+                serde_json::from_slice(&buf)
+                    .map_err(|e| CmError::internal(format!("cannot read the rendered data: {e}")))
+            }
+        }
+    }
 }
 
 /// Print a command's outcome and return the process exit code.

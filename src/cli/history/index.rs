@@ -54,23 +54,14 @@ pub fn run(args: &IndexArgs, ctx: &Ctx) -> Result<Report> {
         .quiet(report.messages_added.to_string()))
 }
 
-/// The `history` config section; `redact` comes from the global config only, so a repository
-/// cannot turn redaction off for the user.
+/// The `history` config section ([`crate::app::index_sessions::limits`]).
 pub fn limits(ctx: &Ctx) -> Result<Limits> {
-    let loaded = ctx.loaded()?;
-    let mut limits: Limits = loaded.section("history")?;
-    limits.redact = limits_redact(ctx);
-    Ok(limits)
+    crate::app::index_sessions::limits(ctx.loaded()?)
 }
 
 fn limits_redact(ctx: &Ctx) -> bool {
-    let Ok(loaded) = ctx.loaded() else {
-        return true;
-    };
-    crate::config::read_json_file(&loaded.global_path)
-        .ok()
-        .flatten()
-        .and_then(|v| v.get("history")?.get("redact")?.as_bool())
+    ctx.loaded()
+        .map(crate::app::index_sessions::redaction_on)
         .unwrap_or(true)
 }
 

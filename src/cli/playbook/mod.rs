@@ -15,6 +15,7 @@ pub use add::add;
 
 use super::Ctx;
 use super::view;
+use crate::app::playbook_list;
 use crate::clock;
 use crate::error::{CmError, Result};
 use crate::memory::new_rule;
@@ -184,22 +185,20 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
 pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
+    if ctx.json() {
+        let req = playbook_list::ListRequest {
+            category: args.category.clone(),
+            all: args.all,
+            limit: args.limit,
+        };
+        return playbook_list::json(store, cfg, &ctx.cwd, &req);
+    }
     let now = clock::now();
     let category = match &args.category {
         Some(c) => Some(new_rule::validate_category(c, &cfg.custom_categories)?),
         None => None,
     };
     let playbook = Playbook::open(store, &ctx.cwd).settled(&cfg.scoring, now);
-    if ctx.json() {
-        let filter = super::list_json::Filter {
-            all: args.all,
-            category: category.as_deref(),
-            limit: args.limit,
-        };
-        if let Some(report) = super::list_json::list(&playbook, &cfg.scoring, now, &filter)? {
-            return Ok(report);
-        }
-    }
     let degraded = crate::degraded::Degraded {
         repo_playbook: playbook.repo_issue(),
         ..Default::default()
@@ -212,34 +211,6 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
         .collect();
     let total = entries.len();
     let shown = &entries[..args.limit.unwrap_or(total).min(total)];
-    if ctx.json() {
-        let limit = shown.len();
-        let scoring = cfg.scoring.clone();
-        return Ok(Report::streamed(move |w| {
-            #[derive(serde::Serialize)]
-            struct ListData<'a> {
-                bullets: Vec<view::BulletView<'a>>,
-                count: usize,
-                total: usize,
-                degraded: serde_json::Value,
-            }
-            let data = ListData {
-                bullets: entries[..limit]
-                    .iter()
-                    .map(|e| view::BulletView::new(e, &scoring, now))
-                    .collect(),
-                count: limit,
-                total,
-                degraded: degraded.to_json(),
-            };
-            serde_json::to_writer(&mut *w, &data)?;
-            drop(data);
-            // The process exits right after printing; freeing thousands of bullets one
-            // allocation at a time would cost more than writing them.
-            std::mem::forget(entries);
-            Ok(())
-        }));
-    }
     let notes: String = degraded
         .lines()
         .iter()

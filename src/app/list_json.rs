@@ -3,7 +3,7 @@
 //! Each personal rule is stored as the JSON document the list prints (events included), so the
 //! list streams those documents through, adding `effectiveScore` and `location`. Only the few
 //! fields the filter and the score need are parsed (borrowed, no allocation for the rest). The
-//! output is the same as the general path's (`view::BulletView`), field for field, which a test
+//! output is the same as the general path's ([`crate::memory::view::BulletView`]), field for field, which a test
 //! checks; when the documents' event copies disagree with the event table, the caller falls
 //! back to the general path.
 
@@ -165,7 +165,10 @@ fn scan(
                 w.write_all(b",")?;
             }
             first = false;
-            serde_json::to_writer(&mut *w, &super::view::BulletView::new(e, &scoring, now))?;
+            serde_json::to_writer(
+                &mut *w,
+                &crate::memory::view::BulletView::new(e, &scoring, now),
+            )?;
         }
         for (r, score) in &personal[..personal_shown] {
             if !first {
