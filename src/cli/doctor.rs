@@ -174,7 +174,9 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     match opened {
         None => {}
         Some(Ok(store)) => {
-            let count = crate::memory::tables::bullets::count(store).unwrap_or(-1);
+            let count = crate::memory::playbook::Playbook::open(store, &ctx.cwd)
+                .personal_count()
+                .unwrap_or(-1);
             checks.push(check(
                 "store",
                 Status::Ok,

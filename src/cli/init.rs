@@ -12,7 +12,6 @@ use crate::clock;
 use crate::config::{self, Config};
 use crate::error::{CmError, Result};
 use crate::memory::playbook::Playbook;
-use crate::memory::tables::bullets as rows;
 use crate::output::Report;
 use crate::paths;
 use serde_json::json;
@@ -89,22 +88,23 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
 
     let mut seeded = json!(null);
     if let Some((name, mut bullets)) = starter {
+        let playbook = Playbook::open(store, &ctx.cwd);
         let now = clock::now_rfc3339();
         let mut added = Vec::new();
         for b in &mut bullets {
             if !super::starters::admissible(&name, b)
-                || rows::find_by_content(store, &b.content)?.is_some()
+                || playbook.personal_with_text(&b.content)?.is_some()
             {
                 continue;
             }
             super::starters::adopt(b, &name, &now);
             added.push(b.clone());
         }
-        Playbook::open(store, &ctx.cwd).add(&added, None)?;
+        playbook.add(&added, None)?;
         seeded = json!({"name": name, "added": added.len(), "alreadyPresent": bullets.len() - added.len()});
     }
 
-    let count = rows::count(store)?;
+    let count = Playbook::open(store, &ctx.cwd).personal_count()?;
     let mut human = if created.is_empty() {
         format!("cm is already initialised in {}.\n", dir.display())
     } else {

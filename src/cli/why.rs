@@ -8,7 +8,6 @@ use crate::error::Result;
 use crate::memory::bullet::{feedback_source_name, feedback_type_name};
 use crate::memory::playbook::Playbook;
 use crate::memory::scoring::trajectory;
-use crate::memory::tables::bullets as rows;
 use crate::output::Report;
 use serde_json::json;
 
@@ -22,12 +21,12 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
     let now = clock::now();
-    let entry = Playbook::open(store, &ctx.cwd)
-        .settled(&cfg.scoring, now)
-        .get(&args.id)?;
+    let playbook = Playbook::open(store, &ctx.cwd).settled(&cfg.scoring, now);
+    let entry = playbook.get(&args.id)?;
     let b = &entry.bullet;
     let traj = trajectory(b, &cfg.scoring, now);
-    let history: Vec<_> = rows::revisions(store, &b.id)?
+    let history: Vec<_> = playbook
+        .revisions(&b.id)?
         .into_iter()
         .map(|(action, at)| json!({"action": action.trim_start_matches("repo:"), "at": at}))
         .collect();

@@ -73,6 +73,21 @@ impl<'a> Playbook<'a> {
         }
     }
 
+    /// How many rules the personal store holds (every state).
+    pub fn personal_count(&self) -> Result<i64> {
+        rows::count(self.store)
+    }
+
+    /// The id of a personal rule with exactly this text, if there is one.
+    pub fn personal_with_text(&self, content: &str) -> Result<Option<String>> {
+        rows::find_by_content(self.store, content)
+    }
+
+    /// What was done to a rule and when (its revision actions, oldest first).
+    pub fn revisions(&self, id: &str) -> Result<Vec<(String, String)>> {
+        crate::memory::tables::revisions::revisions(self.store, id)
+    }
+
     /// The repository's rules as last read (empty outside a repository), or why the file cannot
     /// be read. Reads serve the personal rules either way; writes to the file refuse
     /// (`repo_file::modify` reads it again under its lock).

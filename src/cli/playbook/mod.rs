@@ -20,7 +20,6 @@ use crate::clock;
 use crate::error::{CmError, Result};
 use crate::memory::new_rule;
 use crate::memory::playbook::Playbook;
-use crate::memory::tables::bullets as rows;
 use crate::output::{Report, table};
 use clap::Subcommand;
 use serde_json::json;
@@ -218,7 +217,7 @@ pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
         .collect();
     let human = notes
         + &if total == 0 {
-            if category.is_none() && !args.all && rows::count(store)? == 0 {
+            if category.is_none() && !args.all && playbook.personal_count()? == 0 {
                 "No rules yet. Add one with `cm playbook add \"...\"` or start from a starter: `cm init --starter general`.".into()
             } else {
                 "No matching rules.".into()
