@@ -29,14 +29,14 @@
 pub mod add_rules;
 pub mod audit;
 pub mod diary;
-pub mod feedback_once;
+mod feedback_once;
 pub mod from_original;
 pub mod guard_check;
 pub mod history_search;
 pub mod import_rules;
 pub mod index_sessions;
 pub mod inject;
-pub mod list_json;
+mod list_json;
 pub mod mark;
 pub mod onboard;
 pub mod outcomes;

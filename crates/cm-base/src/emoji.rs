@@ -42,7 +42,7 @@ pub fn strip(text: &str) -> Cow<'_, str> {
 }
 
 /// Human output as the user asked for it.
-pub fn for_human(text: &str) -> Cow<'_, str> {
+pub(crate) fn for_human(text: &str) -> Cow<'_, str> {
     if disabled() {
         strip(text)
     } else {

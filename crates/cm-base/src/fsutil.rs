@@ -95,28 +95,6 @@ impl FileLock {
             path: path.to_path_buf(),
         })
     }
-
-    /// Non-blocking variant: `Ok(None)` when another process holds the lock.
-    pub fn try_acquire(path: &Path) -> Result<Option<FileLock>> {
-        if let Some(dir) = path.parent() {
-            crate::private::create_dir_all(dir)
-                .map_err(|e| CmError::io(dir, "create directory", &e))?;
-        }
-        let file = crate::private::open_options(path)
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .map_err(|e| CmError::io(path, "open lock file", &e))?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(FileLock {
-                file,
-                path: path.to_path_buf(),
-            })),
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(CmError::io(path, "lock", &e)),
-        }
-    }
 }
 
 impl Drop for FileLock {

@@ -198,7 +198,7 @@ pub fn init_color() {
 }
 
 /// Whether human output is colored (a terminal, and `NO_COLOR` unset).
-pub fn color_enabled() -> bool {
+pub(crate) fn color_enabled() -> bool {
     COLOR.load(Ordering::Relaxed)
 }
 

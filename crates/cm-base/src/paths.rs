@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 /// The environment variable that moves the data directory.
-pub const DATA_DIR_ENV: &str = "CASS_MEMORY_HOME";
+pub(crate) const DATA_DIR_ENV: &str = "CASS_MEMORY_HOME";
 /// The SQLite store's file name in the data directory.
 pub const DB_FILE: &str = "cm.db";
 /// The global configuration's file name in the data directory.

@@ -12,12 +12,12 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::Path;
 
 /// Mode of the data directory and of directories cm creates in it.
-pub const DIR_MODE: u32 = 0o700;
+pub(crate) const DIR_MODE: u32 = 0o700;
 /// Mode of the files cm creates in the data directory.
 pub const FILE_MODE: u32 = 0o600;
 
 /// Whether `path` is the data directory or inside it.
-pub fn in_data_dir(path: &Path) -> bool {
+pub(crate) fn in_data_dir(path: &Path) -> bool {
     path.starts_with(crate::paths::data_dir())
 }
 

@@ -249,7 +249,7 @@ fn looks_like_call(v: &str) -> bool {
 }
 
 /// Shannon entropy in bits per character, used to tell real secrets from words.
-pub fn entropy(s: &str) -> f64 {
+pub(crate) fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
     let mut n = 0u32;
     for b in s.bytes() {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-pub fn deep_merge(base: &mut Value, over: Value) {
+pub(crate) fn deep_merge(base: &mut Value, over: Value) {
     match (base, over) {
         (Value::Object(b), Value::Object(o)) => {
             for (k, v) in o {

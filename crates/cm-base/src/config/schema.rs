@@ -62,7 +62,7 @@ const DAYS: i64 = 36_500;
 const USD: Kind = num(0.0, 1_000_000.0);
 /// The LLM providers `llm.provider` names (`google` is the original tool's name for `gemini`,
 /// `none` turns the LLM off).
-pub const LLM_PROVIDERS: &[&str] = &[
+pub(crate) const LLM_PROVIDERS: &[&str] = &[
     "anthropic",
     "openai",
     "gemini",

@@ -8,7 +8,7 @@
 //! text (hashes, images and ordinary words decode to binary within a few bytes).
 
 /// Shortest run worth decoding: 24 characters decode to 18 bytes, the shortest tokens.
-pub const MIN_RUN: usize = 24;
+pub(crate) const MIN_RUN: usize = 24;
 /// Longest run decoded: a larger blob is an image or an archive, not a wrapped token.
 const MAX_RUN: usize = 64 * 1024;
 
@@ -54,7 +54,7 @@ fn value(c: u8) -> Option<u32> {
 }
 
 /// `run` decoded, when it decodes to printable text (standard or URL-safe alphabet).
-pub fn decode_text(run: &str) -> Option<String> {
+pub(crate) fn decode_text(run: &str) -> Option<String> {
     let body = run.trim_end_matches('=').as_bytes();
     if body.len() % 4 == 1 {
         return None;
