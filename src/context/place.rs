@@ -25,9 +25,8 @@ pub const HERE: f64 = 1.5;
 pub const ELSEWHERE: f64 = 0.5;
 pub const OTHER_STACK: f64 = 0.4;
 /// Support a rule learned or helped in this workspace needs to be shown (the relevance floor).
-/// 0.22: on the recall suites each step of 0.01 above 0.2 drops about as many unrelated tasks
-/// as follow-ups, and 0.22 was the last that dropped more of the former (docs/context.md,
-/// "Round 4").
+/// 0.22: on the recall suites the steps from 0.2 to 0.22 drop about two unrelated tasks for each
+/// follow-up; past it, about one for one (docs/context.md, "Round 4").
 pub const PLACE_FLOOR: f64 = 0.22;
 /// Relevance a rule of another workspace's scope needs to be shown, and support a rule learned
 /// only in other workspaces needs.
