@@ -410,7 +410,9 @@ fn rank_bullets(corpus: &Corpus, req: &Request) -> Result<(Ranked, bool)> {
             }
             Err(e) => return Err(e),
         };
-        let f = if cand.place(options.here).admitted {
+        // A net-harmful rule is only a warning (rank::rank): its score must not raise the bar
+        // the others are pruned by.
+        let f = if cand.effective >= 0.0 && cand.place(options.here).admitted {
             cand.final_score(options.here)
         } else {
             0.0

@@ -8,8 +8,8 @@
 //!   (or a directory inside it), shown only when its support reaches [`PLACE_FLOOR`] (the
 //!   relevance floor: a rule shares its project's words with any task of that project by
 //!   chance, so a weak match there is no sign it applies, and it must not crowd an unrelated
-//!   task; its support is its relevance with a single word shared by its text counted at half,
-//!   [`crate::context::rank::Candidate::support`]); [`ELSEWHERE`] when it was learned only in
+//!   task; its support is its relevance with its text's coverage counted at a quarter,
+//!   [`crate::context::rank::Candidate::situation_support`]); [`ELSEWHERE`] when it was learned only in
 //!   other workspaces, and then only with support at least [`STRONG_EVIDENCE`] (another
 //!   project's rules share a task's everyday words by chance, and a project's rules hold the
 //!   words of its own sessions: a weak match from elsewhere crowded out this workspace's rules,
@@ -25,10 +25,32 @@ pub const HERE: f64 = 1.5;
 pub const ELSEWHERE: f64 = 0.5;
 pub const OTHER_STACK: f64 = 0.4;
 /// Support a rule learned or helped in this workspace needs to be shown (the relevance floor).
-pub const PLACE_FLOOR: f64 = 0.2;
+/// 0.22: on the recall suites the steps from 0.2 to 0.22 drop about two unrelated tasks for each
+/// follow-up; past it, about one for one (docs/context.md, "Round 4").
+pub const PLACE_FLOOR: f64 = 0.22;
 /// Relevance a rule of another workspace's scope needs to be shown, and support a rule learned
 /// only in other workspaces needs.
 pub const STRONG_EVIDENCE: f64 = 0.45;
+
+/// How well a rule's signals support showing it: `here` is what the relevance floor of a rule
+/// learned in this workspace reads (its text counted at a quarter,
+/// [`crate::context::rank::Candidate::situation_support`]), `elsewhere` what a rule learned only
+/// in other workspaces needs to reach [`STRONG_EVIDENCE`]. Each is at most the relevance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Support {
+    pub here: f64,
+    pub elsewhere: f64,
+}
+
+impl Support {
+    /// The same support for both.
+    pub fn both(x: f64) -> Support {
+        Support {
+            here: x,
+            elsewhere: x,
+        }
+    }
+}
 
 /// Where a rule was learned or helped (from its sessions).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -76,15 +98,15 @@ pub fn related(a: &str, b: &str) -> bool {
     crate::workspace::contains(a, b) || crate::workspace::contains(b, a)
 }
 
-/// The place verdict for rule `b` of relevance `relevance` and support `support` (at most its
-/// relevance).
+/// The place verdict for rule `b` of relevance `relevance` and support `support` (each at most
+/// its relevance).
 pub fn verdict(
     b: &Bullet,
     from_repo: bool,
     places: &Places,
     here: Here,
     relevance: f64,
-    support: f64,
+    support: Support,
 ) -> Verdict {
     if from_repo {
         return Verdict::of(SCOPE_BOOST, "rule of this repository", true);
@@ -111,7 +133,7 @@ pub fn verdict(
         return Verdict::plain();
     }
     if places.workspaces.iter().any(|p| related(p, w)) {
-        return if support >= PLACE_FLOOR {
+        return if support.here >= PLACE_FLOOR {
             Verdict::of(HERE, "learned or helped in this workspace", true)
         } else {
             Verdict::of(
@@ -131,13 +153,13 @@ pub fn verdict(
                 "learned in another workspace, for {}",
                 places.stacks.join(", ")
             ),
-            support >= STRONG_EVIDENCE,
+            support.elsewhere >= STRONG_EVIDENCE,
         );
     }
     Verdict::of(
         ELSEWHERE,
         "learned in another workspace",
-        support >= STRONG_EVIDENCE,
+        support.elsewhere >= STRONG_EVIDENCE,
     )
 }
 
@@ -166,8 +188,11 @@ mod tests {
         let rust = vec!["rust".to_string()];
         let here = cli(&rust);
         let p = placed(&["/home/dev/cli/crates/core"], &["rust"]);
-        assert_eq!(verdict(&b, false, &p, here, 0.3, 0.3).factor, HERE);
-        let weak = verdict(&b, false, &p, here, 0.25, 0.15);
+        assert_eq!(
+            verdict(&b, false, &p, here, 0.3, Support::both(0.3)).factor,
+            HERE
+        );
+        let weak = verdict(&b, false, &p, here, 0.25, Support::both(0.15));
         assert_eq!((weak.factor, weak.admitted), (1.0, false));
     }
 
@@ -177,17 +202,17 @@ mod tests {
         let rust = vec!["rust".to_string()];
         let here = cli(&rust);
         let tf = placed(&["/home/dev/infra"], &["terraform"]);
-        let v = verdict(&b, false, &tf, here, 0.3, 0.3);
+        let v = verdict(&b, false, &tf, here, 0.3, Support::both(0.3));
         assert_eq!((v.factor, v.admitted), (OTHER_STACK, false));
-        assert!(verdict(&b, false, &tf, here, 0.5, 0.5).admitted);
+        assert!(verdict(&b, false, &tf, here, 0.5, Support::both(0.5)).admitted);
         // A relevance that rests on one shared word (support below it) is not enough.
-        assert!(!verdict(&b, false, &tf, here, 0.5, 0.3).admitted);
+        assert!(!verdict(&b, false, &tf, here, 0.5, Support::both(0.3)).admitted);
         let rs = placed(&["/home/dev/other-cli"], &["rust"]);
-        let v = verdict(&b, false, &rs, here, 0.5, 0.5);
+        let v = verdict(&b, false, &rs, here, 0.5, Support::both(0.5));
         assert_eq!((v.factor, v.admitted), (ELSEWHERE, true));
         let unplaced = Places::default();
         assert_eq!(
-            verdict(&b, false, &unplaced, here, 0.3, 0.3),
+            verdict(&b, false, &unplaced, here, 0.3, Support::both(0.3)),
             Verdict::plain()
         );
     }
@@ -202,12 +227,29 @@ mod tests {
             placed(&["/home/dev/other-cli"], &["rust"]),
             placed(&["/home/dev/other-cli"], &[]),
         ] {
-            let weak = verdict(&b, false, &p, here, 0.3, 0.3);
+            let weak = verdict(&b, false, &p, here, 0.3, Support::both(0.3));
             assert_eq!((weak.factor, weak.admitted), (ELSEWHERE, false));
-            assert!(verdict(&b, false, &p, here, STRONG_EVIDENCE, STRONG_EVIDENCE).admitted);
+            assert!(
+                verdict(
+                    &b,
+                    false,
+                    &p,
+                    here,
+                    STRONG_EVIDENCE,
+                    Support::both(STRONG_EVIDENCE)
+                )
+                .admitted
+            );
         }
         // A rule of this workspace at the same support is shown, and weighs more.
-        let mine = verdict(&b, false, &placed(&["/home/dev/cli"], &[]), here, 0.3, 0.3);
+        let mine = verdict(
+            &b,
+            false,
+            &placed(&["/home/dev/cli"], &[]),
+            here,
+            0.3,
+            Support::both(0.3),
+        );
         assert!(mine.admitted && mine.factor > ELSEWHERE);
     }
 

@@ -22,6 +22,9 @@ use serde::Serialize;
 pub const WEIGHT_FLOOR: f64 = 0.1;
 pub const REINFORCEMENT_STEP: f64 = 0.05;
 pub const REINFORCEMENT_MAX_USES: u32 = 4;
+/// The share of its text's coverage a rule learned in this workspace keeps in the support its
+/// relevance floor is measured by ([`Candidate::situation_support`]).
+pub const TEXT_IN_SITUATION: f64 = 0.25;
 
 pub fn weight(effective: f64) -> f64 {
     let w = if effective >= 0.0 {
@@ -66,14 +69,32 @@ impl Candidate {
             &self.places,
             here,
             self.relevance,
-            self.support(),
+            place::Support {
+                here: self.situation_support(),
+                elsewhere: self.support(),
+            },
         )
     }
 
     /// Its relevance with a single task word shared by its text counted at half (one shared word
-    /// is a coincidence, as for its sessions' words): what the relevance floor of a rule of this
-    /// workspace is measured by. Its relevance when the signals are unknown.
+    /// is a coincidence, as for its sessions' words): what a rule learned only in other
+    /// workspaces is measured by. Its relevance when the signals are unknown.
     pub fn support(&self) -> f64 {
+        self.support_with(1.0)
+    }
+
+    /// Its support with its text's coverage counted at [`TEXT_IN_SITUATION`]: what the relevance
+    /// floor of a rule learned or helped in this workspace is measured by. Such a rule's text
+    /// says what its session said (the correction names the tool, the file, the table), so a
+    /// task word its text holds is in its evidence vocabulary too and the evidence field counts
+    /// it already; counted again at full weight, a task that only names the rule's object
+    /// ("show the version on the settings screen" beside "set versions with `npm run
+    /// version:set`") passed the floor as if it were the rule's situation.
+    pub fn situation_support(&self) -> f64 {
+        self.support_with(TEXT_IN_SITUATION)
+    }
+
+    fn support_with(&self, text_share: f64) -> f64 {
         let s = &self.signals;
         if s.relevance <= 0.0 {
             return self.relevance;
@@ -82,7 +103,8 @@ impl Candidate {
             super::evidence::score::SINGLE_TERM
         } else {
             1.0
-        };
+        }
+        .min(text_share);
         // A concern met in other words is no more than one shared word: at half, too.
         let widened = super::associate::fuse(
             s.association,
@@ -412,6 +434,39 @@ mod tests {
         assert_eq!(r.anti_patterns[0].id, "b-anti");
         assert_eq!(r.deprecated[0].id, "b-old");
         assert_eq!(r.deprecated[0].replaced_by.as_deref(), Some("b-anti"));
+    }
+
+    #[test]
+    fn the_floor_here_counts_the_rules_text_at_a_quarter() {
+        // A rule learned in this workspace whose text shares two task words (lexical 0.4) and
+        // whose sessions barely cover the task (evidence 0.05).
+        let mut c = cand("b-here", 0.43, 0.0);
+        c.places = Places {
+            workspaces: vec!["/w/app".into()],
+            stacks: vec![],
+        };
+        c.signals = Signals {
+            lexical: 0.4,
+            matched: vec!["version".into(), "set".into()],
+            evidence: 0.05,
+            relevance: 0.43,
+            ..Signals::default()
+        };
+        let here_support = c.situation_support();
+        assert!(
+            (here_support - (1.0 - 0.9 * 0.95)).abs() < 1e-9,
+            "{here_support}"
+        );
+        assert!((c.support() - 0.43).abs() < 1e-9);
+        assert!(!c.place(opts().here).admitted);
+        // The same rule whose sessions hold the situation is shown.
+        c.signals.evidence = 0.2;
+        c.relevance = 1.0 - 0.6 * 0.8;
+        c.signals.relevance = c.relevance;
+        assert!(c.place(opts().here).admitted);
+        // Learned elsewhere, its text still counts in full against the strong bar.
+        c.places.workspaces = vec!["/w/other".into()];
+        assert!(c.place(opts().here).admitted, "{}", c.support());
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub const TROUBLE_REACH: usize = 2;
 pub const TROUBLE_FACTOR: f64 = 3.0;
 /// The summed message weight at which a term's evidence weight is one half.
 pub const SATURATION: f64 = 3.0;
+/// Weight of a user's text message, and of a tool result that did not fail.
+pub const USER_WEIGHT: f64 = 6.0;
+pub const TOOL_OUTPUT_WEIGHT: f64 = 0.2;
 /// Messages of one session read.
 pub const MAX_MESSAGES: usize = 600;
 
@@ -32,13 +35,18 @@ pub struct Said<'a> {
     pub is_error: bool,
 }
 
-/// How much a message's words say about the situation.
+/// How much a message's words say about the situation. The user's own words weigh most: a
+/// later task that needs the rule again is asked the way the user asked then (the goal, the
+/// symptom), while the files, tables and services a tool prints are the project's objects,
+/// which any task of the project may name (on the recall suites, raising the user's weight from
+/// 3 and lowering plain tool output from 0.5 lifted follow-ups and unrelated tasks apart:
+/// docs/context.md, "Round 4").
 pub fn message_weight(m: &Said) -> f64 {
     match (m.role, m.kind) {
-        ("user", "text") => 3.0,
+        ("user", "text") => USER_WEIGHT,
         (_, "tool_call") => 0.75,
         (_, "tool_result") if m.is_error => 2.0,
-        (_, "tool_result") => 0.5,
+        (_, "tool_result") => TOOL_OUTPUT_WEIGHT,
         (_, "thinking") => 0.5,
         ("assistant", _) => 1.0,
         (_, "scaffolding") => 0.0,
@@ -289,7 +297,7 @@ pub fn can_be_evidence(term: &str) -> bool {
 }
 
 /// The `k` strongest terms, each weight saturated as `s / (s + SATURATION)`: a word the user
-/// said once weighs 0.5, one said in every message approaches 1, so a single long session cannot
+/// said once weighs 2/3, one said in every message approaches 1, so a single long session cannot
 /// make its words outweigh the specific ones. Ties broken by the term.
 fn strongest(score: HashMap<String, f64>, k: usize) -> Vec<(String, f64)> {
     let mut all: Vec<(String, f64)> = score.into_iter().filter(|(_, w)| *w > 0.0).collect();
@@ -329,7 +337,8 @@ mod tests {
             said("tool", "tool_result", &log),
         ]);
         let w = |t: &str| v.iter().find(|x| x.0 == t).map(|x| x.1);
-        assert_eq!(w("export"), Some(0.5));
+        // Said once by the user: 6 / (6 + 3).
+        assert_eq!(w("export"), Some(0.667));
         assert!(w("warn").unwrap() < 0.2, "{v:?}");
     }
 
