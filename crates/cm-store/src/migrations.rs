@@ -19,6 +19,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (9, include_str!("sql/009_rule_evidence.sql")),
     (10, include_str!("sql/010_repo_rule_feedback.sql")),
     (13, include_str!("sql/013_feedback_weight.sql")),
+    (14, include_str!("sql/014_session_vocab_weights.sql")),
 ];
 
 /// The schema version the newest migration brings the store to.
