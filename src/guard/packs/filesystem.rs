@@ -8,6 +8,10 @@ use crate::guard::normalize::Lang::{Line, Node, Perl, Python, Ruby, Shell};
 
 const SH: super::On = On::Lang(Shell);
 
+/// Paths below the home directory that hold what tools regenerate or the agent made: caches,
+/// temp and scratch folders, build output, dependencies, the trash.
+const HOME_SCRATCH: &str = r"(?i)[/\s](?:\.?cache|caches|_?te?mp|tmp[\w.-]*|scratch[\w.-]*|node_modules|\.?venv|__pycache__|build|dist|target|out|\.next|\.nuxt|\.turbo|coverage|\.npm|\.gradle|\.m2|\.?trash|deriveddata|_work)(?:/|\s|$)";
+
 pub static PACK: Pack = Pack {
     name: "filesystem",
     description: "recursive deletion, move or permission change of /, system dirs, home and parents",
@@ -415,6 +419,42 @@ pub static PACK: Pack = Pack {
             and: Some(r"\s'?@HOMETOP@'?(?:\s|$)"),
             why: "recursively deletes a whole top-level folder of the home directory (Documents, projects, src, Desktop): the user's own files, in no repository or trash",
             instead: "delete the specific files or subdirectory you mean (`rm -rf ~/projects/app/target`)",
+        },
+        Rule {
+            id: "rm-home-deep",
+            severity: High,
+            on: SH,
+            programs: &["rm"],
+            needles: &[],
+            regex: r"^rm\s(?:.*\s)?@R@(?:\s|$)",
+            unless: Some(HOME_SCRATCH),
+            and: Some(r"\s'?@HOMEDEEP@'?(?:\s|$)"),
+            why: "recursively deletes a folder of the user's own files below the home directory (a project under `~/code`, an application's data under `~/.local/share`): in no trash, often in no repository",
+            instead: "delete the build output or cache inside it you mean (`~/code/app/target`), or let the user confirm",
+        },
+        Rule {
+            id: "find-delete-home-top",
+            severity: High,
+            on: SH,
+            programs: &["find"],
+            needles: &[],
+            regex: r"^find\s+(?:-[HLP]\s+)*(?:\S+\s+)*?'?@HOMETOP@'?\s(?:.*\s)?(?:-delete|-exec(?:dir)?\s+(?:rm|shred|unlink))(?:\s|$)",
+            unless: Some(HOME_SCRATCH),
+            and: None,
+            why: "deletes the matching files across a whole folder of the home directory (`~/Pictures`, `~/Documents`): the user's own files, in no trash",
+            instead: "run it without `-delete` to list what matches, and let the user confirm",
+        },
+        Rule {
+            id: "mv-to-dev-null",
+            severity: Critical,
+            on: SH,
+            programs: &["mv"],
+            needles: &["/dev/null"],
+            regex: r"^mv\s(?:.*\s)?/dev/null/?\s*$",
+            unless: None,
+            and: None,
+            why: "moving onto /dev/null does not keep what is moved: it is gone (and as root /dev/null itself is replaced)",
+            instead: "delete what you mean explicitly, or move it to a backup place",
         },
         Rule {
             id: "rm-git-dir",
