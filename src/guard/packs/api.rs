@@ -24,7 +24,7 @@ const LOCAL: &str = r"(?://|\s|@|^|')(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\
 /// clusters), scratch things the agent made (`tmp`, `temp`, `scratch`, `test` in a name), dry
 /// runs and help, keep-the-newest retention (`delete retain 7`, `--keep-last`), and a consumed
 /// queue message acknowledged (`sqs delete-message`). Cache purges are the cdn pack's.
-const VERB_UNLESS: &str = r#"^(?:npm|pnpm|yarn|bun|bunx|npx)\s+(?:-\S+\s+)*(?:remove|rm|r|un|uninstall|unlink|prune|dedupe|cache|store|config|dist-tag|owner|team|access|token|hook|profile|unpublish|deprecate|link|patch-remove)(?:\s|$)|^(?:turbo|nx|lerna|rush|bazel|bazelisk|pants|moon|docker-compose|podman-compose|git-lfs|pre-commit|tox|nox|conan|vcpkg|pipenv|gh|glab|tea|which|type|whereis|whatis|apropos|man|info|tldr|help|aws|gcloud|gsutil|az|azcopy|doctl|hcloud|linode-cli|vultr-cli|s3cmd|mc|pip|pip3|pipx|uv|poetry|pdm|hatch|cargo|go|conda|mamba|micromamba|brew|apt|apt-get|aptitude|dnf|yum|zypper|pacman|apk|snap|flatpak|port|gem|bundle|composer|dotnet|nuget|rustup|asdf|mise|nvm|pyenv|rbenv|sdk|code|cursor|git|docker|podman|nerdctl|kubectl|oc|helm|kind|minikube|k3d|rm|rmdir|unlink|trash|trash-put|gio|tmux|screen|zellij|systemctl|launchctl|crontab|sed|awk|jq|yq|tr|cut|sort|xargs|find|ls|echo|printf|cat|grep|rg|make|just|task|terraform|tofu|pulumi|cdk|vagrant|multipass|lxc|virsh|zfs|zpool|btrfs|lvremove|vgremove|pvremove|mdadm|redis-cli|psql|mysql|sqlite3|mongosh|mongo|python|python3|node|deno|ruby|perl|php|bash|sh|zsh|rsync|rclone|curl|wget|http|xh|ssh|scp|sftp|ipfs|nix|nix-env|guix|emerge|flutter|dart|pod|carthage|swift|mvn|gradle|sbt|lein|mix|stack|cabal|opam|luarocks|cpan|cpanm|R|Rscript|julia|raco|tlmgr|xcrun|simctl|adb|emulator|avdmanager|sdkmanager|pm2|forever|supervisorctl|choco|winget|scoop|duplicity|duply|ollama|huggingface-cli|dvc|bd|task|todo|gh\s+(?:pr|issue|gist|run\s+cancel|alias|extension|codespace|label\s+(?:list|view)))(?:\s|$)|(?i)(?:^|[\s/:=_.'"@-])(?:tmp|temp|scratch|tests?|testing)(?:[\s/:=_.'"?@-]|\d|$)|\sdelete-message\s|\s(?:--dry-?run|--dry_run|--what-?if|--noop|--plan|--help|-h|--check|--preview|--simulate|--list|--keep(?:-\w+)?(?:=\S+)?|retain)(?:[\s=]|$)"#;
+const VERB_UNLESS: &str = r#"^(?:npm|pnpm|yarn|bun|bunx|npx)\s+(?:-\S+\s+)*(?:remove|rm|r|un|uninstall|unlink|prune|dedupe|cache|store|config|dist-tag|owner|team|access|token|hook|profile|unpublish|deprecate|link|patch-remove)(?:\s|$)|^(?:turbo|nx|lerna|rush|bazel|bazelisk|pants|moon|docker-compose|podman-compose|git-lfs|pre-commit|tox|nox|conan|vcpkg|pipenv|gh|glab|tea|which|type|whereis|whatis|apropos|man|info|tldr|help|aws|gcloud|gsutil|az|azcopy|doctl|hcloud|linode-cli|vultr-cli|s3cmd|mc|pip|pip3|pipx|uv|poetry|pdm|hatch|cargo|go|conda|mamba|micromamba|brew|apt|apt-get|aptitude|dnf|yum|zypper|pacman|apk|snap|flatpak|port|gem|bundle|composer|dotnet|nuget|rustup|asdf|mise|nvm|pyenv|rbenv|sdk|code|cursor|git|docker|podman|nerdctl|kubectl|oc|helm|kind|minikube|k3d|rm|rmdir|unlink|trash|trash-put|gio|tmux|screen|zellij|systemctl|launchctl|crontab|sed|awk|jq|yq|tr|cut|sort|xargs|find|ls|echo|printf|cat|grep|rg|make|just|task|terraform|tofu|pulumi|cdk|vagrant|multipass|lxc|virsh|zfs|zpool|btrfs|lvremove|vgremove|pvremove|mdadm|redis-cli|psql|mysql|sqlite3|mongosh|mongo|python|python3|node|deno|ruby|perl|php|bash|sh|zsh|rsync|rclone|curl|wget|http|xh|ssh|scp|sftp|ipfs|nix|nix-env|guix|emerge|flutter|dart|pod|carthage|swift|mvn|gradle|sbt|lein|mix|stack|cabal|opam|luarocks|cpan|cpanm|R|Rscript|julia|raco|tlmgr|xcrun|simctl|adb|emulator|avdmanager|sdkmanager|pm2|forever|supervisorctl|choco|winget|scoop|duplicity|duply|ollama|dvc|bd|task|todo|gh\s+(?:pr|issue|gist|run\s+cancel|alias|extension|codespace|label\s+(?:list|view)))(?:\s|$)|(?i)(?:^|[\s/:=_.'"@-])(?:tmp|temp|scratch|tests?|testing)(?:[\s/:=_.'"?@-]|\d|$)|\sdelete-message\s|\sdelete-cache(?:\s|$)|\spurge\s(?:.*\s)?(?:--url|--key|--keys|--content-paths|--tags?|--paths?|--surrogate-keys?|https?://\S+|invalidate|--staging|--file|--files)(?:[\s=]|$)|\s(?:--dry-?run|--dry_run|--what-?if|--noop|--plan|--help|-h|--check|--preview|--simulate|--list|--keep(?:-\w+)?(?:=\S+)?|retain)(?:[\s=]|$)"#;
 
 /// The verbs an SDK call that deletes is named with (`delete_hosted_zone`, `dropDatabase`,
 /// `flushall`, `clear_objects`).
@@ -83,10 +83,10 @@ pub static PACK: Pack = Pack {
                 "http-delete",
                 High,
                 &[
-                    "curl", "curlie", "wget", "http", "https", "xh", "xhs", "httpie",
+                    "curl", "curlie", "awscurl", "wget", "http", "https", "xh", "xhs", "httpie",
                 ],
                 &["delete"],
-                r"^(?:curl|curlie|wget|http|https|xh|xhs|httpie)\s(?:.*\s)?(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE)(?:'|\s|$)|^(?:http|https|xh|xhs|httpie|curlie)\s(?:-\S+\s+)*(?:DELETE|delete)\s",
+                r"^(?:curl|curlie|awscurl|wget|http|https|xh|xhs|httpie)\s(?:.*\s)?(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE)(?:'|\s|$)|^(?:http|https|xh|xhs|httpie|curlie)\s(?:-\S+\s+)*(?:DELETE|delete)\s",
                 "sends an HTTP DELETE to a remote service: what the URL names is deleted there",
                 "GET the URL first to see what it names, and let the user confirm the delete",
             )
@@ -133,7 +133,7 @@ pub static PACK: Pack = Pack {
                 High,
                 &[],
                 SDK_VERBS,
-                r"\.(?:(?:batch_)?(?:delete|terminate|purge|deregister|destroy)_\w+|drop_(?:database|collection|table|index|indexes|keyspace|all)|clear_(?:objects|index)|flushall|flushdb|delete|destroy|purge)\s*\(",
+                r"\b(?:delete|destroy|purge)_(?:repo|repository|bucket|index|collection|database|table|project|stack|cluster|zone|space|dataset|model)s?\s*\(|\.(?:(?:batch_)?(?:delete|terminate|purge|deregister|destroy)_\w+|drop_(?:database|collection|table|index|indexes|keyspace|all)|clear_(?:objects|index)|flushall|flushdb|delete|destroy|purge)\s*\(",
                 "deletes through a service's SDK (a bucket's objects, a zone, a table, an index, a repository)",
                 "list what the call would delete first, and let the user confirm",
             )
@@ -146,7 +146,7 @@ pub static PACK: Pack = Pack {
                 High,
                 &[],
                 SDK_VERBS,
-                r"\.(?:delete|terminate|purge|deregister|destroy)[A-Z]\w*\s*\(|\.(?:drop(?:Database|Collection|Table|Index|Indexes|Keyspace)|flush(?:all|db|All|Db))\s*\(|\bindices\.delete\s*\(|\.(?:delete|destroy|purge|remove)\s*\(\s*\{|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
+                r"\.(?:delete|terminate|purge|deregister|destroy)[A-Z]\w*\s*\(|\.(?:drop(?:Database|Collection|Table|Index|Indexes|Keyspace)|flush(?:all|db|All|Db))\s*\(|\bindices\.delete\s*\(|\.(?:delete|destroy|purge|remove)\s*\(\s*\{|\.clear(?:Objects|Index|Indices|Collection|Database|Table|Bucket|Queue)\s*\(|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
                 "deletes through a service's SDK or a DELETE request from a script",
                 "list what the call would delete first, and let the user confirm",
             )
@@ -174,11 +174,12 @@ pub static PACK: Pack = Pack {
                     "nuke",
                     "unsubscribe",
                     "uninstall",
+                    "purge",
                     "rm",
                     "rb",
                     "del",
                 ],
-                r"^[\w.+-]+(?:\s+\S+){0,3}?\s+(?:(?:[a-z0-9]+[-_:])*(?:delete|destroy|remove|drop|prune|wipe|erase|forget|expunge|truncate|terminate|deregister|unregister|nuke|unsubscribe|uninstall|rm|rmi|rmm|rmr|rb|del|deleteall)(?:[-_:][a-zA-Z0-9]+|[A-Z][a-zA-Z0-9]*)*|(?:Delete|Destroy|Remove|Drop|Purge|Terminate|Deregister)[A-Z][a-zA-Z0-9]*)(?:\s|$)",
+                r"^[\w.+-]+(?:\s+\S+){0,3}?\s+(?:(?:[a-z0-9]+[-_:])*(?:delete|destroy|remove|drop|prune|wipe|erase|forget|expunge|truncate|terminate|deregister|unregister|nuke|unsubscribe|uninstall|purge|rm|rmi|rmm|rmr|rb|del|deleteall)(?:[-_:][a-zA-Z0-9]+|[A-Z][a-zA-Z0-9]*)*|(?:Delete|Destroy|Remove|Drop|Purge|Terminate|Deregister)[A-Z][a-zA-Z0-9]*)(?:\s|$)",
                 "a tool's subcommand that deletes, destroys or purges what it names, on a service or store the guard knows nothing else about",
                 "list or describe what it names first, and let the user confirm the deletion",
             )
