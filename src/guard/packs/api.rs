@@ -146,7 +146,7 @@ pub static PACK: Pack = Pack {
                 High,
                 &[],
                 SDK_VERBS,
-                r"\.(?:delete|terminate|purge|deregister|destroy)[A-Z]\w*\s*\(|\.(?:drop(?:Database|Collection|Table|Index|Indexes|Keyspace)|flush(?:all|db|All|Db))\s*\(|\bindices\.delete\s*\(|\.(?:delete|destroy|purge|remove)\s*\(\s*\{|\.clear(?:Objects|Index|Indices|Collection|Database|Table|Bucket|Queue)\s*\(|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
+                r"\.(?:delete|terminate|purge|deregister|destroy)[A-Z]\w*\s*\(|\.(?:drop(?:Database|Collection|Table|Index|Indexes|Keyspace)|flush(?:all|db|All|Db))\s*\(|\bindices\.delete\s*\(|\.(?:delete|destroy|purge)\s*\(\s*\{|\.clear(?:Objects|Index|Indices|Collection|Database|Table|Bucket|Queue)\s*\(|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
                 "deletes through a service's SDK or a DELETE request from a script",
                 "list what the call would delete first, and let the user confirm",
             )

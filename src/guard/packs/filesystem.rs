@@ -12,6 +12,8 @@ const SH: super::On = On::Lang(Shell);
 /// temp and scratch folders, build output, dependencies, the trash.
 const HOME_SCRATCH: &str = r"(?i)[/\s](?:\.?cache|caches|_?te?mp|tmp[\w.-]*|scratch[\w.-]*|node_modules|\.?venv|__pycache__|build|dist|target|out|\.next|\.nuxt|\.turbo|coverage|\.npm|\.gradle|\.m2|\.?trash|deriveddata|_work)(?:/|\s|$)";
 
+const FIND_BY_NAME_OR_SCRATCH: &str = r"\s-(?:i?name|i?path|i?wholename|i?regex)\s|(?i)[/\s](?:\.?cache|caches|_?te?mp|tmp[\w.-]*|scratch[\w.-]*|node_modules|\.?venv|__pycache__|build|dist|target|out|\.?trash|deriveddata)(?:/|\s|$)";
+
 pub static PACK: Pack = Pack {
     name: "filesystem",
     description: "recursive deletion, move or permission change of /, system dirs, home and parents",
@@ -439,7 +441,9 @@ pub static PACK: Pack = Pack {
             programs: &["find"],
             needles: &[],
             regex: r"^find\s+(?:-[HLP]\s+)*(?:\S+\s+)*?'?@HOMETOP@'?\s(?:.*\s)?(?:-delete|-exec(?:dir)?\s+(?:rm|shred|unlink))(?:\s|$)",
-            unless: Some(HOME_SCRATCH),
+            // A name, path or regex test picks a kind of leftover (`-name '*.orig'`); the rule
+            // is about deleting by type, age or size alone.
+            unless: Some(FIND_BY_NAME_OR_SCRATCH),
             and: None,
             why: "deletes the matching files across a whole folder of the home directory (`~/Pictures`, `~/Documents`): the user's own files, in no trash",
             instead: "run it without `-delete` to list what matches, and let the user confirm",
