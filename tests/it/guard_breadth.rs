@@ -163,3 +163,19 @@ fn firmware_erases_and_moves_onto_dev_null_are_denied() {
     );
     expect(&env, "allow", &["sudo nvme list", "mv ./reports ./archive"]);
 }
+
+/// `at` and `batch` run what they read through a shell later: what is piped in is judged.
+#[test]
+fn commands_piped_into_at_are_judged() {
+    let env = Env::for_guard();
+    expect(
+        &env,
+        "deny",
+        &["echo 'rm -rf ~/Music' | at now + 5 minutes"],
+    );
+    expect(
+        &env,
+        "allow",
+        &["echo 'make -C ~/src/site publish' | at 23:00", "at -l"],
+    );
+}
