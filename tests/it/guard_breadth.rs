@@ -179,3 +179,20 @@ fn commands_piped_into_at_are_judged() {
         &["echo 'make -C ~/src/site publish' | at 23:00", "at -l"],
     );
 }
+
+/// Perl and PHP deleting what a glob of a system or home directory matches, and File::Path on a
+/// quoted home path, are denied; a glob of the project is not.
+#[test]
+fn interpreter_deletes_by_glob_of_system_places_are_denied() {
+    let env = Env::for_guard();
+    expect(
+        &env,
+        "deny",
+        &[
+            r#"perl -e 'unlink glob("/etc/logrotate.d/*")'"#,
+            r#"php -r 'array_map("unlink", glob("/var/lib/app/uploads/*"));'"#,
+            r#"perl -MFile::Path=remove_tree -e 'remove_tree("$ENV{HOME}/notes")'"#,
+        ],
+    );
+    expect(&env, "allow", &[r#"perl -e 'unlink glob("build/*.o")'"#]);
+}

@@ -4,7 +4,7 @@
 
 use super::{On, Pack, Rule};
 use crate::guard::Severity::{Critical, High};
-use crate::guard::normalize::Lang::{Line, Node, Perl, Python, Ruby, Shell};
+use crate::guard::normalize::Lang::{Line, Node, Perl, Php, Python, Ruby, Shell};
 
 const SH: super::On = On::Lang(Shell);
 
@@ -392,7 +392,7 @@ pub static PACK: Pack = Pack {
             on: On::Lang(Perl),
             programs: &[],
             needles: &["rmtree", "remove_"],
-            regex: r"\b(?:rmtree|remove_tree)\b\s*\(?\s*(?:@PLHOME@)",
+            regex: r"\b(?:rmtree|remove_tree)\b\s*\(?\s*\x22?(?:@PLHOME@)",
             unless: None,
             and: None,
             why: "File::Path recursive delete of the root, the home directory, a system or parent directory",
@@ -459,6 +459,30 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "moving onto /dev/null does not keep what is moved: it is gone (and as root /dev/null itself is replaced)",
             instead: "delete what you mean explicitly, or move it to a backup place",
+        },
+        Rule {
+            id: "perl-unlink-glob",
+            severity: Critical,
+            on: On::Lang(Perl),
+            programs: &[],
+            needles: &["unlink"],
+            regex: r"\bunlink\b[^;]*?\bglob\s*\(?\s*@LITDANGER@",
+            unless: None,
+            and: None,
+            why: "deletes every file a glob matches in a system or home directory (`unlink glob(\"/etc/cron.d/*\")`)",
+            instead: "name the files you mean inside the project, and let the user confirm",
+        },
+        Rule {
+            id: "php-unlink-glob",
+            severity: Critical,
+            on: On::Lang(Php),
+            programs: &[],
+            needles: &["unlink"],
+            regex: r"\bunlink\b[^;]*?\bglob\s*\(\s*@LITDANGER@",
+            unless: None,
+            and: None,
+            why: "deletes every file a glob matches in a system or home directory (`array_map('unlink', glob('/var/www/app/*'))`)",
+            instead: "name the files you mean inside the project, and let the user confirm",
         },
         Rule {
             id: "rm-git-dir",
