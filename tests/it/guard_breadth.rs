@@ -196,3 +196,25 @@ fn interpreter_deletes_by_glob_of_system_places_are_denied() {
     );
     expect(&env, "allow", &[r#"perl -e 'unlink glob("build/*.o")'"#]);
 }
+
+/// Windows recursive deletes of a folder on a drive are asked; of build output they are not.
+#[test]
+fn windows_recursive_deletes_on_a_drive_are_asked() {
+    let env = Env::for_guard();
+    expect(
+        &env,
+        "ask",
+        &[
+            r"Remove-Item -Recurse -Force C:\Users\ana\Documents",
+            r"cmd.exe /c rmdir /s /q E:\Archive",
+        ],
+    );
+    expect(
+        &env,
+        "allow",
+        &[
+            r"Remove-Item -Recurse -Force C:\src\app\node_modules",
+            r"Remove-Item C:\src\app\notes.txt",
+        ],
+    );
+}

@@ -20,7 +20,7 @@ pub static PACK: Pack = Pack {
     default_on: true,
     keywords: &[
         "rm", "find", "mv", "chmod", "chown", "chgrp", "rsync", "/etc/", "/.ssh", "rimraf",
-        "remove", "~/.", "home/.", "home}/.", "unlink", "shred", "walk",
+        "remove", "~/.", "home/.", "home}/.", "unlink", "shred", "walk", "cmd",
     ],
     rules: &[
         Rule {
@@ -459,6 +459,20 @@ pub static PACK: Pack = Pack {
             and: None,
             why: "moving onto /dev/null does not keep what is moved: it is gone (and as root /dev/null itself is replaced)",
             instead: "delete what you mean explicitly, or move it to a backup place",
+        },
+        Rule {
+            id: "windows-recursive-delete",
+            severity: High,
+            on: SH,
+            programs: &["Remove-Item", "remove-item", "rmdir", "cmd", "cmd.exe"],
+            needles: &["recurse", "/s"],
+            regex: r"(?i)^(?:remove-item|rmdir|cmd(?:\.exe)?\s+/c\s+(?:rd|rmdir))\s(?:.*\s)?(?:-recurse|/s)(?:\s|$)",
+            unless: Some(
+                r"(?i)node_modules|(?:bin|obj|build|dist|target|te?mp|cache|out)['\x22]?(?:\s|$)|\$env:te?mp",
+            ),
+            and: Some(r"\s['\x22]?[A-Za-z]:[^\s]*['\x22]?(?:\s|$)"),
+            why: "a Windows recursive delete (`Remove-Item -Recurse`, `rd /s`) of a folder on a drive: no recycle bin, no undo",
+            instead: "delete the build output or cache you mean, and let the user confirm",
         },
         Rule {
             id: "perl-unlink-glob",
