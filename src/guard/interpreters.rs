@@ -519,6 +519,13 @@ pub fn expand(
             file_client(program, args, stdin, out);
         } else if program == "make" || program == "gmake" {
             make_recipes(args, stdin, depth, st, out);
+        } else if (program == "at" || program == "batch")
+            && !args
+                .iter()
+                .any(|w| !w.op && matches!(w.text.as_str(), "-f" | "-l" | "-r" | "-d" | "-c"))
+        {
+            // A job for later: `at` runs what it reads through a shell.
+            stdin.iter().for_each(|s| shell_string(s, depth, st, out));
         }
         return;
     };

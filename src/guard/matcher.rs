@@ -154,7 +154,9 @@ pub fn pack_hits(
                 {
                     continue;
                 }
-                if rule_matches(base + rule_i, rule, &seg.text) {
+                if rule_matches(base + rule_i, rule, &seg.text)
+                    && !excused(segments, seg_i, pack.name)
+                {
                     hits.push(hit(pack.name, rule, &seg.text, seg.lang));
                     if first_only {
                         return hits;
@@ -164,6 +166,14 @@ pub fn pack_hits(
         }
     }
     hits
+}
+
+/// A hit on a segment that only prints help or simulates ([`super::inert`]), or that deletes
+/// what an earlier segment of the line made ([`super::made_here`]), is no hit.
+fn excused(segments: &[Segment], at: usize, pack: &str) -> bool {
+    let seg = &segments[at];
+    seg.lang == Lang::Shell
+        && (super::inert::inert(&seg.text) || super::made_here::excused(segments, at, pack))
 }
 
 fn needles_pass(rule: &Rule, lowered: &str) -> bool {

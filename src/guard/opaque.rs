@@ -39,12 +39,18 @@ pub fn is_downloader(program: &str) -> bool {
 }
 
 /// Programs that run code read from standard input when given no script (`sh`, `sudo bash -s`,
-/// `python3 -`).
+/// `python3 -`; `at` and `batch` run it later, through a shell, unless given `-f FILE` or asked
+/// to list or remove jobs).
 pub fn runs_stdin(words: &[Word]) -> bool {
     let Some(first) = words.first() else {
         return false;
     };
     let program = base_name(&first.text);
+    if matches!(program, "at" | "batch") {
+        return !words[1..]
+            .iter()
+            .any(|w| !w.op && matches!(w.text.as_str(), "-f" | "-l" | "-r" | "-d" | "-c"));
+    }
     let shell = matches!(
         program,
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "busybox"

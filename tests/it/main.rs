@@ -24,6 +24,7 @@ mod feedback;
 mod first_run;
 mod fuzz;
 mod guard;
+mod guard_breadth;
 mod guard_classes;
 mod guard_evasion;
 mod guard_hostile;

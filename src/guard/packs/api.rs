@@ -24,7 +24,7 @@ const LOCAL: &str = r"(?://|\s|@|^|')(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\
 /// clusters), scratch things the agent made (`tmp`, `temp`, `scratch`, `test` in a name), dry
 /// runs and help, keep-the-newest retention (`delete retain 7`, `--keep-last`), and a consumed
 /// queue message acknowledged (`sqs delete-message`). Cache purges are the cdn pack's.
-const VERB_UNLESS: &str = r#"^(?:npm|pnpm|yarn|bun|bunx|npx)\s+(?:-\S+\s+)*(?:remove|rm|r|un|uninstall|unlink|prune|dedupe|cache|store|config|dist-tag|owner|team|access|token|hook|profile|unpublish|deprecate|link|patch-remove)(?:\s|$)|^(?:turbo|nx|lerna|rush|bazel|bazelisk|pants|moon|docker-compose|podman-compose|git-lfs|pre-commit|tox|nox|conan|vcpkg|pipenv|gh|glab|tea|which|type|whereis|whatis|apropos|man|info|tldr|help|aws|gcloud|gsutil|az|azcopy|doctl|hcloud|linode-cli|vultr-cli|oci|ibmcloud|s3cmd|mc|pip|pip3|pipx|uv|poetry|pdm|hatch|cargo|go|conda|mamba|micromamba|brew|apt|apt-get|aptitude|dnf|yum|zypper|pacman|apk|snap|flatpak|port|gem|bundle|composer|dotnet|nuget|rustup|asdf|mise|nvm|pyenv|rbenv|sdk|code|cursor|git|docker|podman|nerdctl|kubectl|oc|helm|kind|minikube|k3d|rm|rmdir|unlink|trash|trash-put|gio|tmux|screen|zellij|systemctl|launchctl|crontab|sed|awk|jq|yq|tr|cut|sort|xargs|find|ls|echo|printf|cat|grep|rg|make|just|task|terraform|tofu|pulumi|cdk|sam|serverless|sls|vagrant|multipass|lxc|virsh|zfs|zpool|btrfs|lvremove|vgremove|pvremove|mdadm|redis-cli|psql|mysql|sqlite3|mongosh|mongo|python|python3|node|deno|ruby|perl|php|bash|sh|zsh|rsync|rclone|curl|wget|http|xh|ssh|scp|sftp|ipfs|nix|nix-env|guix|emerge|flutter|dart|pod|carthage|swift|mvn|gradle|sbt|lein|mix|stack|cabal|opam|luarocks|cpan|cpanm|R|Rscript|julia|raco|tlmgr|xcrun|simctl|adb|emulator|avdmanager|sdkmanager|pm2|forever|supervisorctl|ollama|huggingface-cli|dvc|bd|task|todo|gh\s+(?:pr|issue|gist|run\s+cancel|alias|extension|codespace|label\s+(?:list|view)))(?:\s|$)|(?i)(?:^|[\s/:=_.'"@-])(?:tmp|temp|scratch|tests?|testing)(?:[\s/:=_.'"?@-]|\d|$)|\sdelete-message\s|\s(?:--dry-?run|--dry_run|--what-?if|--noop|--plan|--help|-h|--check|--preview|--simulate|--list|--keep(?:-\w+)?(?:=\S+)?|retain)(?:[\s=]|$)"#;
+const VERB_UNLESS: &str = r#"^(?:npm|pnpm|yarn|bun|bunx|npx)\s+(?:-\S+\s+)*(?:remove|rm|r|un|uninstall|unlink|prune|dedupe|cache|store|config|dist-tag|owner|team|access|token|hook|profile|unpublish|deprecate|link|patch-remove)(?:\s|$)|^(?:turbo|nx|lerna|rush|bazel|bazelisk|pants|moon|docker-compose|podman-compose|git-lfs|pre-commit|tox|nox|conan|vcpkg|pipenv|gh|glab|tea|which|type|whereis|whatis|apropos|man|info|tldr|help|aws|gcloud|gsutil|az|azcopy|doctl|hcloud|linode-cli|vultr-cli|s3cmd|mc|pip|pip3|pipx|uv|poetry|pdm|hatch|cargo|go|conda|mamba|micromamba|brew|apt|apt-get|aptitude|dnf|yum|zypper|pacman|apk|snap|flatpak|port|gem|bundle|composer|dotnet|nuget|rustup|asdf|mise|nvm|pyenv|rbenv|sdk|code|cursor|git|docker|podman|nerdctl|kubectl|oc|helm|kind|minikube|k3d|rm|rmdir|unlink|trash|trash-put|gio|tmux|screen|zellij|systemctl|launchctl|crontab|sed|awk|jq|yq|tr|cut|sort|xargs|find|ls|echo|printf|cat|grep|rg|make|just|task|terraform|tofu|pulumi|cdk|vagrant|multipass|lxc|virsh|zfs|zpool|btrfs|lvremove|vgremove|pvremove|mdadm|redis-cli|psql|mysql|sqlite3|mongosh|mongo|python|python3|node|deno|ruby|perl|php|bash|sh|zsh|rsync|rclone|curl|wget|http|xh|ssh|scp|sftp|ipfs|nix|nix-env|guix|emerge|flutter|dart|pod|carthage|swift|mvn|gradle|sbt|lein|mix|stack|cabal|opam|luarocks|cpan|cpanm|R|Rscript|julia|raco|tlmgr|xcrun|simctl|adb|emulator|avdmanager|sdkmanager|pm2|forever|supervisorctl|choco|winget|scoop|duplicity|duply|ollama|dvc|bd|task|todo|gh\s+(?:pr|issue|gist|run\s+cancel|alias|extension|codespace|label\s+(?:list|view)))(?:\s|$)|(?i)(?:^|[\s/:=_.'"@-])(?:tmp|temp|scratch|tests?|testing)(?:[\s/:=_.'"?@-]|\d|$)|\sdelete-message\s|\sdelete-cache(?:\s|$)|\spurge\s(?:.*\s)?(?:--url|--key|--keys|--content-paths|--tags?|--paths?|--surrogate-keys?|https?://\S+|invalidate|--staging|--file|--files)(?:[\s=]|$)|\s(?:--dry-?run|--dry_run|--what-?if|--noop|--plan|--help|-h|--check|--preview|--simulate|--list|--keep(?:-\w+)?(?:=\S+)?|retain)(?:[\s=]|$)"#;
 
 /// The verbs an SDK call that deletes is named with (`delete_hosted_zone`, `dropDatabase`,
 /// `flushall`, `clear_objects`).
@@ -70,9 +70,11 @@ pub static PACK: Pack = Pack {
         "unregister",
         "nuke",
         "unsubscribe",
+        "uninstall",
         "rm",
         "rb",
         "del",
+        "mutation",
     ],
     rules: &[
         Rule {
@@ -81,10 +83,10 @@ pub static PACK: Pack = Pack {
                 "http-delete",
                 High,
                 &[
-                    "curl", "curlie", "wget", "http", "https", "xh", "xhs", "httpie",
+                    "curl", "curlie", "awscurl", "wget", "http", "https", "xh", "xhs", "httpie",
                 ],
                 &["delete"],
-                r"^(?:curl|curlie|wget|http|https|xh|xhs|httpie)\s(?:.*\s)?(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE)(?:'|\s|$)|^(?:http|https|xh|xhs|httpie|curlie)\s(?:-\S+\s+)*(?:DELETE|delete)\s",
+                r"^(?:curl|curlie|awscurl|wget|http|https|xh|xhs|httpie)\s(?:.*\s)?(?:-X\s*'?DELETE|--request[=\s]'?DELETE|--method[=\s]'?DELETE)(?:'|\s|$)|^(?:http|https|xh|xhs|httpie|curlie)\s(?:-\S+\s+)*(?:DELETE|delete)\s",
                 "sends an HTTP DELETE to a remote service: what the URL names is deleted there",
                 "GET the URL first to see what it names, and let the user confirm the delete",
             )
@@ -98,8 +100,8 @@ pub static PACK: Pack = Pack {
                     "curl", "curlie", "wget", "http", "https", "xh", "xhs", "httpie",
                 ],
                 &["delete", "destroy", "wipe", "clear", "erase"],
-                r"^(?:curl|curlie|wget|http|https|xh|xhs|httpie)\s(?:.*\s)?'?(?:https?://)?[\w.$:{}-]+(?:/\S*)?/(?:do)?(?:[Dd]elete|[Dd]estroy|[Ww]ipe|[Cc]lear|[Ee]rase)(?:[-_]\w+|[A-Z]\w*)?(?:[/?#'\s]|$)",
-                "calls an endpoint of a remote service named for deleting, clearing or wiping",
+                r"^(?:curl|curlie|wget|http|https|xh|xhs|httpie)\s(?:.*\s)?'?(?:https?://)?[\w.$:{}-]+(?:/\S*)?/(?:(?:[\w.-]*[._-])?(?:do)?(?:[Dd]elete|[Dd]estroy|[Ww]ipe|[Cc]lear|[Ee]rase)|[a-z]+(?:Delete|Destroy|Wipe|Clear|Erase))(?:[-_]\w+|[A-Z]\w*)?(?:\.json)?(?:[/?#'\x22\s]|$)",
+                "calls an endpoint of a remote service named for deleting, clearing or wiping (`/batchDelete`, `/chat.delete`, `/destroy_many.json`)",
                 "read what the endpoint does first, and let the user confirm",
             )
         },
@@ -131,7 +133,7 @@ pub static PACK: Pack = Pack {
                 High,
                 &[],
                 SDK_VERBS,
-                r"\.(?:(?:batch_)?(?:delete|terminate|purge|deregister|destroy)_\w+|drop_(?:database|collection|table|index|indexes|keyspace|all)|clear_(?:objects|index)|flushall|flushdb|delete|destroy|purge)\s*\(",
+                r"\b(?:delete|destroy|purge)_(?:repo|repository|bucket|index|collection|database|table|project|stack|cluster|zone|space|dataset|model)s?\s*\(|\.(?:(?:batch_)?(?:delete|terminate|purge|deregister|destroy)_\w+|drop_(?:database|collection|table|index|indexes|keyspace|all)|clear_(?:objects|index)|flushall|flushdb|delete|destroy|purge)\s*\(",
                 "deletes through a service's SDK (a bucket's objects, a zone, a table, an index, a repository)",
                 "list what the call would delete first, and let the user confirm",
             )
@@ -144,7 +146,7 @@ pub static PACK: Pack = Pack {
                 High,
                 &[],
                 SDK_VERBS,
-                r"\.(?:delete|terminate|purge|deregister|destroy)[A-Z]\w*\s*\(|\.(?:drop(?:Database|Collection|Table|Index|Indexes|Keyspace)|flush(?:all|db|All|Db))\s*\(|\bindices\.delete\s*\(|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
+                r"\.(?:delete|terminate|purge|deregister|destroy)[A-Z]\w*\s*\(|\.(?:drop(?:Database|Collection|Table|Index|Indexes|Keyspace)|flush(?:all|db|All|Db))\s*\(|\bindices\.delete\s*\(|\.(?:delete|destroy|purge)\s*\(\s*\{|\.clear(?:Objects|Index|Indices|Collection|Database|Table|Bucket|Queue)\s*\(|new\s+(?:Batch)?(?:Delete|Terminate|Purge|Deregister|Destroy|Drop)\w*Command\s*\(|method\s*:\s*['`\x22]DELETE['`\x22]",
                 "deletes through a service's SDK or a DELETE request from a script",
                 "list what the call would delete first, and let the user confirm",
             )
@@ -171,13 +173,41 @@ pub static PACK: Pack = Pack {
                     "unregister",
                     "nuke",
                     "unsubscribe",
+                    "uninstall",
+                    "purge",
                     "rm",
                     "rb",
                     "del",
                 ],
-                r"^[\w.+-]+(?:\s+\S+){0,3}?\s+(?:[a-z0-9]+[-_:])*(?:delete|destroy|remove|drop|prune|wipe|erase|forget|expunge|truncate|terminate|deregister|unregister|nuke|unsubscribe|rm|rmi|rmm|rmr|rb|del|deleteall)(?:[-_:][a-zA-Z0-9]+|[A-Z][a-zA-Z0-9]*)*(?:\s|$)",
+                r"^[\w.+-]+(?:\s+\S+){0,3}?\s+(?:(?:[a-z0-9]+[-_:])*(?:delete|destroy|remove|drop|prune|wipe|erase|forget|expunge|truncate|terminate|deregister|unregister|nuke|unsubscribe|uninstall|purge|rm|rmi|rmm|rmr|rb|del|deleteall)(?:[-_:][a-zA-Z0-9]+|[A-Z][a-zA-Z0-9]*)*|(?:Delete|Destroy|Remove|Drop|Purge|Terminate|Deregister)[A-Z][a-zA-Z0-9]*)(?:\s|$)",
                 "a tool's subcommand that deletes, destroys or purges what it names, on a service or store the guard knows nothing else about",
                 "list or describe what it names first, and let the user confirm the deletion",
+            )
+        },
+        Rule {
+            unless: Some(LOCAL),
+            ..shell(
+                "http-body-delete",
+                High,
+                &[
+                    "curl", "curlie", "wget", "http", "https", "xh", "xhs", "httpie",
+                ],
+                &["delete", "remove", "destroy", "purge"],
+                r"^(?:curl|curlie|wget|http|https|xh|xhs|httpie)\s.*\bmutation\b[^{]*\{\s*(?:\w+\s*:\s*)?(?:(?:delete|remove|destroy|purge)\w*|[a-z]\w*(?:Delete|Remove|Destroy|Purge)\w*)\s*\(|^(?:curl|curlie|wget|http|https|xh|xhs|httpie)\s.*[\x22\\](?:delete|deleteMany|purge|destroy)\\?\x22\s*:\s*[\[{]",
+                "sends a request whose body deletes: a GraphQL mutation named for deleting (`deleteOrders`, `projectDelete`) or a mutation document's `delete` (Sanity, Hasura, Linear ...)",
+                "run the query form of the same request first to see what it matches, and let the user confirm",
+            )
+        },
+        Rule {
+            on: super::On::Lang(Lang::Ruby),
+            ..shell(
+                "ruby-sdk-delete",
+                High,
+                &[],
+                &["delete", "destroy", "purge", "terminate"],
+                r"\.(?:delete|destroy|purge|terminate)_\w+[\s(!]",
+                "deletes through a service's Ruby client (`delete_repository`, `delete_objects`, `destroy_all`)",
+                "list what the call would delete first, and let the user confirm",
             )
         },
         shell(

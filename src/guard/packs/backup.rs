@@ -76,15 +76,19 @@ pub static PACK: Pack = Pack {
             "deletes Velero backups (and their snapshots in object storage) or the schedule that makes them",
             "`velero backup get` first, and let a human delete",
         ),
-        shell(
-            "duplicity-remove",
-            Critical,
-            &["duplicity", "duply"],
-            &[],
-            r"^(?:duplicity|duply)\s(?:.*\s)?(?:remove-older-than|remove-all-but-n-full|remove-all-inc-of-but-n-full|purge|purge-full|cleanup\s(?:.*\s)?--force)(?:\s|$)",
-            "removes duplicity backup sets",
-            "run it without `--force` to see what would go, and let a human remove them",
-        ),
+        Rule {
+            // Without --force these verbs only list what they would remove.
+            and: Some(r"\s--force(?:\s|$)"),
+            ..shell(
+                "duplicity-remove",
+                Critical,
+                &["duplicity", "duply"],
+                &[],
+                r"^(?:duplicity|duply)\s(?:.*\s)?(?:remove-older-than|remove-all-but-n-full|remove-all-inc-of-but-n-full|purge|purge-full|cleanup)(?:\s|$)",
+                "removes duplicity backup sets",
+                "run it without `--force` to see what would go, and let a human remove them",
+            )
+        },
         shell(
             "tarsnap-delete",
             Critical,

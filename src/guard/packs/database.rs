@@ -155,7 +155,7 @@ pub static PACK: Pack = Pack {
             on: On::Lang(Sql),
             programs: &[],
             needles: &["delete"],
-            regex: r"(?i)\bdelete\s+from\s+[\w.`\[\]]+\s+where\s+(?:1\s*=\s*1|0\s*=\s*0|true|1|''\s*=\s*''|1\s*<>\s*0|not\s+false)\s*(?:;|$|returning\b)",
+            regex: r"(?i)\b(?:delete\s+from\s+[\w.`\[\]-]+|alter\s+table\s+[\w.`\[\]-]+\s+(?:on\s+cluster\s+\S+\s+)?delete)\s+where\s+(?:1\s*=\s*1|0\s*=\s*0|true|1|''\s*=\s*''|1\s*<>\s*0|not\s+false)\s*(?:;|$|returning\b)",
             unless: None,
             and: None,
             why: "a WHERE clause that is always true deletes every row of the table",

@@ -4,9 +4,15 @@
 
 use super::{On, Pack, Rule};
 use crate::guard::Severity::{Critical, High};
-use crate::guard::normalize::Lang::{Line, Node, Perl, Python, Ruby, Shell};
+use crate::guard::normalize::Lang::{Line, Node, Perl, Php, Python, Ruby, Shell};
 
 const SH: super::On = On::Lang(Shell);
+
+/// Paths below the home directory that hold what tools regenerate or the agent made: caches,
+/// temp and scratch folders, build output, dependencies, the trash.
+const HOME_SCRATCH: &str = r"(?i)[/\s](?:\.?cache|caches|_?te?mp|tmp[\w.-]*|scratch[\w.-]*|node_modules|\.?venv|__pycache__|build|dist|target|out|\.next|\.nuxt|\.turbo|coverage|\.npm|\.gradle|\.m2|\.?trash|deriveddata|_work)(?:/|\s|$)";
+
+const FIND_BY_NAME_OR_SCRATCH: &str = r"\s-(?:i?name|i?path|i?wholename|i?regex)\s|(?i)[/\s](?:\.?cache|caches|_?te?mp|tmp[\w.-]*|scratch[\w.-]*|node_modules|\.?venv|__pycache__|build|dist|target|out|\.?trash|deriveddata)(?:/|\s|$)";
 
 pub static PACK: Pack = Pack {
     name: "filesystem",
@@ -14,7 +20,7 @@ pub static PACK: Pack = Pack {
     default_on: true,
     keywords: &[
         "rm", "find", "mv", "chmod", "chown", "chgrp", "rsync", "/etc/", "/.ssh", "rimraf",
-        "remove", "~/.", "home/.", "home}/.", "unlink", "shred", "walk",
+        "remove", "~/.", "home/.", "home}/.", "unlink", "shred", "walk", "cmd",
     ],
     rules: &[
         Rule {
@@ -386,7 +392,7 @@ pub static PACK: Pack = Pack {
             on: On::Lang(Perl),
             programs: &[],
             needles: &["rmtree", "remove_"],
-            regex: r"\b(?:rmtree|remove_tree)\b\s*\(?\s*(?:@PLHOME@)",
+            regex: r"\b(?:rmtree|remove_tree)\b\s*\(?\s*\x22?(?:@PLHOME@)",
             unless: None,
             and: None,
             why: "File::Path recursive delete of the root, the home directory, a system or parent directory",
@@ -415,6 +421,82 @@ pub static PACK: Pack = Pack {
             and: Some(r"\s'?@HOMETOP@'?(?:\s|$)"),
             why: "recursively deletes a whole top-level folder of the home directory (Documents, projects, src, Desktop): the user's own files, in no repository or trash",
             instead: "delete the specific files or subdirectory you mean (`rm -rf ~/projects/app/target`)",
+        },
+        Rule {
+            id: "rm-home-deep",
+            severity: High,
+            on: SH,
+            programs: &["rm"],
+            needles: &[],
+            regex: r"^rm\s(?:.*\s)?@R@(?:\s|$)",
+            unless: Some(HOME_SCRATCH),
+            and: Some(r"\s'?@HOMEDEEP@'?(?:\s|$)"),
+            why: "recursively deletes a folder of the user's own files below the home directory (a project under `~/code`, an application's data under `~/.local/share`): in no trash, often in no repository",
+            instead: "delete the build output or cache inside it you mean (`~/code/app/target`), or let the user confirm",
+        },
+        Rule {
+            id: "find-delete-home-top",
+            severity: High,
+            on: SH,
+            programs: &["find"],
+            needles: &[],
+            regex: r"^find\s+(?:-[HLP]\s+)*(?:\S+\s+)*?'?@HOMETOP@'?\s(?:.*\s)?(?:-delete|-exec(?:dir)?\s+(?:rm|shred|unlink))(?:\s|$)",
+            // A name, path or regex test picks a kind of leftover (`-name '*.orig'`); the rule
+            // is about deleting by type, age or size alone.
+            unless: Some(FIND_BY_NAME_OR_SCRATCH),
+            and: None,
+            why: "deletes the matching files across a whole folder of the home directory (`~/Pictures`, `~/Documents`): the user's own files, in no trash",
+            instead: "run it without `-delete` to list what matches, and let the user confirm",
+        },
+        Rule {
+            id: "mv-to-dev-null",
+            severity: Critical,
+            on: SH,
+            programs: &["mv"],
+            needles: &["/dev/null"],
+            regex: r"^mv\s(?:.*\s)?/dev/null/?\s*$",
+            unless: None,
+            and: None,
+            why: "moving onto /dev/null does not keep what is moved: it is gone (and as root /dev/null itself is replaced)",
+            instead: "delete what you mean explicitly, or move it to a backup place",
+        },
+        Rule {
+            id: "windows-recursive-delete",
+            severity: High,
+            on: SH,
+            programs: &["Remove-Item", "remove-item", "rmdir", "cmd", "cmd.exe"],
+            needles: &["recurse", "/s"],
+            regex: r"(?i)^(?:remove-item|rmdir|cmd(?:\.exe)?\s+/c\s+(?:rd|rmdir))\s(?:.*\s)?(?:-recurse|/s)(?:\s|$)",
+            unless: Some(
+                r"(?i)node_modules|(?:bin|obj|build|dist|target|te?mp|cache|out)['\x22]?(?:\s|$)|\$env:te?mp",
+            ),
+            and: Some(r"\s['\x22]?[A-Za-z]:[^\s]*['\x22]?(?:\s|$)"),
+            why: "a Windows recursive delete (`Remove-Item -Recurse`, `rd /s`) of a folder on a drive: no recycle bin, no undo",
+            instead: "delete the build output or cache you mean, and let the user confirm",
+        },
+        Rule {
+            id: "perl-unlink-glob",
+            severity: Critical,
+            on: On::Lang(Perl),
+            programs: &[],
+            needles: &["unlink"],
+            regex: r"\bunlink\b[^;]*?\bglob\s*\(?\s*@LITDANGER@",
+            unless: None,
+            and: None,
+            why: "deletes every file a glob matches in a system or home directory (`unlink glob(\"/etc/cron.d/*\")`)",
+            instead: "name the files you mean inside the project, and let the user confirm",
+        },
+        Rule {
+            id: "php-unlink-glob",
+            severity: Critical,
+            on: On::Lang(Php),
+            programs: &[],
+            needles: &["unlink"],
+            regex: r"\bunlink\b[^;]*?\bglob\s*\(\s*@LITDANGER@",
+            unless: None,
+            and: None,
+            why: "deletes every file a glob matches in a system or home directory (`array_map('unlink', glob('/var/www/app/*'))`)",
+            instead: "name the files you mean inside the project, and let the user confirm",
         },
         Rule {
             id: "rm-git-dir",

@@ -196,6 +196,12 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
         "@HOMETOP@",
         r"(?:(?:~|\$HOME|\$\{HOME\})/+[^/\s']+/*|/+(?:home|Users)/+[^/\s']+/+[^/\s'.][^/\s']*/*)",
     ),
+    // A folder at least two levels below the home directory (`~/code/app`, `~/.local/share/x`);
+    // a last part with a dot in it is taken for a file (`~/Documents/report.pdf`).
+    (
+        "@HOMEDEEP@",
+        r"(?:(?:~|\$HOME|\$\{HOME\})/+|/+(?:home|Users)/+[^/\s']+/+)[^/\s']+/+(?:[^/\s']+/+)*[^/\s'.*][^/\s'.*]*/*",
+    ),
     // The parent directory and its ancestors.
     ("@PARENT@", r"(?:\.\.(?:/+\.\.)*/*\*?)"),
     // Everything in the working directory.
