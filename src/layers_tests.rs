@@ -168,33 +168,6 @@ fn naming(layer: &str, needles: &[&str]) -> Vec<String> {
     found
 }
 
-/// The guard is to become a crate that links no database, no HTTP client and no domain above
-/// it (docs/crates-plan.md): it reads text and files, and answers. What feeds it from the
-/// session index lives in the index.
-#[test]
-fn the_guard_names_no_database_and_no_layer_above_it() {
-    let found = naming(
-        "guard",
-        &[
-            "rusqlite",
-            "reqwest",
-            "crate::store",
-            "crate::episodic",
-            "crate::memory",
-            "crate::context",
-            "crate::reflect",
-            "crate::app",
-            "crate::cli",
-            "crate::hooks",
-            "crate::mcp",
-            "crate::install",
-            "crate::llm",
-            "crate::http",
-        ],
-    );
-    assert!(found.is_empty(), "{}", found.join("\n"));
-}
-
 /// Installers and services name hooks through [`crate::hook_kind`], never by importing the
 /// hooks themselves (the hooks are an adapter, above them).
 #[test]

@@ -12,12 +12,13 @@ pub use cm_base::{
 };
 // The SQLite plumbing is the second (crates/cm-store), named `crate::store` here likewise.
 pub use cm_store as store;
+// The guard is the third (crates/cm-guard): it links no SQLite, HTTP client or async runtime.
+pub use cm_guard as guard;
 
 pub mod app;
 pub mod cli;
 pub mod context;
 pub mod episodic;
-pub mod guard;
 pub mod hooks;
 pub mod http;
 pub mod install;
@@ -33,6 +34,8 @@ mod error_codes_tests;
 mod layers_tests;
 #[cfg(test)]
 mod plans_tests;
+#[cfg(test)]
+mod workspace_tests;
 
 /// Decide from argv[0] (then argv[1] for `cm hook NAME`) what runs. Returns the exit code.
 ///

@@ -1,0 +1,98 @@
+//! CI/CD: deleting secrets and variables, pipelines, workflow runs and caches (GitHub Actions,
+//! GitLab CI, CircleCI, Azure Pipelines, AWS CodePipeline, Jenkins, Argo CD, Tekton, Buildkite).
+//! A deleted CI secret's value is not shown again, and builds fail until it is set: high, asked.
+
+use super::{Pack, shell};
+use crate::Severity::{Critical, High};
+
+pub static PACK: Pack = Pack {
+    name: "ci",
+    description: "deleting CI secrets, variables, pipelines and runs (gh, glab, circleci, argocd, ...)",
+    default_on: false,
+    keywords: &[
+        "gh",
+        "glab",
+        "circleci",
+        "az",
+        "aws",
+        "gcloud",
+        "jenkins",
+        "argocd",
+        "tkn",
+        "fly",
+        "drone",
+        "buildkite",
+        "travis",
+        "vercel",
+        "netlify",
+        "delete",
+    ],
+    rules: &[
+        shell(
+            "jenkins-delete",
+            Critical,
+            &[],
+            &["jenkins-cli"],
+            r"^java\s(?:.*\s)?-jar\s+\S*jenkins-cli\S*\s(?:.*\s)?delete-(?:job|node|view|builds)(?:\s|$)",
+            "deletes Jenkins jobs (with their build history), nodes or builds",
+            "disable the job first, keep its config (`get-job`), and let a human delete",
+        ),
+        shell(
+            "gh-secret-delete",
+            Critical,
+            &["gh"],
+            &[],
+            r"^gh\s(?:.*\s)?secret\s+(?:delete|remove|rm)(?:\s|$)",
+            "deletes a GitHub Actions secret: its value cannot be read back, and workflows using it fail",
+            "check which workflows use it (`gh secret list`, grep .github/workflows), and let a human delete",
+        ),
+        shell(
+            "gh-variable-delete",
+            High,
+            &["gh"],
+            &[],
+            r"^gh\s(?:.*\s)?(?:variable\s+(?:delete|remove|rm)|workflow\s+disable)(?:\s|$)",
+            "deletes a GitHub Actions variable or disables a workflow",
+            "note its value first (`gh variable get`); `gh workflow enable` undoes a disable",
+        ),
+        shell(
+            "gh-actions-delete",
+            Critical,
+            &["gh"],
+            &[],
+            r"^gh\s(?:.*\s)?(?:run\s+delete|cache\s+delete\s(?:.*\s)?--all|api\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE\s(?:.*\s)?\S*actions/(?:secrets|variables|runs|artifacts|caches|runners)\S*)(?:\s|$)|^gh\s(?:.*\s)?api\s(?:.*\s)?\S*actions/(?:secrets|variables|runs|artifacts|caches|runners)\S*\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE(?:\s|$)",
+            "deletes workflow runs with their logs and artifacts, every cache, secrets or runners",
+            "list them first, and keep what the team may need",
+        ),
+        shell(
+            "glab-delete",
+            Critical,
+            &["glab"],
+            &[],
+            r"^glab\s(?:.*\s)?(?:variable\s+(?:delete|remove|rm)|ci\s+delete|schedule\s+delete|api\s(?:.*\s)?(?:-X\s*|--method[=\s])DELETE\s(?:.*\s)?\S*(?:variables|pipelines))(?:\s|$)",
+            "deletes GitLab CI variables (their values cannot be read back), pipelines or schedules",
+            "list them first (`glab variable list`), and let a human delete",
+        ),
+        shell(
+            "ci-api-delete",
+            Critical,
+            &[],
+            &["delete"],
+            r"^(?:curl|http|xh)\s(?:.*\s)?(?:(?:-X\s*'?DELETE|--request[=\s]'?DELETE|DELETE\s).*(?:/api/v4/projects/\S*/(?:pipelines|variables|jobs|artifacts|triggers|pipeline_schedules)|circleci\.com/api/\S*(?:context|envvar|project)|/actions/(?:secrets|variables|runs|artifacts|caches))|(?:/api/v4/projects/\S*/(?:pipelines|variables|jobs|artifacts|triggers|pipeline_schedules)|circleci\.com/api/\S*(?:context|envvar|project)|/actions/(?:secrets|variables|runs|artifacts|caches)).*(?:-X\s*'?DELETE|--request[=\s]'?DELETE))",
+            "deletes CI pipelines, jobs, variables or secrets through the service's API",
+            "list them first, and let a human delete",
+        ),
+        shell(
+            "ci-service-delete",
+            Critical,
+            &[
+                "circleci", "az", "aws", "gcloud", "jenkins*", "argocd", "tkn", "fly", "drone",
+                "travis", "vercel", "netlify",
+            ],
+            &[],
+            r"^(?:circleci\s(?:.*\s)?(?:context\s+(?:delete|remove-secret)|project\s+delete|env\s+(?:delete|rm))|az\s(?:.*\s)?pipelines\s(?:.*\s)?(?:delete|variable\s+delete|variable-group\s+delete)|aws\s(?:.*\s)?(?:codepipeline\s+delete-pipeline|codebuild\s+delete-project|codedeploy\s+delete-(?:application|deployment-group))|gcloud\s(?:.*\s)?(?:builds\s+triggers\s+delete|deploy\s+delivery-pipelines\s+delete)|jenkins-cli\s(?:.*\s)?delete-(?:job|node|view|builds)|argocd\s(?:.*\s)?(?:app|proj|repo|cluster)\s+(?:delete|rm)|tkn\s(?:.*\s)?(?:pipeline|task|pipelinerun|taskrun)\s+delete\s(?:.*\s)?--all|fly\s(?:.*\s)?destroy-pipeline|drone\s(?:.*\s)?(?:secret|orgsecret|repo|cron|build)\s+(?:rm|delete|disable|purge)|travis\s+env\s+unset|vercel\s(?:.*\s)?env\s+(?:rm|remove)|netlify\s(?:.*\s)?env:unset)(?:\s|$)",
+            "deletes CI/CD pipelines, jobs, apps or their secrets and variables",
+            "list them first, keep a copy of what you delete, and let a human delete",
+        ),
+    ],
+};
