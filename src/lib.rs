@@ -14,17 +14,19 @@ pub use cm_base::{
 pub use cm_store as store;
 // The guard is the third (crates/cm-guard): it links no SQLite, HTTP client or async runtime.
 pub use cm_guard as guard;
+// Procedural memory is the fourth (crates/cm-memory): the playbook and its tables.
+pub use cm_memory as memory;
+// Episodic memory is the fifth (crates/cm-episodic): session logs and their index.
+pub use cm_episodic as episodic;
 
 pub mod app;
 pub mod cli;
 pub mod context;
-pub mod episodic;
 pub mod hooks;
 pub mod http;
 pub mod install;
 pub mod llm;
 pub mod mcp;
-pub mod memory;
 pub mod onboard;
 pub mod reflect;
 

@@ -9,7 +9,14 @@ use std::path::Path;
 use std::process::Command;
 
 /// The crates, bottom to top. A crate may depend on crates before it in this list only.
-const ORDER: &[&str] = &["cm-base", "cm-store", "cm-guard", "cm"];
+const ORDER: &[&str] = &[
+    "cm-base",
+    "cm-store",
+    "cm-guard",
+    "cm-memory",
+    "cm-episodic",
+    "cm",
+];
 
 /// What no crate of the hook's fast path may link.
 const HEAVY: &[&str] = &[
