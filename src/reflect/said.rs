@@ -638,10 +638,30 @@ fn lesson_sentences(
                     .is_some_and(|p| programs.contains(&p.to_lowercase()))
             })
     };
-    let teaches = |s: &Sentence, named: bool| {
+    // "NAMESPACE (and everything in man/) is roxygen output, see the first line. put `#'
+    // @export` on the function and run devtools::document()" right after an edit of NAMESPACE:
+    // a statement about the file the agent just edited, then what to do instead.
+    let edited_name = before
+        .filter(|r| r.is_edit())
+        .and_then(|r| r.file.as_deref())
+        .and_then(|f| f.rsplit('/').next())
+        .filter(|n| n.len() >= 4);
+    let then_directive = |i: usize| read.get(i + 1).is_some_and(|n| n.directive && !n.local);
+    let about_edited = |i: usize, s: &Sentence| {
+        edited_name.is_some_and(|n| {
+            let lower = s.text.to_lowercase();
+            s.text.starts_with(n)
+                && !s.text.ends_with('?')
+                && [" is ", " are ", " gets ", " comes "]
+                    .iter()
+                    .any(|v| lower.contains(v))
+        }) && then_directive(i)
+    };
+    let teaches = |i: usize, s: &Sentence, named: bool| {
         !s.local
             && !s.chatter
             && (s.general
+                || about_edited(i, s)
                 || quotes_call(s)
                 || (s.contrast && contrast_ran(s, ran))
                 || s.why.is_some()
@@ -653,7 +673,8 @@ fn lesson_sentences(
     let mut teach: Vec<bool> = read
         .iter()
         .zip(&named)
-        .map(|(s, n)| teaches(s, *n))
+        .enumerate()
+        .map(|(i, (s, n))| teaches(i, s, *n))
         .collect();
     // "`git add -N` the new file, then build. every new .nix file, every time": a general
     // sentence that only says where or when holds the sentences before it.
@@ -1263,6 +1284,26 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         let Some(mut rule) = composed.or_else(shown).or_else(terse_rule) else {
             continue;
         };
+        // "any time a model's fields change the .g.dart has to be regenerated that way" after
+        // the agent fixed a failure with a step: "that way" is that step.
+        if let Some(at) = rule.find(" that way") {
+            let rerun = before
+                .and_then(|r| r.command.as_deref())
+                .map(super::gist::base)
+                .unwrap_or_default();
+            let step = t
+                .tool_runs()
+                .filter(|r| r.line < *line && !r.failed)
+                .filter_map(|r| r.command.as_deref())
+                .filter(|c| !super::gist::doing(c).is_empty() && super::gist::base(c) != rerun)
+                .last()
+                .map(super::gist::shown)
+                .filter(|s| !s.is_empty() && !s.contains("&&"));
+            match step {
+                Some(s) => rule = format!("{} with `{s}`{}", &rule[..at], &rule[at + 9..]),
+                None => continue,
+            }
+        }
         if dangling(&rule) {
             continue;
         }
@@ -2204,6 +2245,43 @@ mod round4_tests {
             [
                 "Use `julia --project=. -e 'using Pkg; Pkg.test()'` instead of `julia test/runtests.jl`."
             ]
+        );
+    }
+
+    /// "that way" after the agent fixed a failure with a step is that step; "how many times"
+    /// is no "any time".
+    #[test]
+    fn that_way_is_the_step_that_fixed_it() {
+        let r = rules(vec![
+            run(
+                1,
+                "melos run test",
+                "Error: No named parameter 'notes'",
+                true,
+            ),
+            run(
+                2,
+                "cd pkg && dart run build_runner build",
+                "Succeeded",
+                false,
+            ),
+            run(3, "melos run test", "All tests passed", false),
+            user(
+                4,
+                "yup, any time a model's fields change the .g.dart has to be regenerated that way",
+            ),
+        ]);
+        assert_eq!(
+            r,
+            [
+                "Any time a model's fields change the .g.dart has to be regenerated with `dart run build_runner build`."
+            ]
+        );
+        assert_eq!(
+            said(&[
+                "Ops asks how many times a failing job is retried before it goes to the dead set."
+            ]),
+            Vec::<String>::new()
         );
     }
 

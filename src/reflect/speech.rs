@@ -82,6 +82,7 @@ const OPENERS: &[(&str, bool)] = &[
     ("yes", false),
     ("yeah", false),
     ("yep", false),
+    ("yup", false),
     ("right", false),
     ("so", false),
     ("and", false),
@@ -324,6 +325,8 @@ const GENERAL: &[&str] = &[
     "going forward",
     "every time",
     "everytime",
+    "any time",
+    "anytime",
     "whenever",
     "each time",
     "in this repo",
@@ -969,11 +972,15 @@ pub fn read(sentence: &str) -> Sentence {
         && (preamble_general
             || GENERAL.iter().any(|g| {
                 // "merge whenever": at a time of the user's choosing, not every time.
-                lower.contains(g)
-                    && !(*g == "whenever"
-                        && lower
-                            .trim_end_matches(['.', '!', ' '])
-                            .ends_with("whenever"))
+                // "how many times" holds no "any time".
+                (if g.starts_with("any") {
+                    has_word(&lower, g)
+                } else {
+                    lower.contains(g)
+                }) && !(*g == "whenever"
+                    && lower
+                        .trim_end_matches(['.', '!', ' '])
+                        .ends_with("whenever"))
             })
             || habit_adverb(&lower)
             || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))

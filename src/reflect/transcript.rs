@@ -215,7 +215,9 @@ fn tool_run(m: &Message) -> ToolRun {
         .and_then(|a| serde_json::from_str(a).ok())
         .unwrap_or_default();
     let text = |k: &str| args.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let command = text("command").or_else(|| text("cmd"));
+    let command = text("command")
+        .or_else(|| text("cmd"))
+        .or_else(|| args.get("command").and_then(argv_command));
     let file = if command.is_some() {
         None
     } else {
@@ -253,6 +255,33 @@ fn tool_run(m: &Message) -> ToolRun {
         added,
         output: String::new(),
         failed: false,
+    }
+}
+
+/// A command given as its argument vector (Codex's `shell` tool: `["bash", "-lc", "nix build
+/// ..."]`): the script a shell runs, or the words joined, quoted where they hold a space.
+fn argv_command(v: &serde_json::Value) -> Option<String> {
+    let words: Vec<&str> = v.as_array()?.iter().filter_map(|w| w.as_str()).collect();
+    match words.as_slice() {
+        [] => None,
+        [shell, flag, script]
+            if shell.ends_with("sh") && flag.starts_with('-') && flag.ends_with('c') =>
+        {
+            Some(script.to_string())
+        }
+        _ => Some(
+            words
+                .iter()
+                .map(|w| {
+                    if w.contains(char::is_whitespace) {
+                        format!("'{w}'")
+                    } else {
+                        w.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
     }
 }
 
