@@ -81,8 +81,13 @@ pub fn rule_within(
 ) -> Option<String> {
     let fix = f.fix.as_ref()?;
     // A loop, a remote command or a long chain is a script, not a step a rule can name.
+    // `ssh host 'cmd'`: a remote session's commands are a script, unless the fix only set a
+    // variable or a flag on the same remote command (`GKSwstype=100 julia ...`).
+    let only_set = matches!(fix, Fix::Command { added, .. }
+        if added.iter().all(|w| w.starts_with('-') || w.contains('=')));
     let scripted = |c: &str| {
-        let w = gist::words(c);
+        let inner = gist::unwrapped(c).filter(|_| only_set);
+        let w = gist::words(inner.as_deref().unwrap_or(c));
         w.first().is_some_and(|p| p == "ssh")
             || w.iter()
                 .any(|x| ["for", "while", "do", "done", "if", "then", "fi"].contains(&x.as_str()))

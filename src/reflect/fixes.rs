@@ -87,14 +87,29 @@ pub fn error_line(output: &str) -> String {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !is_exit_code(l))
         .collect();
-    let line = TELLING
+    let at = TELLING
         .iter()
-        .find_map(|m| lines.iter().find(|l| l.contains(m) && l.len() > 8))
-        .or_else(|| lines.iter().find(|l| super::transcript::looks_failed(l)))
-        .or_else(|| lines.first())
-        .copied()
-        .unwrap_or("");
-    clip(line, 140)
+        .find_map(|m| lines.iter().position(|l| l.contains(m) && l.len() > 8))
+        .or_else(|| {
+            lines
+                .iter()
+                .position(|l| super::transcript::looks_failed(l))
+        })
+        // R's "Error in `f()`:" heads the message on the next line.
+        .or_else(|| lines.iter().position(|l| l.starts_with("Error in ")));
+    let Some(at) = at else {
+        return clip(lines.first().copied().unwrap_or(""), 140);
+    };
+    let line = lines[at];
+    // "Error in `loadNamespace()`:" then "! there is no package called 'haven'": the line
+    // ending in a colon only says where; the next one says what.
+    match lines.get(at + 1) {
+        Some(next) if line.ends_with(':') && line.split_whitespace().count() <= 5 => clip(
+            &format!("{line} {}", next.trim_start_matches(['!', ' '])),
+            140,
+        ),
+        _ => clip(line, 140),
+    }
 }
 
 fn is_exit_code(line: &str) -> bool {
@@ -695,5 +710,44 @@ mod tests {
             let f = failures(&Transcript { steps });
             assert!(f.iter().all(|f| f.trivial && f.fix.is_none()), "{f:?}");
         }
+    }
+}
+#[cfg(test)]
+mod remote_and_argv_tests {
+    use super::*;
+    use crate::reflect::transcript::Step;
+
+    fn fix_of(failed: &str, output: &str, passed: &str) -> Option<Fix> {
+        let t = Transcript {
+            steps: vec![
+                Step::Tool(ToolRun::shell(1, failed, output, true)),
+                Step::Tool(ToolRun::shell(2, passed, "all tests passed", false)),
+            ],
+        };
+        failures(&t).into_iter().next().and_then(|f| f.fix)
+    }
+
+    /// A variable added inside a remote command (`ssh host '...'`), a variable whose name holds
+    /// lower case letters, and a flag with a quoted value before the subcommand are fixes.
+    #[test]
+    fn fixes_inside_ssh_and_with_flag_values() {
+        let fix = fix_of(
+            r#"ssh lab 'cd sim && julia --project=. -e "using Pkg; Pkg.test()"'"#,
+            "GKS: can't connect to GKS socket application",
+            r#"ssh lab 'cd sim && GKSwstype=100 julia --project=. -e "using Pkg; Pkg.test()"'"#,
+        );
+        assert!(
+            matches!(&fix, Some(Fix::Command { added, .. }) if added == &["GKSwstype=100"]),
+            "{fix:?}"
+        );
+        let fix = fix_of(
+            "nix build .#x",
+            "error: experimental Nix feature 'nix-command' is disabled",
+            "nix --extra-experimental-features 'nix-command flakes' build .#x",
+        );
+        assert!(
+            matches!(&fix, Some(Fix::Command { added, .. }) if added.iter().any(|a| a == "--extra-experimental-features")),
+            "{fix:?}"
+        );
     }
 }

@@ -116,9 +116,44 @@ pub fn words(command: &str) -> Vec<String> {
     out
 }
 
+/// The command a remote or a nested shell runs: `ssh lab 'cd x && GKSwstype=100 julia ...'`
+/// and `bash -lc "nix build ..."` run what they quote, and that is what a rule names.
+pub fn unwrapped(command: &str) -> Option<String> {
+    let w = words(command);
+    let quoted = |x: &str| {
+        let q = x.chars().next()?;
+        (x.len() >= 2 && (q == '\'' || q == '"') && x.ends_with(q))
+            .then(|| x[1..x.len() - 1].to_string())
+    };
+    match w.first().map(String::as_str) {
+        Some("ssh") => {
+            // Options with a value (`-p 22`, `-i key`) and the host come first.
+            let mut i = 1;
+            while w.get(i).is_some_and(|x| x.starts_with('-')) {
+                let takes_value = ["-p", "-i", "-l", "-o", "-J", "-F"].contains(&w[i].as_str());
+                i += if takes_value { 2 } else { 1 };
+            }
+            let rest = w.get(i + 1..)?;
+            match rest {
+                [one] => quoted(one).or_else(|| Some(one.clone())),
+                [] => None,
+                more => Some(more.join(" ")),
+            }
+        }
+        Some(sh) if ["sh", "bash", "zsh"].contains(&sh) => match w.get(1..) {
+            Some([flag, script]) if flag.starts_with('-') && flag.ends_with('c') => quoted(script),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The steps of a command line (split at `&&`, `||`, `;`), each without what a pipe feeds its
 /// output into, redirections and noise flags.
 pub fn steps(command: &str) -> Vec<Vec<String>> {
+    if let Some(inner) = unwrapped(command) {
+        return steps(&inner);
+    }
     let mut out: Vec<Vec<String>> = Vec::new();
     let mut cur: Vec<String> = Vec::new();
     let mut piped = false;
@@ -177,11 +212,14 @@ fn program_at(step: &[String]) -> usize {
     }
 }
 
+/// `NAME=value` (`GKSwstype=100` too: a variable's name may hold lower case letters).
 fn is_assignment(w: &str) -> bool {
     w.split_once('=').is_some_and(|(k, _)| {
-        !k.is_empty()
-            && k.chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        k.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && k.chars().any(|c| c.is_ascii_uppercase())
     })
 }
 
@@ -218,9 +256,18 @@ pub fn base_of(step: &[String]) -> String {
     let Some(program) = step.get(at) else {
         return String::new();
     };
-    match step[at + 1..]
+    // A quoted word right after a long flag is its value (`--extra-experimental-features 'a
+    // b'`); after `-e`/`-c` it is the script run, which says what the step does.
+    let rest = &step[at + 1..];
+    match rest
         .iter()
-        .find(|w| !w.starts_with('-') && !w.contains('/'))
+        .enumerate()
+        .find(|(i, w)| {
+            let value = w.starts_with(['\'', '"'])
+                && i.checked_sub(1).is_some_and(|j| rest[j].starts_with("--"));
+            !w.starts_with('-') && !w.contains('/') && !value
+        })
+        .map(|(_, w)| w)
     {
         Some(sub) if !sub.contains('=') => format!("{program} {sub}"),
         _ => program.clone(),

@@ -13,8 +13,10 @@ pub fn names(rule: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (i, part) in rule.split('`').enumerate() {
         if i % 2 == 1 {
+            // A program's name alone (`julia`) is a word like any other, not a command: two
+            // lessons about one tool are not one lesson.
             let span = part.trim().to_lowercase();
-            if span.len() >= 4 {
+            if span.len() >= 4 && span.contains(' ') {
                 out.insert(format!("`{span}`"));
             }
         }

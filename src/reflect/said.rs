@@ -46,18 +46,28 @@ struct Message<'a> {
     /// Since the user's previous message the agent only asked a question ("What should I use
     /// instead?"): this message answers it.
     answers: bool,
+    /// The user interrupted the agent's last call (the client's "[Request interrupted ...]"
+    /// notice came after it): what follows says what to do instead.
+    halted: bool,
+    /// The agent's last edit before the message.
+    edit: Option<&'a ToolRun>,
 }
 
 /// The user's messages, each with the tool call the agent made just before it.
 fn messages(t: &Transcript) -> Vec<Message<'_>> {
     let mut out = Vec::new();
     let mut last: Option<&ToolRun> = None;
-    let (mut asked, mut ran) = (false, false);
+    let (mut asked, mut ran, mut halted) = (false, false, false);
+    let mut edit: Option<&ToolRun> = None;
     for step in &t.steps {
         match step {
             Step::Tool(run) => {
                 last = Some(run);
+                if run.is_edit() {
+                    edit = Some(run);
+                }
                 ran = true;
+                halted = false;
             }
             Step::User { line, text } => {
                 if !injected(text) {
@@ -66,8 +76,12 @@ fn messages(t: &Transcript) -> Vec<Message<'_>> {
                         text: text.as_str(),
                         before: last,
                         answers: asked && !ran,
+                        halted,
+                        edit,
                     });
-                    (asked, ran) = (false, false);
+                    (asked, ran, halted) = (false, false, false);
+                } else if text.trim_start().starts_with("[Request interrupted") {
+                    halted = last.is_some();
                 }
             }
             Step::Agent { text, .. } => asked = text.trim_end().ends_with('?'),
@@ -114,7 +128,7 @@ fn without_markers(text: &str) -> String {
 
 /// Whether the tool call was one the user refused.
 fn refused(run: Option<&ToolRun>) -> bool {
-    run.is_some_and(|r| r.output.contains("doesn't want to proceed"))
+    run.is_some_and(|r| super::transcript::refusal(&r.output))
 }
 
 /// "could you build it with `goreleaser build` instead?" right after the agent ran a command:
@@ -139,11 +153,24 @@ fn call_words(before: Option<&ToolRun>) -> Vec<String> {
     let Some(command) = before.and_then(|r| r.command.as_deref()) else {
         return before.map(edit_words).unwrap_or_default();
     };
-    super::gist::base(command)
-        .split_whitespace()
-        .map(|w| w.rsplit('/').next().unwrap_or(w).to_lowercase())
-        .filter(|w| w.len() >= 2 && !super::phrasing::is_common(w))
-        .collect()
+    // Every step that does something: `git add -N x.nix && nixpkgs-fmt home/` runs both.
+    let mut out: Vec<String> = Vec::new();
+    for step in super::gist::doing(command) {
+        for w in super::gist::base_of(&step).split_whitespace() {
+            let w = w.rsplit('/').next().unwrap_or(w).to_lowercase();
+            if w.len() >= 2 && !super::phrasing::is_common(&w) && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    if out.is_empty() {
+        return super::gist::base(command)
+            .split_whitespace()
+            .map(|w| w.rsplit('/').next().unwrap_or(w).to_lowercase())
+            .filter(|w| w.len() >= 2 && !super::phrasing::is_common(w))
+            .collect();
+    }
+    out
 }
 
 /// The names an edit brought in: what it calls or reaches into (`.unwrap()`, `fmt.Println(`,
@@ -206,6 +233,46 @@ fn this_task(s: &Sentence) -> bool {
         && ["it", "there", "one", "them", "this", "that", "these"]
             .iter()
             .any(|w| speech::has_word(&lower, w))
+}
+
+/// "every new .nix file, every time", "in every package, always": says when or where, with no
+/// verb of its own.
+fn scope_only(s: &Sentence) -> bool {
+    let lower = s.text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    s.general
+        && !s.prohibition
+        && !s.directive
+        && s.why.is_none()
+        && words.len() <= 8
+        && !words.iter().any(|w| {
+            speech::is_verb(w)
+                || [
+                    "is", "are", "was", "be", "goes", "go", "gets", "get", "needs", "need", "has",
+                    "have", "must", "should", "it's", "we", "uses", "means",
+                ]
+                .contains(w)
+        })
+}
+
+/// "Add that to TollCalculator", "implement it in the parser": the message asks for the work
+/// its other sentences describe ("weekend passages should always be off-peak"), a spec of this
+/// task, not a habit of the place.
+fn builds_what_was_said(s: &Sentence) -> bool {
+    let lower = s.text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    matches!(
+        words.first().copied(),
+        Some("add" | "implement" | "put" | "wire" | "code" | "encode" | "build" | "bake")
+    ) && words
+        .get(1)
+        .is_some_and(|w| ["that", "this", "it", "these", "those"].contains(w))
 }
 
 /// Names the agent's last edit brought in (`default_scope`, `DateTime.Now`, `env()`, `Repo`,
@@ -353,6 +420,59 @@ fn echo_question(read: &mut [Sentence], before: Option<&ToolRun>, call: &[String
     }
 }
 
+/// "why all the `catch unreachable`?", "what's with all the print()s in there": a question
+/// about something the agent's last edit brought in objects to it, as "why did you use X?"
+/// would.
+fn asks_about_added(read: &mut [Sentence], edit: Option<&ToolRun>) -> bool {
+    let Some(edit) = edit else { return false };
+    let mut asked = false;
+    for s in read.iter_mut() {
+        if s.why.is_some() {
+            continue;
+        }
+        let lower = s.text.to_lowercase();
+        let Some(lead) = [
+            "why all the ",
+            "why all these ",
+            "why the ",
+            "what's with all the ",
+            "what's with all these ",
+            "what's with the ",
+            "what is with all the ",
+            "what are all the ",
+            "what are all these ",
+        ]
+        .iter()
+        .find(|l| lower.starts_with(*l)) else {
+            continue;
+        };
+        let mut what = s.text[lead.len()..]
+            .trim_end_matches(['?', ' '])
+            .to_string();
+        for tail in [" in there", " there", " here", " for", " about", " doing"] {
+            if what.to_lowercase().ends_with(tail) {
+                what.truncate(what.len() - tail.len());
+            }
+        }
+        if what.ends_with("()s") {
+            what.pop();
+        }
+        let core = what.trim_matches('`');
+        let core = core.to_string();
+        let called = core.strip_suffix("()").map(|c| format!("{c}("));
+        let brought = |n: &str| edit.added.contains(n) && !edit.removed.contains(n);
+        if core.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+            && what.split_whitespace().count() <= 3
+            && (brought(&core) || called.as_deref().is_some_and(brought))
+        {
+            s.why = Some(format!("Don't use {what}"));
+            s.objection = true;
+            asked = true;
+        }
+    }
+    asked
+}
+
 /// Lets what the agent did stand ("it's fine", "whatever, go on", "keep it").
 fn accepts(lower: &str) -> bool {
     [
@@ -427,8 +547,10 @@ fn names_the_way(s: &mut Sentence) -> bool {
 fn lesson_sentences(
     text: &str,
     before: Option<&ToolRun>,
+    edit: Option<&ToolRun>,
+    halted: bool,
     ran: &[String],
-) -> (Vec<Sentence>, bool, bool) {
+) -> (Vec<Sentence>, bool, bool, bool) {
     let all: Vec<Sentence> = speech::sentences(text)
         .iter()
         .map(|s| speech::read(s))
@@ -455,6 +577,7 @@ fn lesson_sentences(
     }
     let call = call_words(before);
     echo_question(&mut read, before, &call);
+    let about_edit = asks_about_added(&mut read, edit);
     let named: Vec<bool> = read.iter().map(|s| names_edit(s, before)).collect();
     let replaced = read
         .iter()
@@ -481,6 +604,7 @@ fn lesson_sentences(
         .zip(&named)
         .any(|(s, n)| *n && (s.prohibition || named_alone(&s.text)) && !s.local && !s.chatter);
     let objection = refused(before)
+        || halted
         || replaced
         || points_back
         || forbids_edit
@@ -492,10 +616,53 @@ fn lesson_sentences(
         .iter()
         .find(|s| !s.chatter)
         .is_some_and(|s| s.pointing && !s.general);
-    let teaches = |s: &Sentence, named: bool| {
+    // After the user stopped or refused the call, a sentence quoting a command of the same
+    // program ("plain `sbt test` at the root drags in ...", "test the module you touched: `sbt
+    // core/test`") says how that call should have been made.
+    let stopped = halted || refused(before);
+    let programs: Vec<String> = before
+        .and_then(|r| r.command.as_deref())
+        .map(|c| {
+            super::gist::doing(c)
+                .iter()
+                .map(|st| super::gist::base_of(st))
+                .filter_map(|b| b.split_whitespace().next().map(str::to_lowercase))
+                .collect()
+        })
+        .unwrap_or_default();
+    let quotes_call = |s: &Sentence| {
+        stopped
+            && s.text.split('`').skip(1).step_by(2).any(|q| {
+                q.split_whitespace()
+                    .next()
+                    .is_some_and(|p| programs.contains(&p.to_lowercase()))
+            })
+    };
+    // "NAMESPACE (and everything in man/) is roxygen output, see the first line. put `#'
+    // @export` on the function and run devtools::document()" right after an edit of NAMESPACE:
+    // a statement about the file the agent just edited, then what to do instead.
+    let edited_name = before
+        .filter(|r| r.is_edit())
+        .and_then(|r| r.file.as_deref())
+        .and_then(|f| f.rsplit('/').next())
+        .filter(|n| n.len() >= 4);
+    let then_directive = |i: usize| read.get(i + 1).is_some_and(|n| n.directive && !n.local);
+    let about_edited = |i: usize, s: &Sentence| {
+        edited_name.is_some_and(|n| {
+            let lower = s.text.to_lowercase();
+            s.text.starts_with(n)
+                && !s.text.ends_with('?')
+                && [" is ", " are ", " gets ", " comes "]
+                    .iter()
+                    .any(|v| lower.contains(v))
+        }) && then_directive(i)
+    };
+    let teaches = |i: usize, s: &Sentence, named: bool| {
         !s.local
             && !s.chatter
             && (s.general
+                || about_edited(i, s)
+                || quotes_call(s)
                 || (s.contrast && contrast_ran(s, ran))
                 || s.why.is_some()
                 || (objection && s.prohibition)
@@ -503,13 +670,33 @@ fn lesson_sentences(
                 || replaces(s, before)
                 || turns_against(s, &call))
     };
-    let teach: Vec<bool> = read
+    let mut teach: Vec<bool> = read
         .iter()
         .zip(&named)
-        .map(|(s, n)| teaches(s, *n))
+        .enumerate()
+        .map(|(i, (s, n))| teaches(i, s, *n))
         .collect();
-    if opens_local || !teach.iter().any(|t| *t) {
-        return (Vec::new(), objection, false);
+    // "`git add -N` the new file, then build. every new .nix file, every time": a general
+    // sentence that only says where or when holds the sentences before it.
+    if let Some(at) = teach.iter().position(|t| *t)
+        && at > 0
+        && scope_only(&read[at])
+    {
+        for j in (at.saturating_sub(2)..at).rev() {
+            let s = &read[j];
+            if s.local
+                || s.chatter
+                || s.text.ends_with('?')
+                || s.text.split_whitespace().count() < 3
+            {
+                break;
+            }
+            teach[j] = true;
+        }
+    }
+    let spec = !objection && read.iter().any(builds_what_was_said);
+    if opens_local || spec || !teach.iter().any(|t| *t) {
+        return (Vec::new(), objection, false, false);
     }
     let start = teach.iter().position(|t| *t).unwrap_or(0);
     let mut kept: Vec<Sentence> = Vec::new();
@@ -551,7 +738,7 @@ fn lesson_sentences(
         }
     }
     let states_only = kept.iter().all(|s| !s.directive && s.why.is_none());
-    (kept, objection, states_only)
+    (kept, objection, states_only, about_edit)
 }
 
 /// A correction that names the right way but not the wrong one ("it's yarn 4 here, `yarn add
@@ -561,9 +748,16 @@ fn instead_of(rule: String, command: &str) -> String {
     let base = super::gist::base(command);
     let program = base.split_whitespace().next().unwrap_or("");
     let lower = rule.to_ascii_lowercase();
+    // `git add -N x && nixpkgs-fmt home/`: a rule naming any step's program says what it is
+    // about.
+    let names_a_step = super::gist::doing(command).iter().any(|step| {
+        let b = super::gist::base_of(step);
+        let p = b.split_whitespace().next().unwrap_or("");
+        p.len() >= 2 && speech::has_word(&lower, &p.to_lowercase())
+    });
     if program.len() < 2
         || super::gist::doing(command).is_empty()
-        || speech::has_word(&lower, &program.to_lowercase())
+        || names_a_step
         || lower.contains("instead of")
         || lower.contains("rather than")
     {
@@ -796,12 +990,17 @@ fn terse(text: &str, command: &str) -> Option<String> {
         return None;
     }
     // "always." or "every time." after the name only says it holds from now on.
+    // "no." before the name only marks the objection.
     let sentences: Vec<String> = speech::sentences(text)
         .into_iter()
         .filter(|s| {
             let l = s.to_lowercase();
             let l = l.trim_end_matches(['.', '!', ' ']);
             !["always", "every time", "always please", "please"].contains(&l)
+                && !{
+                    let r = speech::read(s);
+                    r.text.is_empty() && r.objection
+                }
         })
         .collect();
     let [one] = sentences.as_slice() else {
@@ -809,9 +1008,37 @@ fn terse(text: &str, command: &str) -> Option<String> {
     };
     let s = speech::read(one);
     let name = s.text.trim_end_matches(['.', '!', '?', ' ']);
+    let base = super::gist::base(command);
+    // "--fast." after `stack build`: the flags the call lacked.
+    if !name.is_empty()
+        && name
+            .split_whitespace()
+            .all(|w| w.starts_with('-') && w.len() >= 3 && !w.contains('`'))
+        && name.split_whitespace().count() <= 3
+    {
+        return Some(format!("Run `{base}` with `{name}`."));
+    }
+    // "staging first. always." after `ansible-playbook -i inventories/production ...`: what
+    // comes before the call.
+    if let Some(what) = name.strip_suffix(" first") {
+        let n = what.split_whitespace().count();
+        if (1..=2).contains(&n)
+            && !what
+                .split_whitespace()
+                .any(|w| super::phrasing::is_common(&w.to_lowercase()))
+        {
+            return Some(format!("Always {what} first, before `{base}`."));
+        }
+    }
     let words: Vec<&str> = name.split_whitespace().collect();
+    // "nh os switch ." names a command of a few words.
+    let command_like = words.len() <= 4
+        && words.len() > 2
+        && words[0]
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '-' || c == '_');
     let tool = !words.is_empty()
-        && words.len() <= 2
+        && (words.len() <= 2 || command_like)
         && name.len() >= 2
         && name
             .chars()
@@ -821,7 +1048,6 @@ fn terse(text: &str, command: &str) -> Option<String> {
             .iter()
             .any(|w| super::phrasing::is_common(&w.to_lowercase()))
         && !s.chatter;
-    let base = super::gist::base(command);
     let program = base.split_whitespace().next().unwrap_or("");
     let shown = if words.len() > 1 {
         format!("`{name}`")
@@ -830,6 +1056,51 @@ fn terse(text: &str, command: &str) -> Option<String> {
     };
     (tool && program.len() >= 2 && !program.eq_ignore_ascii_case(words.first()?))
         .then(|| format!("Use {shown} instead of `{base}`."))
+}
+
+/// "not like that, that's the global environment. --project=. and Pkg.test()" after `julia
+/// test/runtests.jl`: the user names pieces of the right command and the agent's next command,
+/// which passed, holds them. That command is the way, the call before the objection is not.
+fn redone(t: &Transcript, line: i64, text: &str, before: &ToolRun) -> Option<String> {
+    let was = before.command.as_deref()?;
+    let at = t
+        .steps
+        .iter()
+        .position(|s| matches!(s, Step::User { line: l, .. } if *l == line))?;
+    let next = t.steps[at + 1..]
+        .iter()
+        .take_while(|s| !matches!(s, Step::User { .. }))
+        .find_map(|s| match s {
+            Step::Tool(r) if r.command.is_some() => Some(r),
+            _ => None,
+        })?;
+    let now = next.command.as_deref()?;
+    if next.failed || super::gist::doing(now).is_empty() {
+        return None;
+    }
+    // The pieces the user named: flags, dotted or called names, words of code, each in the new
+    // command and not in the old one.
+    let pieces: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '`')
+        .map(|w| w.trim_end_matches(['.', ',', '!', '?', ';']))
+        .filter(|w| {
+            let code = w.starts_with('-') || w.contains(['.', '(', '_', ':', '=', '/']);
+            code && w.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+        })
+        .collect();
+    let fresh = pieces
+        .iter()
+        .filter(|p| now.contains(*p) && !was.contains(*p))
+        .count();
+    if fresh == 0 || fresh * 2 < pieces.len() {
+        return None;
+    }
+    let way = super::gist::shown(now);
+    let old = Some(super::gist::shown(was))
+        .filter(|o| o.len() <= 50 && !o.contains("&&"))
+        .unwrap_or_else(|| super::gist::base(was));
+    (!way.is_empty() && way.len() <= 80 && !old.is_empty() && way != old)
+        .then(|| format!("Use `{way}` instead of `{old}`."))
 }
 
 /// Every lesson the user stated in the session, and every objection (for the diary).
@@ -857,15 +1128,17 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
             continue;
         }
         let text = without_markers(raw);
-        let (mut kept, mut objection, states_only) = lesson_sentences(&text, *before, &ran);
+        let (mut kept, mut objection, states_only, about_edit) =
+            lesson_sentences(&text, *before, m.edit, m.halted, &ran);
         if objection {
             let lower = text.trim().to_lowercase();
             objections.push(Objection {
                 line: *line,
                 text: super::fixes::clip(raw.trim(), 300),
-                halts: ["stop", "wait", "no no", "hold on", "whoa"]
-                    .iter()
-                    .any(|h| lower.starts_with(h)),
+                halts: m.halted
+                    || ["stop", "wait", "no no", "hold on", "whoa"]
+                        .iter()
+                        .any(|h| lower.starts_with(h)),
             });
         }
         // "we don't pull that in anymore" ... "What should I use instead?" ... "stdlib only:
@@ -920,10 +1193,12 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         }
         if kept.is_empty() {
             // "no. yarn." right after `npm install`: the name is the whole correction.
+            // "--project=. and Pkg.test()": pieces of the command the agent then ran.
             if objection
                 && let Some(rule) = before
                     .and_then(|r| r.command.as_deref())
                     .and_then(|c| terse(&text, c))
+                    .or_else(|| before.and_then(|b| redone(t, *line, &text, b)))
             {
                 said.push(Said {
                     line: *line,
@@ -960,7 +1235,10 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| f.to_string())
         });
-        let command = before.and_then(|r| r.command.as_deref());
+        // "why all the `catch unreachable`?": about the edit, not the command run after it.
+        let command = before
+            .and_then(|r| r.command.as_deref())
+            .filter(|_| !about_edit);
         // "that" is what the call fetched, before the rule is written from the sentences.
         let mut named = false;
         if let Some(c) = command {
@@ -1006,6 +1284,26 @@ pub fn read(t: &Transcript, workspace: Option<&str>) -> (Vec<Said>, Vec<Objectio
         let Some(mut rule) = composed.or_else(shown).or_else(terse_rule) else {
             continue;
         };
+        // "any time a model's fields change the .g.dart has to be regenerated that way" after
+        // the agent fixed a failure with a step: "that way" is that step.
+        if let Some(at) = rule.find(" that way") {
+            let rerun = before
+                .and_then(|r| r.command.as_deref())
+                .map(super::gist::base)
+                .unwrap_or_default();
+            let step = t
+                .tool_runs()
+                .filter(|r| r.line < *line && !r.failed)
+                .filter_map(|r| r.command.as_deref())
+                .filter(|c| !super::gist::doing(c).is_empty() && super::gist::base(c) != rerun)
+                .last()
+                .map(super::gist::shown)
+                .filter(|s| !s.is_empty() && !s.contains("&&"));
+            match step {
+                Some(s) => rule = format!("{} with `{s}`{}", &rule[..at], &rule[at + 9..]),
+                None => continue,
+            }
+        }
         if dangling(&rule) {
             continue;
         }
@@ -1790,5 +2088,221 @@ mod softer_wordings_tests {
         })
         .collect();
         assert!(missed.is_empty(), "{missed:#?}");
+    }
+}
+#[cfg(test)]
+mod round4_tests {
+    use super::tests::said;
+    use super::*;
+
+    /// A list of items, a prohibition "ever", a scope that holds the sentence before it, and
+    /// an objection opened by "no!! again??": each gives its rule; the back-reference ("same
+    /// mistake as ...") is not part of it.
+    #[test]
+    fn lists_scopes_and_stacked_openers() {
+        let r = said(&[
+            "no!! again?? don't repair and don't edit migrations that already ran anywhere. same mistake as with the region default",
+        ]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].starts_with("Don't repair and don't edit migrations"),
+            "{r:?}"
+        );
+        assert!(!r[0].contains("same mistake"), "{r:?}");
+        let r = said(&[
+            "flakes only see files git knows about. `git add -N` the new file, then build. every new .nix file, every time",
+        ]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].contains("`git add -N` the new file"), "{r:?}");
+        let r = said(&[
+            "few things: give it an @examples block using the bundled data; no library() calls in package code ever, call dplyr::mutate instead; and add a test for a column that's all NA",
+        ]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].starts_with("No library() calls in package code ever"),
+            "{r:?}"
+        );
+        assert!(
+            !r[0].contains("@examples") && !r[0].contains("all NA"),
+            "{r:?}"
+        );
+    }
+
+    /// A statement the message then asks to build ("..., add that to X") is this task's spec;
+    /// a purpose of the user's own ("so I can copy it over") is about now.
+    #[test]
+    fn a_task_spec_and_a_purpose_of_now_give_nothing() {
+        for line in [
+            "Weekend passages should always be off-peak, regardless of the hour. Add that to TollCalculator.",
+            "I'm on the server. build the system closure here so I can copy it over",
+        ] {
+            assert_eq!(said(&[line]), Vec::<String>::new(), "{line}");
+        }
+    }
+
+    fn run(line: i64, command: &str, output: &str, failed: bool) -> Step {
+        Step::Tool(ToolRun::shell(line, command, output, failed))
+    }
+
+    fn user(line: i64, text: &str) -> Step {
+        Step::User {
+            line,
+            text: text.to_string(),
+        }
+    }
+
+    fn rules(steps: Vec<Step>) -> Vec<String> {
+        read(&Transcript { steps }, None)
+            .0
+            .into_iter()
+            .map(|s| s.rule)
+            .collect()
+    }
+
+    /// A call the user interrupted or refused, then a few words: a flag, "X first", a command
+    /// of a few words, a quoted command of the same program; each says how the call should
+    /// have been made.
+    #[test]
+    fn a_stopped_call_then_a_terse_correction() {
+        let interrupted = user(2, "[Request interrupted by user for tool use]");
+        assert_eq!(
+            rules(vec![
+                run(1, "stack build", "", false),
+                interrupted.clone(),
+                user(3, "--fast.")
+            ]),
+            ["Run `stack build` with `--fast`."]
+        );
+        let refused = "The user doesn't want to proceed with this tool use.";
+        let r = rules(vec![
+            run(
+                1,
+                "ansible-playbook -i inventories/production site.yml",
+                refused,
+                true,
+            ),
+            user(2, "staging first. always."),
+        ]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].starts_with("Always staging first, before `ansible-playbook"),
+            "{r:?}"
+        );
+        let r = rules(vec![
+            run(
+                1,
+                "sudo nixos-rebuild switch --flake .#x",
+                "exec command rejected by user",
+                true,
+            ),
+            user(2, "no. nh os switch ."),
+        ]);
+        assert_eq!(r, ["Use `nh os switch` instead of `nixos-rebuild switch`."]);
+        let r = rules(vec![
+            run(1, "sbt test", "", false),
+            interrupted,
+            user(
+                3,
+                "stop stop — plain `sbt test` at the root drags in the it/ project. test the module you touched: `sbt core/test`",
+            ),
+        ]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].contains("`sbt core/test`"), "{r:?}");
+        // Agreeing after a name is no correction: "ugh spring. yeah".
+        assert_eq!(
+            rules(vec![
+                run(1, "git rm -q a.rb", "", false),
+                user(2, "ugh spring. yeah")
+            ]),
+            Vec::<String>::new()
+        );
+    }
+
+    /// "not like that ... --project=. and Pkg.test()": the agent's next command, which passed
+    /// and holds the pieces the user named, is the way.
+    #[test]
+    fn the_next_command_shows_what_the_user_meant() {
+        let r = rules(vec![
+            run(
+                1,
+                "julia test/runtests.jl",
+                "ERROR: Package KelpSim not found",
+                true,
+            ),
+            user(
+                2,
+                "not like that, that's the global environment. --project=. and Pkg.test()",
+            ),
+            run(
+                3,
+                "julia --project=. -e 'using Pkg; Pkg.test()'",
+                "Testing passed",
+                false,
+            ),
+        ]);
+        assert_eq!(
+            r,
+            [
+                "Use `julia --project=. -e 'using Pkg; Pkg.test()'` instead of `julia test/runtests.jl`."
+            ]
+        );
+    }
+
+    /// "that way" after the agent fixed a failure with a step is that step; "how many times"
+    /// is no "any time".
+    #[test]
+    fn that_way_is_the_step_that_fixed_it() {
+        let r = rules(vec![
+            run(
+                1,
+                "melos run test",
+                "Error: No named parameter 'notes'",
+                true,
+            ),
+            run(
+                2,
+                "cd pkg && dart run build_runner build",
+                "Succeeded",
+                false,
+            ),
+            run(3, "melos run test", "All tests passed", false),
+            user(
+                4,
+                "yup, any time a model's fields change the .g.dart has to be regenerated that way",
+            ),
+        ]);
+        assert_eq!(
+            r,
+            [
+                "Any time a model's fields change the .g.dart has to be regenerated with `dart run build_runner build`."
+            ]
+        );
+        assert_eq!(
+            said(&[
+                "Ops asks how many times a failing job is retried before it goes to the dead set."
+            ]),
+            Vec::<String>::new()
+        );
+    }
+
+    /// "why all the `catch unreachable`?" after an edit that brought it in objects to the edit.
+    #[test]
+    fn asking_about_what_the_edit_brought_in() {
+        let mut edit = ToolRun::shell(1, "", "", false);
+        edit.command = None;
+        edit.tool = "Edit".into();
+        edit.file = Some("src/main.zig".into());
+        edit.added = "x.append(h) catch unreachable;".into();
+        let r = rules(vec![
+            Step::Tool(edit),
+            run(2, "zig build", "ok", false),
+            user(
+                3,
+                "why all the `catch unreachable`? an allocation can fail. propagate with `try`",
+            ),
+        ]);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].starts_with("Don't use `catch unreachable`"), "{r:?}");
+        assert!(!r[0].contains("zig build"), "{r:?}");
     }
 }

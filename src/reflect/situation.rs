@@ -24,6 +24,7 @@ struct Kind {
 }
 
 const TEST_RUNNERS: &[&str] = &[
+    "ctest",
     "pytest",
     "jest",
     "vitest",
@@ -39,6 +40,7 @@ fn adds_dependency(program: &str, sub: &str) -> bool {
     const MANAGERS: &[&str] = &[
         "npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry", "cargo", "go", "gem",
         "bundle", "composer", "pipenv", "dotnet", "flutter", "dart", "mix", "conda", "brew",
+        "deno",
     ];
     MANAGERS.contains(&program) && ["add", "install", "i", "get", "require"].contains(&sub)
 }
@@ -83,6 +85,19 @@ fn lints(program: &str, sub: &str) -> bool {
         "ansible-lint",
         "tflint",
         "stylelint",
+        "hlint",
+        "clj-kondo",
+        "shellcheck",
+        "ktlint",
+        "swiftlint",
+        "rustfmt",
+        "gofmt",
+        "clang-format",
+        "clang-tidy",
+        "alejandra",
+        "nixpkgs-fmt",
+        "scalafmt",
+        "ormolu",
     ]
     .contains(&program)
         || ["lint", "fmt", "format", "clippy", "vet"].contains(&sub)
@@ -96,9 +111,11 @@ fn deploys(program: &str, sub: &str) -> bool {
         "flyctl",
         "kamal",
         "atlantis",
+        "nixos-rebuild",
     ]
     .contains(&program)
-        || program == "terraform" && ["apply", "plan", "destroy"].contains(&sub)
+        || ["terraform", "pulumi", "tofu"].contains(&program)
+            && ["apply", "plan", "destroy", "up", "preview"].contains(&sub)
         || sub == "deploy"
 }
 
@@ -280,7 +297,28 @@ fn kind_of_command(command: &str) -> Option<&'static Kind> {
                 .iter()
                 .find(|k| k.clause.starts_with("When setting up"));
         }
-        KINDS.iter().find(|k| (k.command)(program, sub))
+        KINDS
+            .iter()
+            .find(|k| (k.command)(program, sub))
+            .or_else(|| {
+                // `julia test/runtests.jl`, `Rscript -e 'devtools::test()'`, `julia -e
+                // 'Pkg.test()'`: a run of the tests named by what it runs.
+                let tests = step.iter().skip(1).any(|w| {
+                    let w = w.trim_matches(['\'', '"']).to_lowercase();
+                    w.starts_with("test/")
+                        || w.starts_with("tests/")
+                        || w.contains("test()")
+                        || w.contains("::test(")
+                        || w.contains(".test(")
+                });
+                tests
+                    .then(|| {
+                        KINDS
+                            .iter()
+                            .find(|k| k.clause.starts_with("When running the tests"))
+                    })
+                    .flatten()
+            })
     })
 }
 

@@ -82,6 +82,7 @@ const OPENERS: &[(&str, bool)] = &[
     ("yes", false),
     ("yeah", false),
     ("yep", false),
+    ("yup", false),
     ("right", false),
     ("so", false),
     ("and", false),
@@ -233,6 +234,7 @@ const LOCAL: &[&str] = &[
     "in this pr",
     "ignore that",
     "wanted to know",
+    "same mistake",
     "go ahead",
     "carry on",
     "go on with",
@@ -323,6 +325,8 @@ const GENERAL: &[&str] = &[
     "going forward",
     "every time",
     "everytime",
+    "any time",
+    "anytime",
     "whenever",
     "each time",
     "in this repo",
@@ -527,6 +531,7 @@ fn strip_openers(mut s: &str) -> (&str, bool) {
                     c == ','
                         || c == '.'
                         || c == '!'
+                        || c == '?'
                         || c == ':'
                         || c == '—'
                         || c == '-'
@@ -565,7 +570,7 @@ fn strip_openers(mut s: &str) -> (&str, bool) {
         } else {
             rest
         };
-        s = rest.trim_start_matches([',', '.', '!', ':', '—', '-', ' ']);
+        s = rest.trim_start_matches([',', '.', '!', '?', ':', '—', '-', ' ']);
         if s.is_empty() {
             return (s, objection);
         }
@@ -865,7 +870,15 @@ pub fn read(sentence: &str) -> Sentence {
     // "never from inside the atomic block, or the worker reads rows that aren't committed yet":
     // a time word in the clause that gives the reason says nothing about when the rule holds.
     let lead = reason_cut(&lower);
-    let local = picks_a_choice(lead)
+    // "build it here so I can copy it over": a purpose of the user's own, right now (unless
+    // the sentence says it holds every time).
+    let my_purpose = ["so i can", "so that i can"]
+        .iter()
+        .any(|p| has_word(lead, p))
+        && !habit_adverb(&lower)
+        && !GENERAL.iter().any(|g| lower.contains(g));
+    let local = my_purpose
+        || picks_a_choice(lead)
         || LOCAL.iter().any(|p| has_word(lead, p.trim()))
         || has_word(lead, "yet")
         || lower.starts_with("that one")
@@ -940,7 +953,9 @@ pub fn read(sentence: &str) -> Sentence {
     .any(|p| lower.starts_with(p));
     let first = lower.split_whitespace().next().unwrap_or("");
     let first = first.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-');
-    let directive = VERBS.contains(&first);
+    // "`git add -N` the new file, then build": a quoted command used as the verb.
+    let directive =
+        VERBS.contains(&first) || s.starts_with('`') && s[1..].find('`').is_some_and(|e| e >= 2);
     // "use pnpm here": a habit of the place, not a step of this task.
     let here = here
         || (has_word(&lower, "here")
@@ -957,11 +972,15 @@ pub fn read(sentence: &str) -> Sentence {
         && (preamble_general
             || GENERAL.iter().any(|g| {
                 // "merge whenever": at a time of the user's choosing, not every time.
-                lower.contains(g)
-                    && !(*g == "whenever"
-                        && lower
-                            .trim_end_matches(['.', '!', ' '])
-                            .ends_with("whenever"))
+                // "how many times" holds no "any time".
+                (if g.starts_with("any") {
+                    has_word(&lower, g)
+                } else {
+                    lower.contains(g)
+                }) && !(*g == "whenever"
+                    && lower
+                        .trim_end_matches(['.', '!', ' '])
+                        .ends_with("whenever"))
             })
             || habit_adverb(&lower)
             || HOW_THINGS_ARE.iter().any(|h| lower.starts_with(h))
@@ -992,6 +1011,8 @@ pub fn read(sentence: &str) -> Sentence {
                     .contains(&w.trim_matches(|c: char| !c.is_alphanumeric()))
             });
     let marker = lower.starts_with("that's not how") || lower.starts_with("that is not how");
+    // "no library() calls in package code ever": a prohibition for every time.
+    let general = general || prohibition && has_word(reason_cut(&lower), "ever") && !asks(&lower);
     Sentence {
         contrast: bare_contrast(&lower),
         prohibition,
@@ -1134,6 +1155,32 @@ pub fn sentences(text: &str) -> Vec<String> {
     if !cur.trim().is_empty() {
         out.push(cur.trim().to_string());
     }
+    // "few things: give it an @examples block; no library() calls ever, ...; and add a test":
+    // a list of items separated by semicolons is one sentence per item.
+    let out: Vec<String> = out
+        .into_iter()
+        .flat_map(|s| {
+            let mut items: Vec<String> = Vec::new();
+            let mut in_code = false;
+            let mut start = 0;
+            for (i, c) in s.char_indices() {
+                if c == '`' {
+                    in_code = !in_code;
+                }
+                if c == ';' && !in_code && s[i + 1..].starts_with(' ') {
+                    items.push(s[start..i].trim().to_string());
+                    start = i + 1;
+                }
+            }
+            items.push(s[start..].trim().to_string());
+            if items.len() >= 3 {
+                items.retain(|i| !i.is_empty());
+                items
+            } else {
+                vec![s]
+            }
+        })
+        .collect();
     // "ugh." "again." and other one-word sentences open the next one.
     let mut merged: Vec<String> = Vec::new();
     for s in out {

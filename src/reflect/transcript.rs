@@ -79,8 +79,73 @@ fn reports_success(output: &str) -> bool {
     (lower.contains(" 0 failed") || lower.contains("0 failures")) && !lower.contains("error[")
 }
 
+/// The number a test summary gives next to a word of failure: `failed 0`, `0 failed`,
+/// `failed=0`, `FAIL 0`, `0 tests failed`, `failures: 0`. `None` when no number stands by it.
+fn count_by(words: &[&str], at: usize) -> Option<u64> {
+    let number = |w: &str| w.parse::<u64>().ok();
+    if let Some(n) = words.get(at + 1).and_then(|w| number(w)) {
+        return Some(n);
+    }
+    let before = at
+        .checked_sub(1)
+        .and_then(|i| words.get(i))
+        .and_then(|w| number(w));
+    // "0 tests failed": a count, then what it counts.
+    before.or_else(|| {
+        let counted = at.checked_sub(1).and_then(|i| words.get(i))?;
+        ["tests", "test", "examples", "specs", "checks", "cases"]
+            .contains(counted)
+            .then(|| {
+                at.checked_sub(2)
+                    .and_then(|i| words.get(i))
+                    .and_then(|w| number(w))
+            })?
+    })
+}
+
+/// A summary whose every word of failure counts zero ("Tests: succeeded 12, failed 0", "[ FAIL
+/// 0 | WARN 0 | PASS 42 ]", "ok=13 failed=0", "100% tests passed, 0 tests failed out of 2"):
+/// the words say nothing failed.
+fn zero_failures(output: &str) -> bool {
+    let lower = output.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut seen = false;
+    for (i, w) in words.iter().enumerate() {
+        if w.starts_with("fail") {
+            match count_by(&words, i) {
+                Some(0) => seen = true,
+                _ => return false,
+            }
+        }
+    }
+    seen
+}
+
+/// The client's answer when the user refused a call: the call never ran, so it did not fail;
+/// what the user says next is a correction, not an error to fix.
+pub fn refusal(output: &str) -> bool {
+    let head = output.get(..200).unwrap_or(output);
+    head.contains("doesn't want to proceed") || head.contains("rejected by user")
+}
+
 pub fn looks_failed(output: &str) -> bool {
-    !reports_success(output) && FAILURE_MARKERS.iter().any(|m| output.contains(m))
+    let marked = |out: &str| FAILURE_MARKERS.iter().any(|m| out.contains(m));
+    if reports_success(output) || !marked(output) {
+        return false;
+    }
+    // The only marks are failure words counting zero: nothing failed.
+    if zero_failures(output) {
+        let rest: String = output
+            .split(|c: char| c.is_whitespace() || c == '=' || c == '|')
+            .filter(|w| !w.to_ascii_lowercase().starts_with("fail"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        return marked(&rest);
+    }
+    true
 }
 
 impl Transcript {
@@ -99,7 +164,7 @@ impl Transcript {
                         waiting.pop_front().and_then(|i| steps.get_mut(i))
                     {
                         run.output = m.text.clone();
-                        run.failed = m.is_error || looks_failed(&m.text);
+                        run.failed = !refusal(&m.text) && (m.is_error || looks_failed(&m.text));
                     }
                 }
                 ("user", "text") => {
@@ -150,7 +215,9 @@ fn tool_run(m: &Message) -> ToolRun {
         .and_then(|a| serde_json::from_str(a).ok())
         .unwrap_or_default();
     let text = |k: &str| args.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let command = text("command").or_else(|| text("cmd"));
+    let command = text("command")
+        .or_else(|| text("cmd"))
+        .or_else(|| args.get("command").and_then(argv_command));
     let file = if command.is_some() {
         None
     } else {
@@ -191,6 +258,33 @@ fn tool_run(m: &Message) -> ToolRun {
     }
 }
 
+/// A command given as its argument vector (Codex's `shell` tool: `["bash", "-lc", "nix build
+/// ..."]`): the script a shell runs, or the words joined, quoted where they hold a space.
+fn argv_command(v: &serde_json::Value) -> Option<String> {
+    let words: Vec<&str> = v.as_array()?.iter().filter_map(|w| w.as_str()).collect();
+    match words.as_slice() {
+        [] => None,
+        [shell, flag, script]
+            if shell.ends_with("sh") && flag.starts_with('-') && flag.ends_with('c') =>
+        {
+            Some(script.to_string())
+        }
+        _ => Some(
+            words
+                .iter()
+                .map(|w| {
+                    if w.contains(char::is_whitespace) {
+                        format!("'{w}'")
+                    } else {
+                        w.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    }
+}
+
 /// The first file a patch in the `*** Begin Patch` format changes, and the lines it removes
 /// and adds (without their `-` / `+`).
 fn patch_parts(patch: &str) -> (Option<String>, String, String) {
@@ -211,4 +305,34 @@ fn patch_parts(patch: &str) -> (Option<String>, String, String) {
         }
     }
     (file, removed.join("\n"), added.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_failed;
+
+    /// A summary that counts zero failures is a pass; a count above zero, or a failure word
+    /// with no count, is a failure.
+    #[test]
+    fn zero_counts_of_failure_are_a_pass() {
+        for ok in [
+            "[info] Tests: succeeded 12, failed 0, canceled 0, ignored 0, pending 0",
+            "[ FAIL 0 | WARN 0 | SKIP 1 | PASS 42 ]",
+            "web-01 : ok=13 changed=1 unreachable=0 failed=0 skipped=0",
+            "100% tests passed, 0 tests failed out of 2",
+            "5 passing, 0 failing",
+        ] {
+            assert!(!looks_failed(ok), "{ok}");
+        }
+        for bad in [
+            "[info] Tests: succeeded 11, failed 1, canceled 0",
+            "[ FAIL 2 | WARN 0 | SKIP 1 | PASS 40 ]",
+            "web-01 : ok=3 changed=0 unreachable=0 failed=1",
+            "FAILED tests/test_x.py::test_y",
+            "ok=13 failed=0\\nerror: could not connect",
+            "build failed",
+        ] {
+            assert!(looks_failed(bad), "{bad}");
+        }
+    }
 }
