@@ -21,6 +21,7 @@ FIX = os.path.join(ROOT, "tests", "fixtures")
 SHARED = os.path.join(ROOT, "..", "shared", "data", "reflect-dev")
 # name -> (HOME of the sessions, key, seed playbook or None)
 SETS = {
+    "test4": (os.path.join(FIX, "reflect-heldout4", "test4", "home"), os.path.join(FIX, "reflect-heldout4", "test4", "key.jsonl"), None),
     "test3": (os.path.join(FIX, "reflect-heldout3", "test3", "home"), os.path.join(FIX, "reflect-heldout3", "test3", "key.jsonl"), None),
     "test2": (os.path.join(FIX, "reflect-heldout2", "test2", "home"), os.path.join(FIX, "reflect-heldout2", "test2", "key.jsonl"), None),
     "dev2": (os.path.join(FIX, "reflect-heldout2", "dev2", "home"), os.path.join(FIX, "reflect-heldout2", "dev2", "key.jsonl"), None),

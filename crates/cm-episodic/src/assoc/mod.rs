@@ -12,7 +12,7 @@
 //!
 //! ```no_run
 //! # fn f(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
-//! use cm::episodic::assoc;
+//! use cm_episodic::assoc;
 //! let task = vec!["nightli".to_string(), "export".into(), "slow".into()];
 //! // Query expansion: associated terms, weight in (0, 1], strongest first.
 //! for e in assoc::expand(conn, &task, 4)? {
