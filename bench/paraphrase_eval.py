@@ -59,7 +59,7 @@ def place_sessions(home, projects):
 
 def rank_of(cm, task, cwd, rule_id):
     """(1-based rank of the rule in relevantBullets or None, the bullets)."""
-    data = cm.data_of("context", task, "--workspace", cwd, "--no-history")
+    data = cm.data_of("context", "--workspace", cwd, "--no-history", "--", task)
     bullets = data.get("relevantBullets") or []
     ids = [b["id"] for b in bullets]
     return (ids.index(rule_id) + 1 if rule_id in ids else None), bullets

@@ -83,7 +83,7 @@ class Cm:
 
     def run(self, *args, check=True):
         """Run `cm ARGS --json`; return (seconds, parsed JSON). Raise CmError on failure."""
-        argv = list(args) + ["--json"]
+        argv = ["--json"] + list(args)  # first, so a task after `--` stays whole
         t = time.perf_counter()
         p = subprocess.run([self.binary] + argv, env=self.env, cwd=self.cwd, capture_output=True, text=True)
         took = time.perf_counter() - t
