@@ -8,7 +8,7 @@ use crate::clock;
 use crate::config::Config;
 use crate::error::Result;
 use crate::memory::new_rule;
-use crate::memory::playbook::Playbook;
+use crate::memory::playbook::{Entry, Playbook};
 use crate::memory::view::BulletView;
 use crate::output::Report;
 use crate::store::Store;
@@ -25,13 +25,33 @@ pub struct ListRequest {
     pub limit: Option<usize>,
 }
 
+/// The category `req` names, checked against the built-in and custom ones.
+pub fn category(cfg: &Config, req: &ListRequest) -> Result<Option<String>> {
+    req.category
+        .as_deref()
+        .map(|c| new_rule::validate_category(c, &cfg.custom_categories))
+        .transpose()
+}
+
+/// The rules `req` selects (live ones unless `all`, of `category`), in stored order; `limit`
+/// is left to the caller, which also reports the total.
+pub fn select(
+    playbook: &Playbook,
+    req: &ListRequest,
+    category: Option<&str>,
+) -> Result<Vec<Entry>> {
+    Ok(playbook
+        .load_all()?
+        .into_iter()
+        .filter(|e| req.all || e.bullet.is_live())
+        .filter(|e| category.is_none_or(|c| e.bullet.category == c))
+        .collect())
+}
+
 /// The list as a streamed JSON report: `{bullets, count, total, degraded}`.
 pub fn json(store: &Store, cfg: &Config, cwd: &Path, req: &ListRequest) -> Result<Report> {
     let now = clock::now();
-    let category = match &req.category {
-        Some(c) => Some(new_rule::validate_category(c, &cfg.custom_categories)?),
-        None => None,
-    };
+    let category = category(cfg, req)?;
     let playbook = Playbook::open(store, cwd).settled(&cfg.scoring, now);
     let filter = list_json::Filter {
         all: req.all,
@@ -45,12 +65,7 @@ pub fn json(store: &Store, cfg: &Config, cwd: &Path, req: &ListRequest) -> Resul
         repo_playbook: playbook.repo_issue(),
         ..Default::default()
     };
-    let entries: Vec<_> = playbook
-        .load_all()?
-        .into_iter()
-        .filter(|e| req.all || e.bullet.is_live())
-        .filter(|e| category.as_ref().is_none_or(|c| &e.bullet.category == c))
-        .collect();
+    let entries = select(&playbook, req, category.as_deref())?;
     let total = entries.len();
     let limit = req.limit.unwrap_or(total).min(total);
     let scoring = cfg.scoring.clone();

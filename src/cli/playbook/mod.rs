@@ -18,7 +18,6 @@ use super::view;
 use crate::app::playbook_list;
 use crate::clock;
 use crate::error::{CmError, Result};
-use crate::memory::new_rule;
 use crate::memory::playbook::Playbook;
 use crate::output::{Report, table};
 use clap::Subcommand;
@@ -184,30 +183,22 @@ pub fn run(args: &Args, ctx: &Ctx) -> Result<Report> {
 pub fn list(args: &ListArgs, ctx: &Ctx) -> Result<Report> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
+    let req = playbook_list::ListRequest {
+        category: args.category.clone(),
+        all: args.all,
+        limit: args.limit,
+    };
     if ctx.json() {
-        let req = playbook_list::ListRequest {
-            category: args.category.clone(),
-            all: args.all,
-            limit: args.limit,
-        };
         return playbook_list::json(store, cfg, &ctx.cwd, &req);
     }
     let now = clock::now();
-    let category = match &args.category {
-        Some(c) => Some(new_rule::validate_category(c, &cfg.custom_categories)?),
-        None => None,
-    };
+    let category = playbook_list::category(cfg, &req)?;
     let playbook = Playbook::open(store, &ctx.cwd).settled(&cfg.scoring, now);
     let degraded = crate::degraded::Degraded {
         repo_playbook: playbook.repo_issue(),
         ..Default::default()
     };
-    let entries: Vec<_> = playbook
-        .load_all()?
-        .into_iter()
-        .filter(|e| args.all || e.bullet.is_live())
-        .filter(|e| category.as_ref().is_none_or(|c| &e.bullet.category == c))
-        .collect();
+    let entries = playbook_list::select(&playbook, &req, category.as_deref())?;
     let total = entries.len();
     let shown = &entries[..args.limit.unwrap_or(total).min(total)];
     let notes: String = degraded
